@@ -1,0 +1,160 @@
+"""Commands: what a player (or the clock) asks the game to do. Named as orders.
+
+Every command carries ``at`` (the caller's clock, Unix milliseconds) and ``seed`` (the
+caller's chance, any int): the domain has neither a clock nor a random generator of its
+own, so whatever a command shuffles or times is decided from these and written into the
+resulting events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.cards import Edition, Tool
+
+PlayerId = int
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGame:
+    actor: PlayerId
+    name: str
+    edition: Edition
+    chat_id: int
+    turn_seconds: int = 180
+    # House rule of RULES.md §6.1: one nugget card per player (at most 9), passed round.
+    gold_house_rule: bool = False
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class JoinGame:
+    actor: PlayerId
+    name: str
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveGame:
+    actor: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSettings:
+    """Lobby only: edition and turn timer."""
+
+    actor: PlayerId
+    edition: Edition | None = None
+    turn_seconds: int | None = None
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    actor: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CancelGame:
+    actor: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlacePath:
+    actor: PlayerId
+    card: int
+    cell: Cell
+    rotated: bool
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAction:
+    """Play an action card on a player (``target_player``) or a cell (``target_cell``).
+
+    ``tool`` says which tool a double repair fixes.
+    """
+
+    actor: PlayerId
+    card: int
+    target_player: PlayerId | None = None
+    target_cell: Cell | None = None
+    tool: Tool | None = None
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Discard face down: exactly 1 card (base) or 1 to 3 (saboteur2)."""
+
+    actor: PlayerId
+    cards: tuple[int, ...]
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardToRemove:
+    """saboteur2: discard 2 cards to remove one card lying in front of yourself."""
+
+    actor: PlayerId
+    cards: tuple[int, int]
+    removed: str  # the front card's kind, e.g. "broken_cart", "trapped", "theft"
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PickGold:
+    """base: keep one of the nugget cards being passed round (by value)."""
+
+    actor: PlayerId
+    value: int
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseTheftVictim:
+    actor: PlayerId
+    victim: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """The deadline of decision ``decision`` passed. A decision already made: no events."""
+
+    decision: int
+    at: int = 0
+    seed: int = 0
+
+
+Command = (
+    CreateGame
+    | JoinGame
+    | LeaveGame
+    | ChangeSettings
+    | StartGame
+    | CancelGame
+    | PlacePath
+    | PlayAction
+    | Pass
+    | DiscardToRemove
+    | PickGold
+    | ChooseTheftVictim
+    | TimeOut
+)

@@ -1,0 +1,240 @@
+"""Events: facts the game recorded, named in the past tense.
+
+Events carry every outcome (deck order, deals, goal layout, first player, what a map
+showed, the card a timeout discarded), so :func:`domain.decider.evolve` needs no chance.
+They hold secrets too: the log is the server's. What a chat may see is decided by
+:func:`domain.view.view_for` and :func:`domain.view.describe`, never by reading events
+raw.
+
+Each class's ``TYPE`` is its stable stored name; renaming a class never changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from domain.cards import Edition
+
+PlayerId = int
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    TYPE: ClassVar[str] = "game_created"
+    creator: PlayerId
+    creator_name: str
+    edition: Edition
+    chat_id: int
+    turn_seconds: int
+    gold_house_rule: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined:
+    TYPE: ClassVar[str] = "player_joined"
+    player: PlayerId
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    TYPE: ClassVar[str] = "player_left"
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged:
+    TYPE: ClassVar[str] = "settings_changed"
+    edition: Edition
+    turn_seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameCancelled:
+    TYPE: ClassVar[str] = "game_cancelled"
+    by: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    TYPE: ClassVar[str] = "game_started"
+    seating: tuple[PlayerId, ...]
+    nugget_pile: tuple[int, ...]  # base: shuffled nugget values, top first; saboteur2: ()
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    TYPE: ClassVar[str] = "round_started"
+    round: int  # 1..3
+    roles: tuple[tuple[PlayerId, str], ...]  # (player, Role value) in seat order
+    dwarf_pile: tuple[str, ...]  # base: the hidden spare(s); saboteur2: the face-down pile, top first
+    hands: tuple[tuple[PlayerId, tuple[int, ...]], ...]
+    draw_pile: tuple[int, ...]  # top first
+    set_aside: tuple[int, ...]  # saboteur2: 10 cards out of this round
+    goals: tuple[str, str, str]  # goal kinds at GOAL_CELLS, in order
+    first_player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionOpened:
+    """A player owes a decision: kind is "turn", "gold_pick" or "theft"."""
+
+    TYPE: ClassVar[str] = "decision_opened"
+    decision: int  # increasing within a game
+    player: PlayerId
+    kind: str
+    deadline: int  # Unix ms
+
+
+@dataclass(frozen=True, slots=True)
+class PathPlaced:
+    TYPE: ClassVar[str] = "path_placed"
+    player: PlayerId
+    card: int
+    cell: Cell
+    rotated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GoalRevealed:
+    TYPE: ClassVar[str] = "goal_revealed"
+    cell: Cell
+    kind: str
+    rotated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ActionPlayed:
+    """An action card was played. ``result`` is what only the actor learns: the goal kind a
+    map showed, the role an inspection showed, the role swap hats dealt."""
+
+    TYPE: ClassVar[str] = "action_played"
+    player: PlayerId
+    card: int
+    action: str
+    target_player: PlayerId | None = None
+    target_cell: Cell | None = None
+    tool: str | None = None
+    result: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDiscarded:
+    """A pass: cards discarded face down."""
+
+    TYPE: ClassVar[str] = "cards_discarded"
+    player: PlayerId
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FrontCardRemoved:
+    """saboteur2: two cards discarded to remove one card in front of the player."""
+
+    TYPE: ClassVar[str] = "front_card_removed"
+    player: PlayerId
+    cards: tuple[int, ...]
+    removed: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    TYPE: ClassVar[str] = "card_drawn"
+    player: PlayerId
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTimedOut:
+    """Followed by the recorded default action's events."""
+
+    TYPE: ClassVar[str] = "decision_timed_out"
+    decision: int
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerWentAway:
+    TYPE: ClassVar[str] = "player_went_away"
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCameBack:
+    TYPE: ClassVar[str] = "player_came_back"
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    TYPE: ClassVar[str] = "round_ended"
+    round: int
+    treasure_reached: bool
+    reached_by: PlayerId | None
+    roles: tuple[tuple[PlayerId, str], ...]  # every role revealed
+    winners: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GoldPaid:
+    TYPE: ClassVar[str] = "gold_paid"
+    payouts: tuple[tuple[PlayerId, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GoldPickStarted:
+    """base: nugget cards drawn for the gold-diggers to pick from, and the pick order."""
+
+    TYPE: ClassVar[str] = "gold_pick_started"
+    nuggets: tuple[int, ...]
+    order: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GoldPicked:
+    TYPE: ClassVar[str] = "gold_picked"
+    player: PlayerId
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class TheftResolved:
+    TYPE: ClassVar[str] = "theft_resolved"
+    thief: PlayerId
+    victim: PlayerId | None  # None: nobody had gold
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    TYPE: ClassVar[str] = "game_ended"
+    gold: tuple[tuple[PlayerId, int], ...]
+    winners: tuple[PlayerId, ...]
+
+
+Event = (
+    GameCreated
+    | PlayerJoined
+    | PlayerLeft
+    | SettingsChanged
+    | GameCancelled
+    | GameStarted
+    | RoundStarted
+    | DecisionOpened
+    | PathPlaced
+    | GoalRevealed
+    | ActionPlayed
+    | CardsDiscarded
+    | FrontCardRemoved
+    | CardDrawn
+    | DecisionTimedOut
+    | PlayerWentAway
+    | PlayerCameBack
+    | RoundEnded
+    | GoldPaid
+    | GoldPickStarted
+    | GoldPicked
+    | TheftResolved
+    | GameEnded
+)
