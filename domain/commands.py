@@ -143,6 +143,19 @@ class TimeOut:
     seed: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class RemindPlayer:
+    """The reminder time of decision ``decision`` came: ``which`` is "half" or "soon".
+
+    A decision already made, or a reminder already given: no events.
+    """
+
+    decision: int
+    which: str
+    at: int = 0
+    seed: int = 0
+
+
 Command = (
     CreateGame
     | JoinGame
@@ -157,4 +170,5 @@ Command = (
     | PickGold
     | ChooseTheftVictim
     | TimeOut
+    | RemindPlayer
 )

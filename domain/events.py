@@ -156,6 +156,16 @@ class DecisionTimedOut:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerReminded:
+    """The player on a decision was reminded of its deadline ("half" or "soon")."""
+
+    TYPE: ClassVar[str] = "player_reminded"
+    decision: int
+    player: PlayerId
+    which: str
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerWentAway:
     TYPE: ClassVar[str] = "player_went_away"
     player: PlayerId
@@ -229,6 +239,7 @@ Event = (
     | FrontCardRemoved
     | CardDrawn
     | DecisionTimedOut
+    | PlayerReminded
     | PlayerWentAway
     | PlayerCameBack
     | RoundEnded
