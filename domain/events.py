@@ -69,7 +69,7 @@ class RoundStarted:
     TYPE: ClassVar[str] = "round_started"
     round: int  # 1..3
     roles: tuple[tuple[PlayerId, str], ...]  # (player, Role value) in seat order
-    dwarf_pile: tuple[str, ...]  # base: the hidden spare(s); saboteur2: the face-down pile, top first
+    dwarf_pile: tuple[str, ...]  # base: hidden spare; saboteur2: face-down pile, top first
     hands: tuple[tuple[PlayerId, tuple[int, ...]], ...]
     draw_pile: tuple[int, ...]  # top first
     set_aside: tuple[int, ...]  # saboteur2: 10 cards out of this round
@@ -189,8 +189,13 @@ class RoundEnded:
 
 @dataclass(frozen=True, slots=True)
 class GoldPaid:
+    """Gold paid at a round's end. base: paid in nugget cards, ``nuggets`` lists each
+    player's cards and ``nugget_pile`` is the pile left (top first); saboteur2: tokens."""
+
     TYPE: ClassVar[str] = "gold_paid"
     payouts: tuple[tuple[PlayerId, int], ...]
+    nuggets: tuple[tuple[PlayerId, tuple[int, ...]], ...] = ()
+    nugget_pile: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +212,14 @@ class GoldPicked:
     TYPE: ClassVar[str] = "gold_picked"
     player: PlayerId
     value: int
+
+
+@dataclass(frozen=True, slots=True)
+class TheftsStarted:
+    """saboteur2: the untrapped thieves will steal in this order (RULES.md §6.3)."""
+
+    TYPE: ClassVar[str] = "thefts_started"
+    order: tuple[PlayerId, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +259,7 @@ Event = (
     | GoldPaid
     | GoldPickStarted
     | GoldPicked
+    | TheftsStarted
     | TheftResolved
     | GameEnded
 )

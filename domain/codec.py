@@ -1,0 +1,137 @@
+"""Events and commands to JSON-safe payloads and back, with stable type names.
+
+A payload is a dict of JSON values; tuples become lists and come back as tuples (cells
+included), enums travel as their value. Stored events carry ``SCHEMA_VERSION``; an old
+payload is brought up to date by :data:`UPCASTERS` before it is decoded.
+
+>>> from domain.events import PathPlaced
+>>> name, payload = encode(PathPlaced(1, 12, (3, -1), True))
+>>> name, payload
+('path_placed', {'player': 1, 'card': 12, 'cell': [3, -1], 'rotated': True})
+>>> decode(name, payload) == PathPlaced(1, 12, (3, -1), True)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Callable
+from enum import Enum
+from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
+
+from domain.commands import Command
+from domain.events import Event
+
+SCHEMA_VERSION: Final = 1
+
+Json = Any  # str | int | float | bool | None | list[Json] | dict[str, Json]
+Upcaster = Callable[[dict[str, Json]], dict[str, Json]]
+
+
+def _members(union: object) -> tuple[type, ...]:
+    return tuple(get_args(union))
+
+
+EVENT_TYPES: Final[dict[str, type]] = {str(vars(cls)["TYPE"]): cls for cls in _members(Event)}
+COMMAND_TYPES: Final[dict[str, type]] = {cls.__name__: cls for cls in _members(Command)}
+
+# (type name, version the payload was written with) -> function returning the next
+# version's payload. Example: a field added with a default in version 2 needs no upcaster;
+# a field renamed does: UPCASTERS[("path_placed", 1)] = lambda p: {**p, "new": p.pop("old")}.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = get_type_hints(cls)
+        _HINTS[cls] = hints
+    return hints
+
+
+def _to_json(value: object) -> Json:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_to_json(v) for v in value]
+    return value
+
+
+def _from_json(hint: Any, value: Json) -> Any:
+    if value is None:
+        return None
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        options = [a for a in get_args(hint) if a is not type(None)]
+        if len(options) == 1:
+            return _from_json(options[0], value)
+        return value
+    if origin is tuple:
+        args = get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_json(args[0], v) for v in value)
+        return tuple(_from_json(a, v) for a, v in zip(args, value, strict=True))
+    if origin is Literal:
+        return value
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint(value)
+    return value
+
+
+def _encode(obj: object) -> dict[str, Json]:
+    return {f.name: _to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
+
+
+def _decode(cls: type, payload: dict[str, Json]) -> Any:
+    hints = _hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(payload) - names
+    if unknown:
+        raise ValueError(f"{cls.__name__}: unknown fields {sorted(unknown)}")
+    return cls(**{k: _from_json(hints[k], v) for k, v in payload.items()})
+
+
+def encode(event: Event) -> tuple[str, dict[str, Json]]:
+    """The stored type name and the JSON-safe payload of ``event``."""
+    return event.TYPE, _encode(event)
+
+
+def decode(type_name: str, payload: dict[str, Json], schema_version: int = 1) -> Event:
+    """The event stored as ``type_name``/``payload`` by ``schema_version`` of this codec."""
+    cls = EVENT_TYPES.get(type_name)
+    if cls is None:
+        raise ValueError(f"unknown event type {type_name!r}")
+    data = dict(payload)
+    for version in range(schema_version, SCHEMA_VERSION):
+        upcaster = UPCASTERS.get((type_name, version))
+        if upcaster is not None:
+            data = upcaster(data)
+    event: Event = _decode(cls, data)
+    return event
+
+
+def encode_command(command: Command) -> tuple[str, dict[str, Json]]:
+    return type(command).__name__, _encode(command)
+
+
+def decode_command(type_name: str, payload: dict[str, Json]) -> Command:
+    cls = COMMAND_TYPES.get(type_name)
+    if cls is None:
+        raise ValueError(f"unknown command type {type_name!r}")
+    command: Command = _decode(cls, dict(payload))
+    return command
+
+
+__all__ = [
+    "COMMAND_TYPES",
+    "EVENT_TYPES",
+    "SCHEMA_VERSION",
+    "UPCASTERS",
+    "decode",
+    "decode_command",
+    "encode",
+    "encode_command",
+]

@@ -1,0 +1,969 @@
+"""The rules engine as a Decider: ``decide`` checks every rule, ``evolve`` applies facts.
+
+``decide(state, command)`` returns the events a command causes or raises a
+:class:`~domain.errors.DomainError` (the state is never touched). ``evolve(state, event)``
+applies one event and knows no rule and no chance: every outcome is in the event.
+
+>>> from domain.commands import CreateGame, JoinGame, StartGame
+>>> state = initial_state()
+>>> for command in (CreateGame(1, "Ann", "base", chat_id=5), JoinGame(2, "Bo"),
+...                 JoinGame(3, "Cy"), StartGame(1, seed=7)):
+...     state = fold(decide(state, command), state)
+>>> state.phase, state.round, len(state.hand(1))
+('playing', 1, 6)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Final, assert_never
+
+from domain import _scoring_fallback as scoring
+from domain import board as geo
+from domain import errors, rng
+from domain.cards import (
+    BREAKS,
+    EDITIONS,
+    EXPANSION_SET_ASIDE,
+    GOALS,
+    PLAYER_LIMITS,
+    REPAIRS,
+    Action,
+    Card,
+    Role,
+    Tool,
+    card,
+    deck,
+    dwarf_cards,
+    hand_size,
+    nugget_cards,
+)
+from domain.commands import (
+    CancelGame,
+    ChangeSettings,
+    ChooseTheftVictim,
+    Command,
+    CreateGame,
+    DiscardToRemove,
+    JoinGame,
+    LeaveGame,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+    RemindPlayer,
+    StartGame,
+    TimeOut,
+)
+from domain.events import (
+    ActionPlayed,
+    CardDrawn,
+    CardsDiscarded,
+    DecisionOpened,
+    DecisionTimedOut,
+    Event,
+    FrontCardRemoved,
+    GameCancelled,
+    GameCreated,
+    GameEnded,
+    GameStarted,
+    GoalRevealed,
+    GoldPaid,
+    GoldPicked,
+    GoldPickStarted,
+    PathPlaced,
+    PlayerCameBack,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerReminded,
+    PlayerWentAway,
+    RoundEnded,
+    RoundStarted,
+    SettingsChanged,
+    TheftResolved,
+    TheftsStarted,
+)
+from domain.state import (
+    Decision,
+    DecisionKind,
+    GameState,
+    LastMove,
+    PlayerId,
+    assoc,
+    frozen_map,
+)
+
+ROUNDS: Final = 3
+AWAY_AFTER: Final = 3  # timeouts in a row (RULES.md §7)
+TURN_SECONDS: Final = (10, 7 * 24 * 3600)
+REMINDERS: Final = ("half", "soon")
+TREASURE: Final = "goal_treasure"
+# What a decider-made default uses of a command's seed (each draw its own stream).
+_SEED_DWARVES, _SEED_DECK, _SEED_GOALS, _SEED_FIRST, _SEED_NUGGETS, _SEED_DEFAULT = range(6)
+
+Target = tuple[PlayerId | None, geo.Cell | None, Tool | None]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def initial_state() -> GameState:
+    return GameState()
+
+
+def is_terminal(state: GameState) -> bool:
+    return state.phase in ("finished", "cancelled")
+
+
+def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Apply ``events`` in order to ``state`` (the initial state when omitted)."""
+    current = state if state is not None else initial_state()
+    for event in events:
+        current = evolve(current, event)
+    return current
+
+
+def decide(state: GameState, command: Command) -> list[Event]:
+    """The events ``command`` causes in ``state``; raises a DomainError when refused."""
+    match command:
+        case CreateGame():
+            return _create(state, command)
+        case JoinGame():
+            return _join(state, command)
+        case LeaveGame():
+            return _leave(state, command)
+        case ChangeSettings():
+            return _change_settings(state, command)
+        case StartGame():
+            return _start(state, command)
+        case CancelGame():
+            return _cancel(state, command)
+        case PlacePath():
+            return _place_path(state, command)
+        case PlayAction():
+            return _play_action(state, command)
+        case Pass():
+            return _pass(state, command)
+        case DiscardToRemove():
+            return _discard_to_remove(state, command)
+        case PickGold():
+            return _pick_gold(state, command)
+        case ChooseTheftVictim():
+            return _choose_victim(state, command)
+        case TimeOut():
+            return _time_out(state, command)
+        case RemindPlayer():
+            return _remind(state, command)
+        case _:
+            assert_never(command)
+
+
+# --------------------------------------------------------------------- shared queries
+
+
+def is_path(edition: str, card_id: int) -> bool:
+    return card(edition, card_id).path is not None  # type: ignore[arg-type]
+
+
+def tools_broken(state: GameState, player: PlayerId) -> bool:
+    return any(kind.startswith("broken_") for kind in state.front_of(player))
+
+
+def trapped_players(state: GameState) -> frozenset[PlayerId]:
+    return frozenset(p for p in state.seating if "trapped" in state.front_of(p))
+
+
+def action_targets(state: GameState, actor: PlayerId, action: Action) -> list[Target]:
+    """Every legal (target_player, target_cell, tool) for ``action`` played by ``actor``."""
+    players = state.seating
+    front = state.front_of
+    if action in BREAKS:
+        return [(p, None, None) for p in players if action.value not in front(p)]
+    if action in REPAIRS:
+        return [
+            (p, None, tool)
+            for tool in sorted(REPAIRS[action], key=lambda t: t.value)
+            for p in players
+            if f"broken_{tool.value}" in front(p)
+        ]
+    match action:
+        case Action.ROCKFALL:
+            return [(None, c, None) for c in sorted(state.board) if geo.can_remove(state.board, c)]
+        case Action.MAP:
+            return [
+                (None, c, None)
+                for c in geo.GOAL_CELLS
+                if c in state.board and not state.board[c].face_up
+            ]
+        case Action.THEFT:
+            return [] if "theft" in front(actor) else [(actor, None, None)]
+        case Action.HANDS_OFF:
+            return [(p, None, None) for p in players if "theft" in front(p)]
+        case Action.SWAP_HATS:
+            return [(p, None, None) for p in players]
+        case Action.TRAPPED:
+            return [(p, None, None) for p in players if p != actor and "trapped" not in front(p)]
+        case Action.FREE_AT_LAST:
+            return [(p, None, None) for p in players if "trapped" in front(p)]
+        case Action.INSPECTION | Action.SWAP_HAND:
+            return [(p, None, None) for p in players if p != actor]
+    raise AssertionError(action)
+
+
+def theft_victims(state: GameState, thief: PlayerId) -> tuple[PlayerId, ...]:
+    gold = {p: state.gold.get(p, 0) for p in state.seating}
+    return tuple(scoring.theft_victims(thief, gold))
+
+
+def pick_values(state: GameState) -> tuple[int, ...]:
+    return tuple(sorted(set(state.gold_pick_offer)))
+
+
+# ------------------------------------------------------------------------ the lobby
+
+
+def _require_phase(state: GameState, *allowed: str) -> None:
+    if state.phase in allowed:
+        return
+    match state.phase:
+        case "new":
+            raise errors.NoGame()
+        case "finished" | "cancelled":
+            raise errors.GameOver()
+        case "lobby":
+            raise errors.NotStarted()
+        case _:
+            raise errors.NotInLobby()
+
+
+def _require_creator(state: GameState, actor: PlayerId) -> None:
+    if not state.is_player(actor):
+        raise errors.NotAPlayer()
+    if actor != state.creator:
+        raise errors.NotTheCreator()
+
+
+def _check_turn_seconds(seconds: int) -> None:
+    if not TURN_SECONDS[0] <= seconds <= TURN_SECONDS[1]:
+        raise errors.InvalidSettings(f"turn_seconds must be within {TURN_SECONDS}")
+
+
+def _create(state: GameState, cmd: CreateGame) -> list[Event]:
+    if state.phase != "new":
+        raise errors.GameAlreadyCreated()
+    if cmd.edition not in EDITIONS:
+        raise errors.InvalidSettings(f"unknown edition {cmd.edition!r}")
+    _check_turn_seconds(cmd.turn_seconds)
+    return [
+        GameCreated(
+            cmd.actor, cmd.name, cmd.edition, cmd.chat_id, cmd.turn_seconds, cmd.gold_house_rule
+        )
+    ]
+
+
+def _join(state: GameState, cmd: JoinGame) -> list[Event]:
+    _require_phase(state, "lobby")
+    if state.is_player(cmd.actor):
+        raise errors.AlreadyJoined()
+    if len(state.seating) >= PLAYER_LIMITS[state.edition][1]:
+        raise errors.GameFull()
+    return [PlayerJoined(cmd.actor, cmd.name)]
+
+
+def _leave(state: GameState, cmd: LeaveGame) -> list[Event]:
+    _require_phase(state, "lobby")
+    if not state.is_player(cmd.actor):
+        raise errors.NotAPlayer()
+    if len(state.seating) == 1:
+        return [PlayerLeft(cmd.actor), GameCancelled(cmd.actor)]
+    return [PlayerLeft(cmd.actor)]
+
+
+def _change_settings(state: GameState, cmd: ChangeSettings) -> list[Event]:
+    _require_phase(state, "lobby")
+    _require_creator(state, cmd.actor)
+    edition = cmd.edition if cmd.edition is not None else state.edition
+    seconds = cmd.turn_seconds if cmd.turn_seconds is not None else state.turn_seconds
+    if edition not in EDITIONS:
+        raise errors.InvalidSettings(f"unknown edition {edition!r}")
+    _check_turn_seconds(seconds)
+    if len(state.seating) > PLAYER_LIMITS[edition][1]:
+        raise errors.GameFull()
+    return [SettingsChanged(edition, seconds)]
+
+
+def _cancel(state: GameState, cmd: CancelGame) -> list[Event]:
+    _require_phase(state, "lobby", "playing")
+    _require_creator(state, cmd.actor)
+    return [GameCancelled(cmd.actor)]
+
+
+def _start(state: GameState, cmd: StartGame) -> list[Event]:
+    _require_phase(state, "lobby")
+    _require_creator(state, cmd.actor)
+    low, high = PLAYER_LIMITS[state.edition]
+    if len(state.seating) < low:
+        raise errors.NotEnoughPlayers(f"{state.edition} needs {low} players")
+    if len(state.seating) > high:
+        raise errors.GameFull()
+    log = _Log(state)
+    pile = (
+        rng.shuffle(nugget_cards(), rng.derive(cmd.seed, _SEED_NUGGETS))
+        if state.edition == "base"
+        else ()
+    )
+    log.emit(GameStarted(state.seating, pile))
+    first = rng.choice(state.seating, rng.derive(cmd.seed, _SEED_FIRST))
+    _start_round(log, 1, first, cmd.at, cmd.seed)
+    return log.events
+
+
+# ------------------------------------------------------------------------ rounds
+
+
+class _Log:
+    """Events emitted so far, and the state they lead to (so later rules see them)."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def _start_round(log: _Log, number: int, first: PlayerId, at: int, seed: int) -> None:
+    state = log.state
+    edition = state.edition
+    seating = state.seating
+    players = len(seating)
+    dwarves = rng.shuffle(dwarf_cards(edition, players), rng.derive(seed, _SEED_DWARVES))
+    cards = rng.shuffle(range(len(deck(edition))), rng.derive(seed, _SEED_DECK))
+    goals = rng.shuffle(tuple(g.kind for g in GOALS), rng.derive(seed, _SEED_GOALS))
+    set_aside: tuple[int, ...] = ()
+    if edition == "saboteur2":
+        set_aside, cards = cards[:EXPANSION_SET_ASIDE], cards[EXPANSION_SET_ASIDE:]
+    size = hand_size(edition, players)
+    hands = tuple((p, cards[i * size : (i + 1) * size]) for i, p in enumerate(seating))
+    log.emit(
+        RoundStarted(
+            round=number,
+            roles=tuple((p, dwarves[i].value) for i, p in enumerate(seating)),
+            dwarf_pile=tuple(r.value for r in dwarves[players:]),
+            hands=hands,
+            draw_pile=cards[players * size :],
+            set_aside=set_aside,
+            goals=(goals[0], goals[1], goals[2]),
+            first_player=first,
+        )
+    )
+    _open(log, first, "turn", at)
+
+
+def _open(log: _Log, player: PlayerId, kind: DecisionKind, at: int) -> None:
+    state = log.state
+    deadline = at if player in state.away else at + state.turn_seconds * 1000
+    log.emit(DecisionOpened(state.decisions_opened + 1, player, kind, deadline))
+
+
+def _draw(log: _Log, player: PlayerId, count: int) -> None:
+    for _ in range(count):
+        pile = log.state.draw_pile
+        if not pile:
+            return
+        log.emit(CardDrawn(player, pile[0]))
+
+
+def _after_turn(log: _Log, player: PlayerId, draws: int, at: int, seed: int) -> None:
+    """Draw, then hand the turn to the next player with cards, or end the round."""
+    _draw(log, player, draws)
+    state = log.state
+    seating = state.seating
+    start = seating.index(player)
+    for step in range(1, len(seating) + 1):
+        candidate = seating[(start + step) % len(seating)]
+        if state.hand(candidate):
+            _open(log, candidate, "turn", at)
+            return
+    _end_round(log, reached_by=None, at=at, seed=seed)
+
+
+def _end_round(log: _Log, reached_by: PlayerId | None, at: int, seed: int) -> None:
+    state = log.state
+    seating = state.seating
+    roles = state.roles
+    reached = state.treasure_reached_by is not None or reached_by is not None
+    revealed = tuple((p, roles[p].value) for p in seating)
+    if state.edition == "base":
+        winners = tuple(scoring.base_round_winners(seating, roles, reached))
+        log.emit(RoundEnded(state.round, reached, reached_by, revealed, winners))
+        if reached and reached_by is not None:
+            diggers = sum(1 for p in seating if roles[p] is Role.GOLD_DIGGER)
+            count = scoring.base_nuggets_to_draw(len(seating), diggers, state.gold_house_rule)
+            nuggets = state.nugget_pile[:count]
+            order = tuple(scoring.base_pick_order(seating, roles, reached_by))
+            if order:
+                picks = tuple(order[i % len(order)] for i in range(len(nuggets)))
+                log.emit(GoldPickStarted(nuggets, picks))
+            _next_pick(log, at, seed)
+            return
+        saboteurs = [p for p in seating if roles[p] is Role.SABOTEUR]
+        if saboteurs:
+            share = scoring.base_saboteur_share(len(saboteurs))
+            pile = state.nugget_pile
+            paid: list[tuple[PlayerId, tuple[int, ...]]] = []
+            for p in saboteurs:
+                taken, pile = scoring.take_nuggets(pile, share)
+                paid.append((p, tuple(taken)))
+            log.emit(
+                GoldPaid(
+                    tuple((p, sum(cards)) for p, cards in paid),
+                    nuggets=tuple(paid),
+                    nugget_pile=tuple(pile),
+                )
+            )
+        _finish_round(log, at, seed)
+        return
+    trapped = trapped_players(state)
+    blue, green = geo.teams_can_pass(state.board) if reached else (False, False)
+    result = scoring.saboteur2_round(
+        seating, roles, trapped, reached, reached_by, blue, green, geo.crystals(state.board)
+    )
+    log.emit(RoundEnded(state.round, reached, reached_by, revealed, tuple(result.winners)))
+    payouts = tuple((p, amount) for p, amount in result.payouts if amount > 0)
+    if payouts:
+        log.emit(GoldPaid(payouts))
+    order = tuple(scoring.theft_order(seating, state.thefts, trapped))
+    if order:
+        log.emit(TheftsStarted(order))
+    _next_theft(log, at, seed)
+
+
+def _next_pick(log: _Log, at: int, seed: int) -> None:
+    while log.state.gold_pick_order:
+        state = log.state
+        picker = state.gold_pick_order[0]
+        values = pick_values(state)
+        if len(values) > 1:
+            _open(log, picker, "gold_pick", at)
+            return
+        log.emit(GoldPicked(picker, values[0]))  # no choice left: taken at once
+    _finish_round(log, at, seed)
+
+
+def _next_theft(log: _Log, at: int, seed: int) -> None:
+    while log.state.thieves_pending:
+        state = log.state
+        thief = state.thieves_pending[0]
+        victims = theft_victims(state, thief)
+        if len(victims) > 1:
+            _open(log, thief, "theft", at)
+            return
+        log.emit(TheftResolved(thief, victims[0] if victims else None))  # no choice
+    _finish_round(log, at, seed)
+
+
+def _finish_round(log: _Log, at: int, seed: int) -> None:
+    state = log.state
+    if state.round >= ROUNDS:
+        gold = {p: state.gold.get(p, 0) for p in state.seating}
+        log.emit(GameEnded(tuple(gold.items()), tuple(scoring.game_winners(gold))))
+        return
+    last = state.last_path_player if state.edition == "base" else state.last_card_player
+    if last is None:  # nobody played such a card: go on round the table
+        last = state.first_player if state.first_player is not None else state.seating[0]
+    _start_round(log, state.round + 1, scoring.next_seat(state.seating, last), at, seed)
+
+
+# ------------------------------------------------------------------------ turns
+
+
+def _require_decision(state: GameState, actor: PlayerId, kind: DecisionKind) -> Decision:
+    _require_phase(state, "playing")
+    if not state.is_player(actor):
+        raise errors.NotAPlayer()
+    pending = state.pending
+    if pending is None:
+        raise errors.NoDecisionPending()
+    if pending.player != actor:
+        raise errors.NotYourTurn()
+    if pending.kind != kind:
+        raise errors.WrongDecision(f"{actor} owes a {pending.kind} decision")
+    return pending
+
+
+def _acting(state: GameState, actor: PlayerId) -> _Log:
+    """A log for a decision the player made themselves: an away player is back."""
+    log = _Log(state)
+    if actor in state.away:
+        log.emit(PlayerCameBack(actor))
+    return log
+
+
+def _card_in_hand(state: GameState, actor: PlayerId, card_id: int) -> Card:
+    if card_id not in state.hand(actor):
+        raise errors.CardNotInHand(str(card_id))
+    return card(state.edition, card_id)
+
+
+def _place_path(state: GameState, cmd: PlacePath) -> list[Event]:
+    _require_decision(state, cmd.actor, "turn")
+    played = _card_in_hand(state, cmd.actor, cmd.card)
+    if played.path is None:
+        raise errors.WrongCardType("not a path card")
+    if tools_broken(state, cmd.actor):
+        raise errors.ToolsBroken()
+    if "trapped" in state.front_of(cmd.actor):
+        raise errors.PlayerTrapped()
+    cell = (cmd.cell[0], cmd.cell[1])
+    reason = geo.placement_error(state.board, played.kind, cell, cmd.rotated)
+    if reason is not None:
+        raise errors.IllegalPlacement(reason)
+    log = _acting(state, cmd.actor)
+    log.emit(PathPlaced(cmd.actor, cmd.card, cell, cmd.rotated))
+    treasure = False
+    while reached := geo.reached_goals(log.state.board):
+        for goal in reached:
+            board = log.state.board
+            tile = geo.reveal(board, goal, _reached_from(board, goal, cell))[goal]
+            log.emit(GoalRevealed(goal, tile.kind, tile.rotated))
+            treasure = treasure or tile.kind == TREASURE
+    if treasure:
+        _end_round(log, reached_by=cmd.actor, at=cmd.at, seed=cmd.seed)
+    else:
+        _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
+    return log.events
+
+
+def _reached_from(board: geo.Board, goal: geo.Cell, placed: geo.Cell) -> geo.Cell:
+    """The neighbour whose connected opening reaches ``goal``; the card just placed first."""
+    connected = geo.connected_segments(board)
+    found: list[geo.Cell] = []
+    for side in (1, 2, 4, 8):
+        other = geo.neighbour(goal, side)
+        tile = board.get(other)
+        if tile is None or not tile.face_up:
+            continue
+        facing = ((side << 2) | (side >> 2)) & 0xF
+        for index, segment in enumerate(tile.segments):
+            if segment & facing and (other, index) in connected:
+                found.append(other)
+    if placed in found or not found:
+        return placed
+    return found[0]
+
+
+def _play_action(state: GameState, cmd: PlayAction) -> list[Event]:
+    _require_decision(state, cmd.actor, "turn")
+    played = _card_in_hand(state, cmd.actor, cmd.card)
+    action = played.action
+    if action is None:
+        raise errors.WrongCardType("not an action card")
+    target: Target = (cmd.target_player, cmd.target_cell, cmd.tool)
+    if cmd.target_cell is not None:
+        target = (cmd.target_player, (cmd.target_cell[0], cmd.target_cell[1]), cmd.tool)
+    if target not in action_targets(state, cmd.actor, action):
+        raise errors.InvalidTarget(f"{action.value} cannot target {target}")
+    result: str | None = None
+    if action is Action.MAP and target[1] is not None:
+        result = state.board[target[1]].kind
+    elif action is Action.INSPECTION and cmd.target_player is not None:
+        result = state.roles[cmd.target_player].value
+    elif action is Action.SWAP_HATS:
+        result = state.dwarf_pile[0].value
+    log = _acting(state, cmd.actor)
+    log.emit(
+        ActionPlayed(
+            cmd.actor,
+            cmd.card,
+            action.value,
+            target_player=target[0],
+            target_cell=target[1],
+            tool=cmd.tool.value if cmd.tool is not None else None,
+            result=result,
+        )
+    )
+    if action is Action.SWAP_HAND and cmd.target_player is not None:
+        _draw(log, cmd.target_player, 1)
+    _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
+    return log.events
+
+
+def _check_discard(state: GameState, actor: PlayerId, cards: tuple[int, ...]) -> None:
+    hand = state.hand(actor)
+    if any(c not in hand for c in cards):
+        raise errors.CardNotInHand(str(cards))
+    if any(a >= b for a, b in itertools.pairwise(cards)):
+        raise errors.InvalidPass("cards must be distinct, in increasing order")
+
+
+def _pass(state: GameState, cmd: Pass) -> list[Event]:
+    _require_decision(state, cmd.actor, "turn")
+    cards = tuple(cmd.cards)
+    most = 1 if state.edition == "base" else 3
+    if not 1 <= len(cards) <= most:
+        raise errors.InvalidPass(f"discard 1 to {most} cards")
+    _check_discard(state, cmd.actor, cards)
+    log = _acting(state, cmd.actor)
+    log.emit(CardsDiscarded(cmd.actor, cards))
+    _after_turn(log, cmd.actor, len(cards), cmd.at, cmd.seed)
+    return log.events
+
+
+def _discard_to_remove(state: GameState, cmd: DiscardToRemove) -> list[Event]:
+    _require_decision(state, cmd.actor, "turn")
+    if state.edition != "saboteur2":
+        raise errors.NotInEdition("discard to remove is a saboteur2 option")
+    cards = tuple(cmd.cards)
+    if len(cards) != 2:
+        raise errors.InvalidPass("discard exactly 2 cards")
+    _check_discard(state, cmd.actor, cards)
+    if cmd.removed not in state.front_of(cmd.actor):
+        raise errors.InvalidTarget(f"no {cmd.removed} in front of you")
+    log = _acting(state, cmd.actor)
+    log.emit(FrontCardRemoved(cmd.actor, cards, cmd.removed))
+    _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
+    return log.events
+
+
+def _pick_gold(state: GameState, cmd: PickGold) -> list[Event]:
+    _require_decision(state, cmd.actor, "gold_pick")
+    if cmd.value not in state.gold_pick_offer:
+        raise errors.InvalidTarget(f"no nugget of value {cmd.value} on offer")
+    log = _acting(state, cmd.actor)
+    log.emit(GoldPicked(cmd.actor, cmd.value))
+    _next_pick(log, cmd.at, cmd.seed)
+    return log.events
+
+
+def _choose_victim(state: GameState, cmd: ChooseTheftVictim) -> list[Event]:
+    _require_decision(state, cmd.actor, "theft")
+    if cmd.victim not in theft_victims(state, cmd.actor):
+        raise errors.InvalidTarget(f"{cmd.victim} cannot be robbed")
+    log = _acting(state, cmd.actor)
+    log.emit(TheftResolved(cmd.actor, cmd.victim))
+    _next_theft(log, cmd.at, cmd.seed)
+    return log.events
+
+
+def _time_out(state: GameState, cmd: TimeOut) -> list[Event]:
+    pending = state.pending
+    if state.phase != "playing" or pending is None or pending.id != cmd.decision:
+        return []  # already decided: a stale deadline decides nothing
+    player = pending.player
+    log = _Log(state)
+    log.emit(DecisionTimedOut(pending.id, player))
+    if log.state.timeouts_in_a_row.get(player, 0) >= AWAY_AFTER and player not in state.away:
+        log.emit(PlayerWentAway(player))
+    seed = rng.derive(cmd.seed, _SEED_DEFAULT)
+    match pending.kind:
+        case "turn":
+            discarded = rng.choice(state.hand(player), seed)
+            log.emit(CardsDiscarded(player, (discarded,)))
+            _after_turn(log, player, 1, cmd.at, cmd.seed)
+        case "gold_pick":
+            log.emit(GoldPicked(player, rng.choice(pick_values(state), seed)))
+            _next_pick(log, cmd.at, cmd.seed)
+        case "theft":
+            log.emit(TheftResolved(player, rng.choice(theft_victims(state, player), seed)))
+            _next_theft(log, cmd.at, cmd.seed)
+        case _:
+            assert_never(pending.kind)
+    return log.events
+
+
+def _remind(state: GameState, cmd: RemindPlayer) -> list[Event]:
+    pending = state.pending
+    if (
+        state.phase != "playing"
+        or pending is None
+        or pending.id != cmd.decision
+        or cmd.which not in REMINDERS
+        or cmd.which in state.reminders
+        or pending.player in state.away
+    ):
+        return []
+    return [PlayerReminded(pending.id, pending.player, cmd.which)]
+
+
+# ------------------------------------------------------------------------ evolve
+
+
+def _without(items: tuple[int, ...], removed: Iterable[int]) -> tuple[int, ...]:
+    gone = set(removed)
+    return tuple(i for i in items if i not in gone)
+
+
+def _close(state: GameState, player: PlayerId) -> GameState:
+    """The pending decision of ``player`` was made by them: their timeout count restarts."""
+    pending = state.pending
+    if pending is None or pending.player != player:
+        return state
+    counts = state.timeouts_in_a_row
+    if counts.get(player, 0):
+        counts = assoc(counts, player, 0)
+    return replace(state, pending=None, timeouts_in_a_row=counts)
+
+
+def _take_front(state: GameState, player: PlayerId, kind: str) -> tuple[GameState, int]:
+    """Remove the card of ``kind`` lying in front of ``player``; return it too."""
+    kinds = state.front_of(player)
+    ids = state.front_cards.get(player, ())
+    i = kinds.index(kind)
+    thefts = state.thefts
+    if kind == "theft":
+        thefts = tuple(p for p in thefts if p != player)
+    return (
+        replace(
+            state,
+            front=assoc(state.front, player, kinds[:i] + kinds[i + 1 :]),
+            front_cards=assoc(state.front_cards, player, ids[:i] + ids[i + 1 :]),
+            thefts=thefts,
+        ),
+        ids[i],
+    )
+
+
+def _lay_front(state: GameState, player: PlayerId, kind: str, card_id: int) -> GameState:
+    thefts = (*state.thefts, player) if kind == "theft" else state.thefts
+    return replace(
+        state,
+        front=assoc(state.front, player, (*state.front_of(player), kind)),
+        front_cards=assoc(state.front_cards, player, (*state.front_cards.get(player, ()), card_id)),
+        thefts=thefts,
+    )
+
+
+def _evolve_action(state: GameState, e: ActionPlayed) -> GameState:
+    hand = _without(state.hand(e.player), (e.card,))
+    state = replace(
+        state,
+        hands=assoc(state.hands, e.player, hand),
+        last_card_player=e.player,
+        last_move=LastMove(e.player, "action", e.card, e.target_cell, e.action, e.target_player),
+    )
+    action = Action(e.action)
+    target = e.target_player
+    discarded: tuple[int, ...] = (e.card,)
+    if action in BREAKS or action in (Action.THEFT, Action.TRAPPED):
+        assert target is not None
+        return _lay_front(state, target, action.value, e.card)
+    if action in REPAIRS or action in (Action.HANDS_OFF, Action.FREE_AT_LAST):
+        assert target is not None
+        kind = {Action.HANDS_OFF: "theft", Action.FREE_AT_LAST: "trapped"}.get(
+            action, f"broken_{e.tool}"
+        )
+        state, removed = _take_front(state, target, kind)
+        discarded += (removed,)
+    elif action is Action.ROCKFALL:
+        assert e.target_cell is not None
+        tile = state.board[e.target_cell]
+        state = replace(state, board=geo.without_tile(state.board, e.target_cell))
+        discarded += (tile.card,) if tile.card is not None else ()
+    elif action is Action.MAP:
+        assert e.target_cell is not None and e.result is not None
+        known = assoc(state.known_goals.get(e.player, frozen_map()), e.target_cell, e.result)
+        state = replace(state, known_goals=assoc(state.known_goals, e.player, known))
+    elif action is Action.INSPECTION:
+        assert target is not None and e.result is not None
+        seen = assoc(state.inspected.get(e.player, frozen_map()), target, e.result)
+        state = replace(state, inspected=assoc(state.inspected, e.player, seen))
+    elif action is Action.SWAP_HATS:
+        assert target is not None and e.result is not None
+        old = state.roles[target]
+        state = replace(
+            state,
+            roles=assoc(state.roles, target, Role(e.result)),
+            dwarf_pile=(*state.dwarf_pile[1:], old),
+        )
+    elif action is Action.SWAP_HAND:
+        assert target is not None
+        mine, theirs = state.hand(e.player), state.hand(target)
+        state = replace(state, hands=assoc(assoc(state.hands, e.player, theirs), target, mine))
+    return replace(state, discards=state.discards + discarded)
+
+
+def evolve(state: GameState, event: Event) -> GameState:
+    """Apply one recorded fact. No rule is checked and no chance is drawn here."""
+    state = _evolve(state, event)
+    return replace(state, events_applied=state.events_applied + 1)
+
+
+def _evolve(state: GameState, e: Event) -> GameState:
+    match e:
+        case GameCreated():
+            return replace(
+                state,
+                phase="lobby",
+                edition=e.edition,
+                chat_id=e.chat_id,
+                creator=e.creator,
+                turn_seconds=e.turn_seconds,
+                gold_house_rule=e.gold_house_rule,
+                names=frozen_map({e.creator: e.creator_name}),
+                seating=(e.creator,),
+            )
+        case PlayerJoined():
+            return replace(
+                state,
+                names=assoc(state.names, e.player, e.name),
+                seating=(*state.seating, e.player),
+            )
+        case PlayerLeft():
+            seating = tuple(p for p in state.seating if p != e.player)
+            names = {p: n for p, n in state.names.items() if p != e.player}
+            creator = state.creator
+            if creator == e.player:
+                creator = seating[0] if seating else None
+            return replace(state, seating=seating, names=frozen_map(names), creator=creator)
+        case SettingsChanged():
+            return replace(state, edition=e.edition, turn_seconds=e.turn_seconds)
+        case GameCancelled():
+            return replace(state, phase="cancelled", pending=None)
+        case GameStarted():
+            return replace(
+                state,
+                phase="playing",
+                seating=e.seating,
+                nugget_pile=e.nugget_pile,
+                gold=frozen_map({p: 0 for p in e.seating}),
+                timeouts_in_a_row=frozen_map({p: 0 for p in e.seating}),
+            )
+        case RoundStarted():
+            return replace(
+                state,
+                round=e.round,
+                roles=frozen_map({p: Role(r) for p, r in e.roles}),
+                dwarf_pile=tuple(Role(r) for r in e.dwarf_pile),
+                hands=frozen_map(dict(e.hands)),
+                draw_pile=e.draw_pile,
+                set_aside=e.set_aside,
+                discards=(),
+                goals=e.goals,
+                board=geo.initial_board(e.goals),
+                front=frozen_map({p: () for p in state.seating}),
+                front_cards=frozen_map({p: () for p in state.seating}),
+                thefts=(),
+                known_goals=frozen_map(),
+                inspected=frozen_map(),
+                last_move=None,
+                first_player=e.first_player,
+                last_path_player=None,
+                last_card_player=None,
+                treasure_reached_by=None,
+                gold_pick_offer=(),
+                gold_pick_order=(),
+                thieves_pending=(),
+            )
+        case DecisionOpened():
+            return replace(
+                state,
+                pending=Decision(e.decision, e.player, e.kind, e.deadline),  # type: ignore[arg-type]
+                decisions_opened=e.decision,
+                reminders=frozenset(),
+            )
+        case PathPlaced():
+            state = _close(state, e.player)
+            tile = geo.Tile(card(state.edition, e.card).kind, e.card, e.rotated)
+            return replace(
+                state,
+                board=geo.with_tile(state.board, e.cell, tile),
+                hands=assoc(state.hands, e.player, _without(state.hand(e.player), (e.card,))),
+                last_path_player=e.player,
+                last_card_player=e.player,
+                last_move=LastMove(e.player, "path", e.card, e.cell),
+            )
+        case GoalRevealed():
+            tile = geo.Tile(e.kind, None, e.rotated, True)
+            reached_by = state.treasure_reached_by
+            if e.kind == TREASURE and state.last_move is not None:
+                reached_by = state.last_move.player
+            return replace(
+                state,
+                board=geo.with_tile(state.board, e.cell, tile),
+                treasure_reached_by=reached_by,
+            )
+        case ActionPlayed():
+            return _evolve_action(_close(state, e.player), e)
+        case CardsDiscarded():
+            state = _close(state, e.player)
+            return replace(
+                state,
+                hands=assoc(state.hands, e.player, _without(state.hand(e.player), e.cards)),
+                discards=state.discards + e.cards,
+                last_move=LastMove(e.player, "pass"),
+            )
+        case FrontCardRemoved():
+            state, removed = _take_front(_close(state, e.player), e.player, e.removed)
+            return replace(
+                state,
+                hands=assoc(state.hands, e.player, _without(state.hand(e.player), e.cards)),
+                discards=state.discards + e.cards + (removed,),
+                last_move=LastMove(e.player, "discard_to_remove", action=e.removed),
+            )
+        case CardDrawn():
+            return replace(
+                state,
+                draw_pile=state.draw_pile[1:],
+                hands=assoc(state.hands, e.player, (*state.hand(e.player), e.card)),
+            )
+        case DecisionTimedOut():
+            count = state.timeouts_in_a_row.get(e.player, 0) + 1
+            return replace(
+                state,
+                pending=None,
+                timeouts_in_a_row=assoc(state.timeouts_in_a_row, e.player, count),
+            )
+        case PlayerReminded():
+            return replace(state, reminders=state.reminders | {e.which})
+        case PlayerWentAway():
+            return replace(state, away=state.away | {e.player})
+        case PlayerCameBack():
+            return replace(
+                state,
+                away=state.away - {e.player},
+                timeouts_in_a_row=assoc(state.timeouts_in_a_row, e.player, 0),
+            )
+        case RoundEnded():
+            return replace(state, pending=None, round_results=(*state.round_results, e))
+        case GoldPaid():
+            gold = dict(state.gold)
+            for p, amount in e.payouts:
+                gold[p] = gold.get(p, 0) + amount
+            pile = e.nugget_pile if state.edition == "base" else state.nugget_pile
+            return replace(state, gold=frozen_map(gold), nugget_pile=pile)
+        case GoldPickStarted():
+            return replace(
+                state,
+                nugget_pile=state.nugget_pile[len(e.nuggets) :],
+                gold_pick_offer=e.nuggets,
+                gold_pick_order=e.order,
+            )
+        case GoldPicked():
+            state = _close(state, e.player)
+            offer = list(state.gold_pick_offer)
+            offer.remove(e.value)
+            return replace(
+                state,
+                gold=assoc(state.gold, e.player, state.gold.get(e.player, 0) + e.value),
+                gold_pick_offer=tuple(offer),
+                gold_pick_order=state.gold_pick_order[1:],
+            )
+        case TheftsStarted():
+            return replace(state, thieves_pending=e.order)
+        case TheftResolved():
+            state = _close(state, e.thief)
+            stolen: Mapping[PlayerId, int] = state.gold
+            if e.victim is not None:
+                stolen = assoc(stolen, e.victim, stolen.get(e.victim, 0) - 1)
+                stolen = assoc(stolen, e.thief, stolen.get(e.thief, 0) + 1)
+            return replace(state, gold=stolen, thieves_pending=state.thieves_pending[1:])
+        case GameEnded():
+            return replace(state, phase="finished", pending=None, winners=e.winners)
+        case _:
+            assert_never(e)

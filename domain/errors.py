@@ -1,0 +1,120 @@
+"""Why a command was refused. Each error has a stable ``code`` the bot translates.
+
+>>> IllegalPlacement("does_not_fit").reason
+'does_not_fit'
+>>> NotYourTurn().code
+'not_your_turn'
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class DomainError(ValueError):
+    """A command the rules refuse; the game is unchanged."""
+
+    code: ClassVar[str] = "domain_error"
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or self.code)
+
+
+class GameAlreadyCreated(DomainError):
+    code = "game_already_created"
+
+
+class NoGame(DomainError):
+    code = "no_game"
+
+
+class NotInLobby(DomainError):
+    code = "not_in_lobby"
+
+
+class NotStarted(DomainError):
+    code = "not_started"
+
+
+class GameOver(DomainError):
+    code = "game_over"
+
+
+class AlreadyJoined(DomainError):
+    code = "already_joined"
+
+
+class NotAPlayer(DomainError):
+    code = "not_a_player"
+
+
+class NotTheCreator(DomainError):
+    code = "not_the_creator"
+
+
+class GameFull(DomainError):
+    code = "game_full"
+
+
+class NotEnoughPlayers(DomainError):
+    code = "not_enough_players"
+
+
+class InvalidSettings(DomainError):
+    code = "invalid_settings"
+
+
+class NotYourTurn(DomainError):
+    code = "not_your_turn"
+
+
+class NoDecisionPending(DomainError):
+    code = "no_decision_pending"
+
+
+class WrongDecision(DomainError):
+    """The player owes a decision, but of another kind (e.g. a gold pick, not a turn)."""
+
+    code = "wrong_decision"
+
+
+class CardNotInHand(DomainError):
+    code = "card_not_in_hand"
+
+
+class WrongCardType(DomainError):
+    """A path card played as an action or the other way round."""
+
+    code = "wrong_card_type"
+
+
+class IllegalPlacement(DomainError):
+    """Carries the board's reason code (see :func:`domain.board.placement_error`)."""
+
+    code = "illegal_placement"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"illegal placement: {reason}")
+        self.reason = reason
+
+
+class ToolsBroken(DomainError):
+    code = "tools_broken"
+
+
+class PlayerTrapped(DomainError):
+    code = "player_trapped"
+
+
+class InvalidTarget(DomainError):
+    code = "invalid_target"
+
+
+class InvalidPass(DomainError):
+    code = "invalid_pass"
+
+
+class NotInEdition(DomainError):
+    """A saboteur2 option used in a base game."""
+
+    code = "not_in_edition"

@@ -1,0 +1,84 @@
+"""Move generation: every concrete command a player may send now (RULES.md §3–§6).
+
+:func:`legal_moves` is the one generator the bot draws buttons from, timeouts and the
+simulator pick from, and :func:`domain.decider.decide` agrees with: a command is accepted
+exactly when it is listed (``at`` and ``seed`` aside). Card ids in a pass or a discard are
+listed in increasing order, the only order ``decide`` accepts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import combinations
+
+from domain import board as geo
+from domain.cards import Card, card
+from domain.commands import (
+    ChooseTheftVictim,
+    Command,
+    DiscardToRemove,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
+from domain.decider import action_targets, decide, pick_values, theft_victims, tools_broken
+from domain.errors import DomainError
+from domain.state import GameState, PlayerId
+
+
+def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
+    """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now."""
+    pending = state.pending
+    if state.phase != "playing" or pending is None or pending.player != player:
+        return []
+    if pending.kind == "gold_pick":
+        return [PickGold(player, value) for value in pick_values(state)]
+    if pending.kind == "theft":
+        return [ChooseTheftVictim(player, victim) for victim in theft_victims(state, player)]
+    return _turn_moves(state, player)
+
+
+def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:
+    hand = tuple(sorted(state.hand(player)))
+    cards: list[Card] = [card(state.edition, c) for c in hand]
+    moves: list[Command] = []
+    can_dig = not tools_broken(state, player) and "trapped" not in state.front_of(player)
+    placements: dict[str, list[tuple[geo.Cell, bool]]] = {}
+    for played in cards:
+        if played.path is not None:
+            if not can_dig:
+                continue
+            if played.kind not in placements:
+                placements[played.kind] = geo.legal_placements(state.board, played.kind)
+            moves.extend(
+                PlacePath(player, played.id, cell, rotated)
+                for cell, rotated in placements[played.kind]
+            )
+        elif played.action is not None:
+            moves.extend(
+                PlayAction(player, played.id, target, cell, tool)
+                for target, cell, tool in action_targets(state, player, played.action)
+            )
+    most = 1 if state.edition == "base" else 3
+    for size in range(1, min(most, len(hand)) + 1):
+        moves.extend(Pass(player, combo) for combo in combinations(hand, size))
+    if state.edition == "saboteur2" and len(hand) >= 2:
+        kinds = dict.fromkeys(state.front_of(player))
+        for first, second in combinations(hand, 2):
+            moves.extend(DiscardToRemove(player, (first, second), kind) for kind in kinds)
+    return moves
+
+
+def is_legal(state: GameState, command: Command) -> bool:
+    """Whether ``decide`` accepts ``command`` (it is then one of :func:`legal_moves`)."""
+    try:
+        decide(state, command)
+    except DomainError:
+        return False
+    return True
+
+
+def canonical(command: Command) -> Command:
+    """``command`` with ``at`` and ``seed`` zeroed, to compare with :func:`legal_moves`."""
+    return replace(command, at=0, seed=0)
