@@ -1,0 +1,75 @@
+"""The Celery application: workers fire deadlines and reminders, beat runs the sweeper.
+
+Run locally (next to the bot)::
+
+    celery -A infra.celery_app worker --pool=solo --loglevel=INFO
+    celery -A infra.celery_app beat --loglevel=INFO
+
+The broker comes from the settings: Redis when ``REDIS_URL`` (or ``CELERY_BROKER_URL``)
+is set, else kombu's SQLAlchemy transport on a SQLite file, so a single machine needs no
+service at all. Either way the broker is disposable: deadlines live in the database
+(:mod:`infra.deadlines`) and a lost message is sent again by the next sweeps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery
+
+from infra.settings import Settings, load_settings
+
+# A sent task not acknowledged within this long is handed to another worker by Redis.
+# Tasks take milliseconds; the sweeper's lease, not this, bounds how late a lost one is.
+VISIBILITY_TIMEOUT_SECONDS = 300
+SWEEP_TASK = "saboteur.sweep"
+FIRE_TASK = "saboteur.fire_deadline"
+REMIND_TASK = "saboteur.send_reminder"
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """The Celery configuration for ``settings`` (a plain dict, easy to check)."""
+    broker = settings.broker_url
+    transport: dict[str, Any]
+    if broker.startswith(("redis://", "rediss://", "unix://")):
+        transport = {"visibility_timeout": VISIBILITY_TIMEOUT_SECONDS}
+    else:
+        # The SQL transport polls; one second by default is too lazy for a 2 s sweep.
+        transport = {"polling_interval": 0.1}
+    interval = settings.sweep_interval_seconds
+    return {
+        "broker_url": broker,
+        "broker_transport_options": transport,
+        "broker_connection_retry_on_startup": True,
+        "result_backend": None,
+        "task_ignore_result": True,
+        # A task is acknowledged when it finished, not when it was received: a worker
+        # that dies mid-task leaves it to be delivered again.
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "enable_utc": True,
+        "timezone": "UTC",
+        "worker_hijack_root_logger": False,
+        "beat_schedule": {
+            "sweep-deadlines": {
+                "task": SWEEP_TASK,
+                "schedule": interval,
+                # A sweep still queued when the next is due is worthless: drop it.
+                "options": {"expires": max(interval, 1.0)},
+            }
+        },
+        "beat_max_loop_interval": min(interval, 5.0),
+    }
+
+
+def create_app(settings: Settings | None = None) -> Celery:
+    """A Celery app configured from ``settings`` (read from the environment if omitted)."""
+    app = Celery("saboteur", include=["infra.tasks"])
+    app.conf.update(celery_config(settings or load_settings()))
+    return app
+
+
+app = create_app()

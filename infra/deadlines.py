@@ -1,0 +1,332 @@
+"""Deadlines: the read model of what the clock owes each game, and the sweeper's claim.
+
+Every decision a player owes is opened by a ``DecisionOpened`` event carrying its deadline.
+The projection here turns the event log into *alarms*, one row each, in the ``deadlines``
+table: the deadline itself (``timeout``) and the two reminders (``half`` time and ``soon``
+before the deadline). The broker holds nothing that matters: a sweeper claims the alarms
+that are due, leases them, commits, and only then sends the tasks that fire them. A task
+that is lost (worker killed, Redis flushed) leaves its alarm leased; once the lease runs
+out the next sweep sends it again. Firing twice is harmless: the rules engine answers a
+``TimeOut`` or ``RemindPlayer`` for a decision already made with no events, and the task
+deletes its alarm when it is done.
+
+Reminder times (RULES.md §7, scaled to the turn timer ``t`` = deadline - opening time):
+
+>>> [a.which for a in alarms_for(decision=4, player=7, kind="turn", opened_at=0,
+...                              deadline=60_000)]
+['half', 'soon', 'timeout']
+>>> [a.fire_at for a in alarms_for(4, 7, "turn", opened_at=0, deadline=60_000)]
+[30000, 50000, 60000]
+>>> soon_before(86_400_000), soon_before(3_600_000), soon_before(180_000)
+(3600000, 600000, 30000)
+
+A decision opened with its deadline already reached (an away player's turn) gets no
+reminder:
+
+>>> [a.which for a in alarms_for(5, 7, "turn", opened_at=1_000, deadline=1_000)]
+['timeout']
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    delete,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.engine import Connection, Engine, RowMapping
+
+from domain.codec import decode
+from domain.events import (
+    DecisionOpened,
+    DecisionTimedOut,
+    Event,
+    GameCancelled,
+    GameEnded,
+    PlayerReminded,
+    RoundEnded,
+)
+from infra.event_store import EventStore
+from infra.schema import metadata, projector_positions
+
+log = logging.getLogger(__name__)
+
+TIMEOUT: Final = "timeout"
+HALF: Final = "half"
+SOON: Final = "soon"
+REMINDERS: Final = (HALF, SOON)
+SOON_AT_MOST_MS: Final = 3_600_000
+DEFAULT_LEASE: Final = timedelta(seconds=30)
+PROJECTION: Final = "deadlines"
+
+Moment = DateTime(timezone=True)
+
+deadlines = Table(
+    "deadlines",
+    metadata,
+    Column("game_id", String(200), nullable=False),
+    Column("decision", Integer, nullable=False),
+    Column("which", String(16), nullable=False),  # "timeout", "half" or "soon"
+    Column("player", BigInteger, nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("fire_at", Moment, nullable=False),
+    Column("deadline", Moment, nullable=False),
+    # Set when a sweep sent the task; past it, the task counts as lost and is sent again.
+    Column("leased_until", Moment, nullable=True),
+    Column("dispatches", Integer, nullable=False),
+    PrimaryKeyConstraint("game_id", "decision", "which", name="pk_deadlines"),
+    Index("ix_deadlines_fire_at", "fire_at"),
+)
+"""One row per alarm the clock owes a game: a decision's deadline or one of its reminders."""
+
+
+# ------------------------------------------------------------------------ pure part
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    """What the clock owes: ``which`` of ``decision`` at ``fire_at`` (Unix ms)."""
+
+    decision: int
+    player: int
+    kind: str
+    which: str
+    fire_at: int
+    deadline: int
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """A claimed alarm: the task to send."""
+
+    game_id: str
+    decision: int
+    which: str
+    fire_at: datetime
+    deadline: datetime
+
+
+def soon_before(turn_ms: int) -> int:
+    """How long before the deadline the "soon" reminder goes: a sixth of the turn, at most
+    an hour (blitz 10 s, normal 30 s, relaxed 10 min, async 1 h)."""
+    return min(turn_ms // 6, SOON_AT_MOST_MS)
+
+
+def alarms_for(decision: int, player: int, kind: str, opened_at: int, deadline: int) -> list[Alarm]:
+    """The alarms of a decision opened at ``opened_at`` (ms) with ``deadline`` (ms), in
+    firing order. A reminder that would fire before the decision opened is dropped."""
+    # Whole seconds: the opening time is when the event was recorded, a few ms after the
+    # command's clock reading the deadline was computed from.
+    turn = round((deadline - opened_at) / 1000) * 1000
+    alarms: list[Alarm] = []
+    if turn > 0:
+        for which, at in ((HALF, deadline - turn // 2), (SOON, deadline - soon_before(turn))):
+            if opened_at < at < deadline and (not alarms or at > alarms[-1].fire_at):
+                alarms.append(Alarm(decision, player, kind, which, at, deadline))
+    alarms.append(Alarm(decision, player, kind, TIMEOUT, deadline, deadline))
+    return alarms
+
+
+def to_datetime(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def to_ms(moment: datetime) -> int:
+    return round(_aware(moment).timestamp() * 1000)
+
+
+# ------------------------------------------------------------------------- projection
+
+
+def apply(conn: Connection, game_id: str, event: Event, recorded_at: datetime) -> None:
+    """Bring the ``deadlines`` rows of ``game_id`` up to date with one recorded event."""
+    game = delete(deadlines).where(deadlines.c.game_id == game_id)
+    match event:
+        case DecisionOpened(decision=decision, player=player, kind=kind, deadline=deadline):
+            # One decision is owed at a time: a new one means the last was made.
+            conn.execute(game)
+            rows = [
+                {
+                    "game_id": game_id,
+                    "decision": a.decision,
+                    "which": a.which,
+                    "player": a.player,
+                    "kind": a.kind,
+                    "fire_at": to_datetime(a.fire_at),
+                    "deadline": to_datetime(a.deadline),
+                    "leased_until": None,
+                    "dispatches": 0,
+                }
+                for a in alarms_for(decision, player, kind, to_ms(recorded_at), deadline)
+            ]
+            conn.execute(insert(deadlines), rows)
+        case DecisionTimedOut(decision=decision):
+            conn.execute(game.where(deadlines.c.decision == decision))
+        case PlayerReminded(decision=decision, which=which):
+            conn.execute(game.where(deadlines.c.decision == decision, deadlines.c.which == which))
+        case RoundEnded() | GameEnded() | GameCancelled():
+            conn.execute(game)
+        case _:
+            pass
+
+
+WATCHED: Final = frozenset(
+    cls.TYPE
+    for cls in (
+        DecisionOpened,
+        DecisionTimedOut,
+        PlayerReminded,
+        RoundEnded,
+        GameEnded,
+        GameCancelled,
+    )
+)
+
+
+def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
+    """Read the event log from where this projection stopped and apply it; return how many
+    events were read. Safe to run from several processes: the position row is locked."""
+    total = 0
+    while True:
+        with _writer(engine) as conn:
+            position = _lock_position(conn)
+            stored = store.read_all(after_position=position, limit=batch)
+            for record in stored:
+                if record.type in WATCHED:
+                    event = decode(record.type, record.payload, record.schema_version)
+                    apply(conn, record.stream_id, event, record.recorded_at)
+            if stored:
+                conn.execute(
+                    update(projector_positions)
+                    .where(projector_positions.c.name == PROJECTION)
+                    .values(position=stored[-1].position)
+                )
+        total += len(stored)
+        if len(stored) < batch:
+            return total
+
+
+def _lock_position(conn: Connection) -> int:
+    table = projector_positions
+    query = select(table.c.position).where(table.c.name == PROJECTION)
+    if conn.dialect.name == "postgresql":
+        conn.execute(pg_insert(table).values(name=PROJECTION, position=0).on_conflict_do_nothing())
+        query = query.with_for_update()
+    position = conn.execute(query).scalar()
+    if position is None:  # SQLite: BEGIN IMMEDIATE already made us the only writer
+        conn.execute(insert(table).values(name=PROJECTION, position=0))
+        return 0
+    return int(position)
+
+
+@contextmanager
+def _writer(engine: Engine) -> Iterator[Connection]:
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
+        yield conn
+
+
+# ----------------------------------------------------------------------------- sweeper
+
+
+def claim_due(
+    conn: Connection,
+    now: datetime,
+    lease: timedelta = DEFAULT_LEASE,
+    lookahead: timedelta = timedelta(0),
+    limit: int = 1000,
+) -> list[Due]:
+    """Lease the alarms due by ``now + lookahead`` that no live task holds, earliest first.
+
+    Call inside a transaction; commit, then send one task per :class:`Due` (to run at its
+    ``fire_at``). A reminder whose deadline already passed is dropped instead: it would
+    only confuse.
+    """
+    c = deadlines.c
+    query = (
+        select(deadlines)
+        .where(c.fire_at <= now + lookahead, c.leased_until.is_(None) | (c.leased_until <= now))
+        .order_by(c.fire_at)
+        .limit(limit)
+    )
+    if conn.dialect.name == "postgresql":
+        # Concurrent sweepers each take different rows and never wait on each other.
+        query = query.with_for_update(skip_locked=True)
+    claimed: list[Due] = []
+    for row in conn.execute(query).mappings().all():
+        key = _key(row)
+        fire_at, deadline = _aware(row["fire_at"]), _aware(row["deadline"])
+        if row["which"] != TIMEOUT and deadline <= now:
+            conn.execute(delete(deadlines).where(*key))
+            continue
+        conn.execute(
+            update(deadlines)
+            .where(*key)
+            .values(leased_until=max(fire_at, now) + lease, dispatches=c.dispatches + 1)
+        )
+        claimed.append(Due(row["game_id"], row["decision"], row["which"], fire_at, deadline))
+    return claimed
+
+
+def sweep(
+    engine: Engine,
+    store: EventStore,
+    send: Callable[[Due], None],
+    now: datetime,
+    lease: timedelta = DEFAULT_LEASE,
+    lookahead: timedelta = timedelta(0),
+) -> list[Due]:
+    """Catch the projection up, claim what is due, commit, then ``send`` each claim.
+
+    Sending only after the commit means a task never runs before its lease is visible; a
+    send that fails (or a message the broker loses) leaves the lease to run out, and a
+    later sweep sends it again.
+    """
+    project(engine, store)
+    with _writer(engine) as conn:
+        claimed = claim_due(conn, now, lease, lookahead)
+    for due in claimed:
+        send(due)
+    return claimed
+
+
+def complete(conn: Connection, game_id: str, decision: int, which: str) -> None:
+    """The task of an alarm ran, whatever it appended: the alarm is done."""
+    c = deadlines.c
+    conn.execute(
+        delete(deadlines).where(c.game_id == game_id, c.decision == decision, c.which == which)
+    )
+
+
+def pending(conn: Connection, game_ids: Iterable[str] | None = None) -> Sequence[RowMapping]:
+    """The alarms not fired yet, earliest first (for tests, the benchmark and operators)."""
+    query = select(deadlines).order_by(deadlines.c.fire_at)
+    if game_ids is not None:
+        query = query.where(deadlines.c.game_id.in_(list(game_ids)))
+    return conn.execute(query).mappings().all()
+
+
+def _key(row: RowMapping) -> tuple[Any, ...]:
+    c = deadlines.c
+    return (c.game_id == row["game_id"], c.decision == row["decision"], c.which == row["which"])
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands back naive datetimes; they were stored in UTC.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
