@@ -1,0 +1,52 @@
+"""Engines: one function makes them, nothing is built at import time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import Connection
+
+from infra.settings import normalise_database_url
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for ``url`` (SQLite or PostgreSQL).
+
+    SQLite runs in WAL mode with a busy timeout so several processes can write, and its
+    transactions are begun by us: ``BEGIN IMMEDIATE`` when a connection carries the
+    execution option ``sqlite_begin="IMMEDIATE"`` (writers that read first), else a plain
+    ``BEGIN``.
+    """
+    url = normalise_database_url(url)
+    if url.startswith("sqlite"):
+        connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+        connect_args.update(kwargs.pop("connect_args", {}))
+        engine = create_engine(url, connect_args=connect_args, **kwargs)
+        _configure_sqlite(engine)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, **kwargs)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's begin() emit our BEGIN, not the driver's implicit one.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get("sqlite_begin", "")
+        connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def is_postgres(engine: Engine | Connection) -> bool:
+    return engine.dialect.name == "postgresql"

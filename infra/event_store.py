@@ -1,0 +1,387 @@
+"""The event store: one append-only ``events`` table, read by stream or in commit order.
+
+Stored types are stable strings chosen by the codec, never Python import paths. A row
+carries the ``schema_version`` its payload was written with; upcasters registered as
+``{(type, schema_version): function}`` turn an older payload into the next version's,
+step by step, whenever rows are read.
+
+On PostgreSQL every append takes one transaction-level advisory lock before it draws a
+position, so positions become visible in increasing order and a reader following
+:meth:`EventStore.read_all` never passes a position that a slower writer fills in later.
+On SQLite an append is a ``BEGIN IMMEDIATE`` transaction, which serialises writers too.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, delete, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+
+from infra.schema import events, processed_commands, snapshots
+
+# Any constant will do; it only has to be the one every appender uses.
+APPEND_LOCK_ID = 0x5AB0_7E0
+
+Payload = dict[str, Any]
+Upcaster = Callable[[Payload], Payload]
+Upcasters = Mapping[tuple[str, int], Upcaster]
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class EventStoreError(ValueError):
+    """Base class of the event store's errors."""
+
+
+class ConcurrencyError(EventStoreError):
+    """The stream moved on since the caller read it: ``expected_version`` is stale."""
+
+    def __init__(self, stream_id: str, expected: int, actual: int | None = None) -> None:
+        self.stream_id = stream_id
+        self.expected = expected
+        self.actual = actual
+        seen = "" if actual is None else f", it is at {actual}"
+        super().__init__(f"stream {stream_id!r} expected at version {expected}{seen}")
+
+
+class DuplicateCommand(EventStoreError):
+    """The idempotency key was already used on this stream."""
+
+    def __init__(self, stream_id: str, key: str, events: Sequence[StoredEvent]) -> None:
+        self.stream_id = stream_id
+        self.key = key
+        self.events = list(events)
+        super().__init__(f"command {key!r} was already processed on stream {stream_id!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append, already encoded by a codec."""
+
+    type: str
+    payload: Mapping[str, Any]
+    schema_version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    payload: Payload
+    metadata: Payload = field(default_factory=dict)
+    recorded_at: datetime = field(default_factory=utc_now)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    stream_id: str
+    version: int
+    kind: str
+    state: Any
+
+
+def upcast(event: StoredEvent, upcasters: Upcasters) -> StoredEvent:
+    """Apply the upcasters registered for ``event``'s type from its schema version on."""
+    payload, version = event.payload, event.schema_version
+    step = upcasters.get((event.type, version))
+    if step is None:
+        return event
+    while step is not None:
+        payload = step(dict(payload))
+        version += 1
+        step = upcasters.get((event.type, version))
+    return StoredEvent(
+        event.position,
+        event.stream_id,
+        event.version,
+        event.type,
+        version,
+        payload,
+        event.metadata,
+        event.recorded_at,
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands datetimes back naive; we only ever store UTC.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+_COLUMNS = (
+    events.c.position,
+    events.c.stream_id,
+    events.c.version,
+    events.c.type,
+    events.c.schema_version,
+    events.c.payload,
+    events.c.metadata,
+    events.c.recorded_at,
+)
+
+
+class EventStore:
+    """Append to and read from the ``events`` table through ``engine``."""
+
+    def __init__(
+        self, engine: Engine, upcasters: Upcasters | None = None, clock: Clock = utc_now
+    ) -> None:
+        self.engine = engine
+        self.upcasters: Upcasters = upcasters or {}
+        self.clock = clock
+        self._postgres = engine.dialect.name == "postgresql"
+
+    # -- writing -------------------------------------------------------------------
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        new_events: Iterable[NewEvent],
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        idempotency_key: str | None = None,
+    ) -> list[StoredEvent]:
+        """Append ``new_events`` after version ``expected_version`` of the stream.
+
+        Raises :class:`ConcurrencyError` when the stream is not at ``expected_version``
+        and :class:`DuplicateCommand` when ``idempotency_key`` was already recorded on
+        this stream. With a key, the key is recorded in the same transaction, even when
+        there are no events.
+        """
+        batch = list(new_events)
+        meta = dict(metadata or {})
+        try:
+            with self._writer() as conn:
+                if idempotency_key is not None:
+                    seen = self._processed(conn, stream_id, idempotency_key)
+                    if seen is not None:
+                        raise DuplicateCommand(stream_id, idempotency_key, seen)
+                current = self._current_version(conn, stream_id)
+                if current != expected_version:
+                    raise ConcurrencyError(stream_id, expected_version, current)
+                stored = self._insert(conn, stream_id, expected_version, batch, meta)
+                if idempotency_key is not None:
+                    conn.execute(
+                        insert(processed_commands).values(
+                            stream_id=stream_id,
+                            idempotency_key=idempotency_key,
+                            first_version=expected_version + 1,
+                            last_version=expected_version + len(batch),
+                            processed_at=self.clock(),
+                        )
+                    )
+                return stored
+        except IntegrityError as error:
+            # Another writer won the race between our check and our insert.
+            if idempotency_key is not None:
+                with self.engine.connect() as conn:
+                    seen = self._processed(conn, stream_id, idempotency_key)
+                if seen is not None:
+                    raise DuplicateCommand(stream_id, idempotency_key, seen) from error
+            raise ConcurrencyError(stream_id, expected_version) from error
+
+    def _writer(self) -> Any:
+        conn = self.engine.connect().execution_options(sqlite_begin="IMMEDIATE")
+        return _Transaction(conn, self._postgres)
+
+    def _insert(
+        self,
+        conn: Connection,
+        stream_id: str,
+        after: int,
+        batch: Sequence[NewEvent],
+        meta: Payload,
+    ) -> list[StoredEvent]:
+        if not batch:
+            return []
+        now = self.clock()
+        rows: list[dict[str, Any]] = [
+            {
+                "stream_id": stream_id,
+                "version": after + i,
+                "type": e.type,
+                "schema_version": e.schema_version,
+                "payload": dict(e.payload),
+                "metadata": meta,
+                "recorded_at": now,
+            }
+            for i, e in enumerate(batch, start=1)
+        ]
+        result = conn.execute(
+            insert(events).returning(events.c.position, sort_by_parameter_order=True), rows
+        )
+        positions = [row[0] for row in result]
+        return [
+            StoredEvent(
+                p, stream_id, r["version"], r["type"], r["schema_version"], r["payload"], meta, now
+            )
+            for p, r in zip(positions, rows, strict=True)
+        ]
+
+    # -- reading -------------------------------------------------------------------
+
+    def load(self, stream_id: str, after_version: int = 0) -> list[StoredEvent]:
+        """The stream's events after ``after_version``, oldest first, upcast."""
+        with self.engine.connect() as conn:
+            return self._load(conn, stream_id, after_version)
+
+    def _load(self, conn: Connection, stream_id: str, after_version: int) -> list[StoredEvent]:
+        rows = conn.execute(
+            select(*_COLUMNS)
+            .where(events.c.stream_id == stream_id, events.c.version > after_version)
+            .order_by(events.c.version)
+        )
+        return [self._row(row) for row in rows]
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        """Up to ``limit`` events of every stream after ``after_position``, in commit order."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(*_COLUMNS)
+                .where(events.c.position > after_position)
+                .order_by(events.c.position)
+                .limit(limit)
+            )
+            return [self._row(row) for row in rows]
+
+    def version(self, stream_id: str) -> int:
+        """The stream's last version (0 for a stream with no events)."""
+        with self.engine.connect() as conn:
+            return self._current_version(conn, stream_id)
+
+    def last_position(self) -> int:
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(select(func.coalesce(func.max(events.c.position), 0))).scalar_one()
+            )
+
+    def processed(self, stream_id: str, idempotency_key: str) -> list[StoredEvent] | None:
+        """The events a command with this key appended, or None if it never ran."""
+        with self.engine.connect() as conn:
+            return self._processed(conn, stream_id, idempotency_key)
+
+    def _processed(self, conn: Connection, stream_id: str, key: str) -> list[StoredEvent] | None:
+        row = conn.execute(
+            select(processed_commands.c.first_version, processed_commands.c.last_version).where(
+                processed_commands.c.stream_id == stream_id,
+                processed_commands.c.idempotency_key == key,
+            )
+        ).first()
+        if row is None:
+            return None
+        first, last = row
+        if last < first:
+            return []
+        rows = conn.execute(
+            select(*_COLUMNS)
+            .where(
+                and_(
+                    events.c.stream_id == stream_id,
+                    events.c.version >= first,
+                    events.c.version <= last,
+                )
+            )
+            .order_by(events.c.version)
+        )
+        return [self._row(r) for r in rows]
+
+    @staticmethod
+    def _current_version(conn: Connection, stream_id: str) -> int:
+        return int(
+            conn.execute(
+                select(func.coalesce(func.max(events.c.version), 0)).where(
+                    events.c.stream_id == stream_id
+                )
+            ).scalar_one()
+        )
+
+    def _row(self, row: Any) -> StoredEvent:
+        event = StoredEvent(
+            row.position,
+            row.stream_id,
+            row.version,
+            row.type,
+            row.schema_version,
+            row.payload,
+            row.metadata,
+            _aware(row.recorded_at),
+        )
+        return upcast(event, self.upcasters) if self.upcasters else event
+
+    # -- snapshots -----------------------------------------------------------------
+
+    def save_snapshot(self, stream_id: str, version: int, kind: str, state: Any) -> None:
+        """Keep ``state`` as the stream's state at ``version`` (replacing an older one)."""
+        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        values = {
+            "stream_id": stream_id,
+            "version": version,
+            "state_kind": kind,
+            "state": blob,
+            "taken_at": self.clock(),
+        }
+        dialect_insert = postgresql.insert if self._postgres else sqlite.insert
+        statement = dialect_insert(snapshots).values(**values)
+        statement = statement.on_conflict_do_update(
+            index_elements=[snapshots.c.stream_id],
+            set_={k: statement.excluded[k] for k in values if k != "stream_id"},
+            where=snapshots.c.version < statement.excluded.version,
+        )
+        with self.engine.begin() as conn:
+            conn.execute(statement)
+
+    def load_snapshot(self, stream_id: str, kind: str) -> Snapshot | None:
+        """The stream's snapshot, or None when there is none, it is of another kind, or it
+        cannot be unpickled: a snapshot is a cache, the events are the truth."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(snapshots.c.version, snapshots.c.state_kind, snapshots.c.state).where(
+                    snapshots.c.stream_id == stream_id
+                )
+            ).first()
+        if row is None or row.state_kind != kind:
+            return None
+        try:
+            state = pickle.loads(row.state)  # our own table, written by us
+        except Exception:
+            return None
+        return Snapshot(stream_id, row.version, kind, state)
+
+    def delete_snapshots(self) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(delete(snapshots))
+
+
+class _Transaction:
+    """``with`` block: a write transaction that holds the append lock on PostgreSQL."""
+
+    def __init__(self, conn: Connection, postgres: bool) -> None:
+        self.conn = conn
+        self.postgres = postgres
+
+    def __enter__(self) -> Connection:
+        self.transaction = self.conn.begin()
+        if self.postgres:
+            self.conn.execute(select(func.pg_advisory_xact_lock(APPEND_LOCK_ID)))
+        return self.conn
+
+    def __exit__(self, kind: object, error: object, traceback: object) -> None:
+        try:
+            if kind is None:
+                self.transaction.commit()
+            else:
+                self.transaction.rollback()
+        finally:
+            self.conn.close()

@@ -1,0 +1,111 @@
+"""Settings read from the environment and an optional ``.env`` file.
+
+With nothing set, everything runs on one machine with no services: a SQLite file
+database and a Celery broker kept in a SQLite file. ``DATABASE_URL`` and ``REDIS_URL``
+switch to PostgreSQL and Redis.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+DEFAULT_DATABASE_URL = "sqlite:///./saboteur.db"
+DEFAULT_BROKER_URL = "sqla+sqlite:///./celery-broker.db"
+
+
+class ConfigurationError(ValueError):
+    """The configuration cannot be used; the message is one line a person can act on."""
+
+
+def normalise_database_url(url: str) -> str:
+    """Return a SQLAlchemy URL, with PostgreSQL going through psycopg 3.
+
+    >>> normalise_database_url("postgres://u:p@db:5432/app")
+    'postgresql+psycopg://u:p@db:5432/app'
+    >>> normalise_database_url("sqlite:///./saboteur.db")
+    'sqlite:///./saboteur.db'
+    """
+    url = url.strip()
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            url = "postgresql+psycopg://" + url[len(prefix) :]
+    try:
+        parsed: URL = make_url(url)
+    except ArgumentError as error:
+        raise ConfigurationError(f"DATABASE_URL {url!r} is not a database URL") from error
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise ConfigurationError(
+            f"DATABASE_URL must be sqlite:// or postgresql://, not {parsed.drivername}://"
+        )
+    return url
+
+
+class Settings(BaseSettings):
+    """Every setting, its environment variable and its default."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    telegram_bot_token: str = ""
+    database_url: str = DEFAULT_DATABASE_URL
+    redis_url: str = ""
+    celery_broker_url: str = ""
+    webhook_url: str = ""
+    webhook_port: int = Field(default=8443, ge=1, le=65535)
+    default_language: str = "en"
+    snapshot_every: int = Field(default=50, ge=1)
+    sweep_interval_seconds: float = Field(default=5.0, gt=0)
+    log_level: str = "INFO"
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        return normalise_database_url(value or DEFAULT_DATABASE_URL)
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("REDIS_URL must start with redis:// or rediss://")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        value = value.strip().upper()
+        if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return value
+
+    @cached_property
+    def broker_url(self) -> str:
+        """The Celery broker: CELERY_BROKER_URL, else REDIS_URL, else a SQLite file."""
+        return self.celery_broker_url or self.redis_url or DEFAULT_BROKER_URL
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the settings, turning a validation failure into one readable line.
+
+    Raises :class:`ConfigurationError`.
+    """
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']).upper() or 'settings'}: {e['msg']}"
+            for e in error.errors()
+        )
+        raise ConfigurationError(f"bad configuration: {problems}") from None
+    except ConfigurationError:
+        raise

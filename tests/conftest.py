@@ -1,0 +1,153 @@
+"""Shared fixtures: database URLs on real servers, Redis, and the skip-or-fail rule.
+
+PostgreSQL and Redis are the real servers on 127.0.0.1 (override with
+``TEST_POSTGRES_URL`` / ``TEST_REDIS_URL``). When one is unreachable its tests are
+skipped with the reason, except in CI (``CI=true``), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from infra.migrations import upgrade
+
+POSTGRES_SERVER_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REDIS_SERVER_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(service: str, reason: object) -> None:
+    """Skip (locally) or fail (in CI) because ``service`` cannot be reached."""
+    message = f"{service} is unreachable: {reason}"
+    if IN_CI:
+        pytest.fail(f"{message} (CI=true requires it)", pytrace=False)
+    pytest.skip(message)
+
+
+# -- PostgreSQL ---------------------------------------------------------------------
+
+
+def _admin_url() -> str:
+    return make_url(POSTGRES_SERVER_URL).render_as_string(hide_password=False)
+
+
+def create_postgres_database(prefix: str = "saboteur_test") -> str:
+    """Create an empty, uniquely named database and return its URL."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(_admin_url(), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        admin.dispose()
+    return make_url(POSTGRES_SERVER_URL).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_postgres_database(url: str) -> None:
+    name = make_url(url).database
+    admin = create_engine(_admin_url(), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_available() -> None:
+    engine = create_engine(_admin_url(), connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as error:
+        unavailable("PostgreSQL", f"{POSTGRES_SERVER_URL}: {type(error).__name__}")
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_available: None) -> Iterator[str]:
+    """A fresh PostgreSQL database for the session, migrated to head, dropped after."""
+    url = create_postgres_database()
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        drop_postgres_database(url)
+
+
+# -- SQLite -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite file database for the session, migrated to head."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('sqlite') / 'saboteur.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """Each test runs once on SQLite and once on PostgreSQL (a shared, migrated database:
+    use unique stream ids, or ``fresh_db_url`` for a database of your own)."""
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@pytest.fixture
+def empty_database(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[str], str]]:
+    """A factory: ``empty_database("sqlite" | "postgres")`` returns the URL of a new,
+    empty database (no tables), dropped after the test."""
+    created: list[str] = []
+
+    def make(backend: str) -> str:
+        if backend == "sqlite":
+            return f"sqlite:///{tmp_path / f'{uuid.uuid4().hex[:8]}.db'}"
+        request.getfixturevalue("postgres_available")
+        url = create_postgres_database()
+        created.append(url)
+        return url
+
+    yield make
+    for url in created:
+        drop_postgres_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def fresh_db_url(request: pytest.FixtureRequest, empty_database: Callable[[str], str]) -> str:
+    """A new database of the test's own, migrated to head, on SQLite then PostgreSQL."""
+    url = empty_database(request.param)
+    upgrade(url)
+    return url
+
+
+# -- Redis --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A Redis URL on a dedicated database number, flushed before and after the test."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_SERVER_URL, socket_connect_timeout=3)
+    try:
+        client.flushdb()
+    except Exception as error:
+        client.close()
+        unavailable("Redis", f"{REDIS_SERVER_URL}: {type(error).__name__}")
+    try:
+        yield REDIS_SERVER_URL
+    finally:
+        client.flushdb()
+        client.close()
