@@ -1,0 +1,99 @@
+"""Given events, when a command, then events (or an error): the Decider's test idiom."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pytest
+
+from domain.cards import Edition, deck, dwarf_cards
+from domain.commands import Command
+from domain.decider import decide, fold
+from domain.errors import DomainError
+from domain.events import (
+    DecisionOpened,
+    Event,
+    GameCreated,
+    GameStarted,
+    PlayerJoined,
+    RoundStarted,
+)
+from domain.state import GameState
+
+T0 = 1_000_000  # a command's clock in tests
+TURN = 60  # seconds per turn in the games below
+GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")  # treasure at (8, 0)
+
+
+def given(*events: Event | Iterable[Event]) -> GameState:
+    flat: list[Event] = []
+    for item in events:
+        flat.extend(item if isinstance(item, list | tuple) else [item])  # type: ignore[arg-type]
+    return fold(flat)
+
+
+def when(state: GameState, command: Command) -> list[Event]:
+    return decide(state, command)
+
+
+def then_raises(state: GameState, command: Command, error: type[DomainError]) -> DomainError:
+    with pytest.raises(error) as caught:
+        decide(state, command)
+    return caught.value
+
+
+def ids(edition: Edition, kind: str) -> list[int]:
+    """Deck ids of every card of ``kind`` (a path kind or an action value)."""
+    return [c.id for c in deck(edition) if c.kind == kind]
+
+
+def lobby(edition: Edition = "base", players: int = 3, house_rule: bool = False) -> list[Event]:
+    events: list[Event] = [GameCreated(1, "P1", edition, -100, TURN, house_rule)]
+    events += [PlayerJoined(p, f"P{p}") for p in range(2, players + 1)]
+    return events
+
+
+def dealt(
+    edition: Edition = "base",
+    players: int = 3,
+    hands: Mapping[int, tuple[int, ...]] | None = None,
+    roles: Mapping[int, str] | None = None,
+    draw_pile: tuple[int, ...] | None = None,
+    first: int = 1,
+    round: int = 1,
+    nuggets: tuple[int, ...] = (3, 2, 1, 1, 2, 3, 1, 1, 1, 1, 2, 2, 3, 1, 1),
+    house_rule: bool = False,
+) -> list[Event]:
+    """A game whose round ``round`` was just dealt as given, with player ``first`` on turn.
+
+    Players are 1..players; unlisted hands get 4 unused cards; the draw pile is every
+    card left (or ``draw_pile``). Roles default to what the edition's dwarves allow.
+    """
+    seating = tuple(range(1, players + 1))
+    hands = dict(hands or {})
+    used = {c for h in hands.values() for c in h}
+    spare = [c.id for c in deck(edition) if c.id not in used and c.id not in (draw_pile or ())]
+    for p in seating:
+        if p not in hands:
+            hands[p], spare = tuple(spare[:4]), spare[4:]
+    pool = list(dwarf_cards(edition, players))
+    given_roles = dict(roles or {})
+    for role in given_roles.values():
+        pool.remove(next(r for r in pool if r.value == role))
+    all_roles = {p: given_roles.get(p) or pool.pop(0).value for p in seating}
+    events: list[Event] = lobby(edition, players, house_rule)
+    events.append(GameStarted(seating, nuggets if edition == "base" else ()))
+    events.append(
+        RoundStarted(
+            round=round,
+            roles=tuple(all_roles.items()),
+            dwarf_pile=tuple(r.value for r in pool),
+            hands=tuple((p, hands[p]) for p in seating),
+            draw_pile=tuple(spare) if draw_pile is None else draw_pile,
+            set_aside=(),
+            goals=GOALS,
+            first_player=first,
+        )
+    )
+    events.append(DecisionOpened(1, first, "turn", T0 + TURN * 1000))
+    return events
