@@ -1,0 +1,122 @@
+"""Callback data survives a round trip in 64 bytes, and nothing else is accepted."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tgbot.callback import (
+    MAX_COORD,
+    MAX_PLAYER,
+    MAX_SMALL,
+    MAX_VERSION,
+    TOOLS,
+    BadCallback,
+    CallbackData,
+    decode,
+    encode,
+    key_from_token,
+)
+
+KEY = key_from_token("123456:TEST")
+OTHER_KEY = key_from_token("654321:OTHER")
+
+small = st.none() | st.integers(0, MAX_SMALL)
+callback_data = st.builds(
+    CallbackData,
+    action=st.from_regex(r"[a-z0-9_]{1,3}", fullmatch=True),
+    game=st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True),
+    version=st.integers(0, MAX_VERSION),
+    card=small,
+    cell=st.none()
+    | st.tuples(st.integers(-MAX_COORD, MAX_COORD), st.integers(-MAX_COORD, MAX_COORD)),
+    rotated=st.booleans(),
+    player=st.none() | st.integers(-MAX_PLAYER, MAX_PLAYER),
+    tool=st.none() | st.sampled_from(TOOLS),
+    page=small,
+    value=small,
+)
+
+
+@given(callback_data)
+def test_every_valid_callback_round_trips_within_64_bytes(data: CallbackData) -> None:
+    raw = encode(data, KEY)
+    assert len(raw.encode()) <= 64
+    assert decode(raw, KEY) == data
+
+
+def test_the_largest_callback_still_fits() -> None:
+    data = CallbackData(
+        "abc",
+        "g" * 12,
+        MAX_VERSION,
+        card=MAX_SMALL,
+        cell=(-MAX_COORD, MAX_COORD),
+        rotated=True,
+        player=-MAX_PLAYER,
+        tool="lantern",
+        page=MAX_SMALL,
+        value=MAX_SMALL,
+    )
+    assert len(encode(data, KEY)) <= 64
+    assert decode(encode(data, KEY), KEY) == data
+
+
+@given(st.text(max_size=80))
+def test_random_text_is_refused(garbage: str) -> None:
+    with pytest.raises(BadCallback):
+        decode(garbage, KEY)
+
+
+@given(st.binary(min_size=1, max_size=48))
+def test_random_base64_is_refused(blob: bytes) -> None:
+    with pytest.raises(BadCallback):
+        decode(base64.urlsafe_b64encode(blob).rstrip(b"=").decode(), KEY)
+
+
+@given(callback_data, st.data())
+def test_any_changed_character_is_refused(data: CallbackData, draw: st.DataObject) -> None:
+    raw = encode(data, KEY)
+    index = draw.draw(st.integers(0, len(raw) - 1))
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    replacement = draw.draw(st.sampled_from(alphabet).filter(lambda c: c != raw[index]))
+    with pytest.raises(BadCallback):
+        decode(raw[:index] + replacement + raw[index + 1 :], KEY)
+
+
+@given(callback_data)
+def test_data_signed_with_another_key_is_refused(data: CallbackData) -> None:
+    with pytest.raises(BadCallback):
+        decode(encode(data, OTHER_KEY), KEY)
+
+
+@given(callback_data)
+def test_truncated_or_extended_data_is_refused(data: CallbackData) -> None:
+    raw = encode(data, KEY)
+    with pytest.raises(BadCallback):
+        decode(raw[:-1], KEY)
+    with pytest.raises(BadCallback):
+        decode(raw + "A", KEY)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"action": "toolong"},
+        {"action": ""},
+        {"game": "has space"},
+        {"game": "x" * 13},
+        {"version": -1},
+        {"card": MAX_SMALL + 1},
+        {"cell": (MAX_COORD + 1, 0)},
+        {"player": MAX_PLAYER + 1},
+        {"tool": "hammer"},
+    ],
+)
+def test_values_outside_the_limits_cannot_be_built(fields: dict[str, object]) -> None:
+    arguments: dict[str, object] = {"action": "pl", "game": "g1", "version": 1} | fields
+    with pytest.raises(ValueError):
+        CallbackData(**arguments)  # type: ignore[arg-type]
