@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Final, assert_never
 
-from domain import _scoring_fallback as scoring
 from domain import board as geo
-from domain import errors, rng
+from domain import errors, rng, scoring
 from domain.cards import (
     BREAKS,
     EDITIONS,
@@ -214,7 +213,7 @@ def action_targets(state: GameState, actor: PlayerId, action: Action) -> list[Ta
 
 def theft_victims(state: GameState, thief: PlayerId) -> tuple[PlayerId, ...]:
     gold = {p: state.gold.get(p, 0) for p in state.seating}
-    return tuple(scoring.theft_victims(thief, gold))
+    return scoring.theft_victims(thief, gold, state.seating)
 
 
 def pick_values(state: GameState) -> tuple[int, ...]:
@@ -406,9 +405,8 @@ def _end_round(log: _Log, reached_by: PlayerId | None, at: int, seed: int) -> No
             diggers = sum(1 for p in seating if roles[p] is Role.GOLD_DIGGER)
             count = scoring.base_nuggets_to_draw(len(seating), diggers, state.gold_house_rule)
             nuggets = state.nugget_pile[:count]
-            order = tuple(scoring.base_pick_order(seating, roles, reached_by))
-            if order:
-                picks = tuple(order[i % len(order)] for i in range(len(nuggets)))
+            picks = scoring.base_house_rule_pick_order(seating, roles, reached_by, len(nuggets))
+            if picks:
                 log.emit(GoldPickStarted(nuggets, picks))
             _next_pick(log, at, seed)
             return
