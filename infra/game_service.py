@@ -1,0 +1,239 @@
+"""The game service: load → fold → decide → append, retried on a concurrent write.
+
+It knows nothing of the rules: a :class:`Decider` (``initial_state``, ``decide``,
+``evolve``) and a :class:`Codec` (``encode``, ``decode``) are handed to it, the real
+domain modules in production (see :mod:`infra.bootstrap`) and small fakes in tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from infra.event_store import (
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStore,
+    NewEvent,
+    StoredEvent,
+)
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S")
+E = TypeVar("E")
+
+DEFAULT_SNAPSHOT_EVERY = 50
+DEFAULT_ATTEMPTS = 5
+
+
+class Decider(Protocol):
+    """The rules: pure functions over a state, commands and events."""
+
+    def initial_state(self) -> Any: ...
+    def decide(self, state: Any, command: Any, /) -> Sequence[Any]: ...
+    def evolve(self, state: Any, event: Any, /) -> Any: ...
+
+
+class Codec(Protocol):
+    """Events to and from stored ``(type, payload)`` pairs."""
+
+    def encode(self, event: Any, /) -> tuple[str, dict[str, Any]]: ...
+    def decode(self, type_: str, payload: dict[str, Any], schema_version: int, /) -> Any: ...
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def random_seed() -> int:
+    # Never 0: 0 means "not stamped yet".
+    return secrets.randbits(63) or 1
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded(Generic[S]):
+    state: S
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one command did: its events (those recorded the first time, for a repeated
+    idempotency key), the state after them and the stream's version."""
+
+    events: list[Any]
+    state: Any
+    version: int
+    duplicate: bool = False
+
+
+def state_kind(decider: Decider) -> str:
+    """A name for the decider's state shape: snapshots of another shape are ignored."""
+    state = decider.initial_state()
+    kind = type(state)
+    shape = (
+        ",".join(f.name for f in dataclasses.fields(state))
+        if dataclasses.is_dataclass(state)
+        else ""
+    )
+    version = getattr(decider, "STATE_VERSION", 1)
+    digest = hashlib.sha1(f"{shape}|{version}".encode()).hexdigest()[:12]
+    return f"{kind.__module__}.{kind.__qualname__}:{digest}"
+
+
+class GameService:
+    """Runs commands against games stored as event streams (one stream per game)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        decider: Decider,
+        codec: Codec,
+        *,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        clock_ms: Callable[[], int] = now_ms,
+        seeds: Callable[[], int] = random_seed,
+        attempts: int = DEFAULT_ATTEMPTS,
+    ) -> None:
+        self.store = store
+        self.decider = decider
+        self.codec = codec
+        self.snapshot_every = snapshot_every
+        self.clock_ms = clock_ms
+        self.seeds = seeds
+        self.attempts = attempts
+        self.schema_version: int = int(getattr(codec, "SCHEMA_VERSION", 1))
+        self.kind = state_kind(decider)
+
+    # -- reading -------------------------------------------------------------------
+
+    def load(self, game_id: str) -> Loaded[Any]:
+        """The game's current state and version: the snapshot, then the events after it."""
+        snapshot = self.store.load_snapshot(game_id, self.kind)
+        state, version = (
+            (snapshot.state, snapshot.version)
+            if snapshot is not None
+            else (self.decider.initial_state(), 0)
+        )
+        base = version
+        for stored in self.store.load(game_id, after_version=version):
+            state = self.decider.evolve(state, self.decode(stored))
+            version = stored.version
+        if version - base >= self.snapshot_every:
+            self._snapshot(game_id, version, state)
+        return Loaded(state, version)
+
+    def decode(self, stored: StoredEvent) -> Any:
+        return self.codec.decode(stored.type, stored.payload, stored.schema_version)
+
+    def events(self, game_id: str, after_version: int = 0) -> list[Any]:
+        """The game's decoded events after ``after_version``."""
+        return [self.decode(e) for e in self.store.load(game_id, after_version=after_version)]
+
+    # -- writing -------------------------------------------------------------------
+
+    def handle(
+        self,
+        game_id: str,
+        command: Any,
+        idempotency_key: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[Any]:
+        """Run ``command`` on the game and return the events it appended.
+
+        The same ``idempotency_key`` twice appends once; the second call returns the
+        events of the first. Raises the decider's errors (nothing appended) and
+        :class:`~infra.event_store.ConcurrencyError` when every attempt lost a race.
+        """
+        return self.execute(game_id, command, idempotency_key, metadata).events
+
+    def execute(
+        self,
+        game_id: str,
+        command: Any,
+        idempotency_key: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Outcome:
+        """Like :meth:`handle`, returning the state and version after the command too."""
+        command = self.stamp(command)
+        meta = self._metadata(command, idempotency_key, metadata)
+        for attempt in range(1, self.attempts + 1):
+            if idempotency_key is not None:
+                seen = self.store.processed(game_id, idempotency_key)
+                if seen is not None:
+                    return self._repeat(game_id, seen)
+            loaded = self.load(game_id)
+            new_events = list(self.decider.decide(loaded.state, command))
+            encoded = [self._encode(e) for e in new_events]
+            try:
+                self.store.append(
+                    game_id,
+                    loaded.version,
+                    encoded,
+                    meta,
+                    idempotency_key=idempotency_key,
+                )
+            except DuplicateCommand as duplicate:
+                return self._repeat(game_id, duplicate.events)
+            except ConcurrencyError:
+                if attempt == self.attempts:
+                    raise
+                log.debug("game %s moved on; deciding again (attempt %d)", game_id, attempt)
+                continue
+            state = loaded.state
+            for event in new_events:
+                state = self.decider.evolve(state, event)
+            version = loaded.version + len(new_events)
+            if (
+                new_events
+                and version // self.snapshot_every > loaded.version // self.snapshot_every
+            ):
+                self._snapshot(game_id, version, state)
+            return Outcome(new_events, state, version)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def stamp(self, command: Any) -> Any:
+        """Fill a command's ``at`` and ``seed`` from the clock and chance when they are 0."""
+        if not dataclasses.is_dataclass(command) or isinstance(command, type):
+            return command
+        changes: dict[str, int] = {}
+        if getattr(command, "at", None) == 0:
+            changes["at"] = self.clock_ms()
+        if getattr(command, "seed", None) == 0:
+            changes["seed"] = self.seeds()
+        return dataclasses.replace(command, **changes) if changes else command
+
+    def _encode(self, event: Any) -> NewEvent:
+        type_, payload = self.codec.encode(event)
+        return NewEvent(type_, payload, self.schema_version)
+
+    def _repeat(self, game_id: str, seen: Sequence[StoredEvent]) -> Outcome:
+        loaded = self.load(game_id)
+        return Outcome([self.decode(e) for e in seen], loaded.state, loaded.version, True)
+
+    def _metadata(
+        self, command: Any, key: str | None, extra: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        meta: dict[str, Any] = {"command": type(command).__name__}
+        actor = getattr(command, "actor", None)
+        if actor is not None:
+            meta["actor"] = actor
+        if key is not None:
+            meta["idempotency_key"] = key
+            meta.setdefault("causation_id", key)
+        meta.update(extra or {})
+        meta.setdefault("correlation_id", meta.get("causation_id") or secrets.token_hex(8))
+        return meta
+
+    def _snapshot(self, game_id: str, version: int, state: Any) -> None:
+        try:
+            self.store.save_snapshot(game_id, version, self.kind, state)
+        except Exception:  # a snapshot is only a cache
+            log.warning("could not snapshot game %s at %d", game_id, version, exc_info=True)

@@ -1,0 +1,253 @@
+"""Read models built from the log: ``games`` and ``player_stats``.
+
+A projector follows :meth:`EventStore.read_all` and records how far it got in
+``projector_positions``, in the same transaction as the read-model rows it wrote, so a
+crash never applies an event twice or skips one. Projections work on stored event types
+and payload dicts, not on the rules engine, and take every time from the event
+(``recorded_at``, deadlines), so rebuilding from the log gives the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+
+from infra.event_store import EventStore, StoredEvent
+from infra.schema import games, player_stats, projector_positions
+
+READ_MODELS_PROJECTOR = "read_models"
+DEFAULT_BATCH = 500
+
+Row = dict[str, Any]
+
+
+def ms_to_datetime(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+@contextmanager
+def _writer(engine: Engine) -> Iterator[Connection]:
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
+        yield conn
+
+
+def _lock_position(conn: Connection, name: str) -> int:
+    """Lock the projector's position row (creating it) and return the position."""
+    query = select(projector_positions.c.position).where(projector_positions.c.name == name)
+    if conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    position = conn.execute(query).scalar()
+    if position is None:
+        conn.execute(insert(projector_positions).values(name=name, position=0))
+        position = conn.execute(query).scalar_one()
+    return int(position)
+
+
+class Projector:
+    """Applies the log to the read models, batch by batch."""
+
+    def __init__(self, engine: Engine, store: EventStore, name: str = READ_MODELS_PROJECTOR):
+        self.engine = engine
+        self.store = store
+        self.name = name
+
+    def position(self) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(projector_positions.c.position).where(
+                    projector_positions.c.name == self.name
+                )
+            ).scalar()
+        return int(value or 0)
+
+    def run_once(self, batch: int = DEFAULT_BATCH) -> int:
+        """Apply the next batch of events; return how many were applied."""
+        start = self.position()
+        new = self.store.read_all(after_position=start, limit=batch)
+        if not new:
+            return 0
+        with _writer(self.engine) as conn:
+            if _lock_position(conn, self.name) != start:
+                return 0  # another projector got there first; read again
+            for event in new:
+                apply(conn, event)
+            conn.execute(
+                update(projector_positions)
+                .where(projector_positions.c.name == self.name)
+                .values(position=new[-1].position)
+            )
+        return len(new)
+
+    def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
+        """Apply every event recorded so far; return how many."""
+        total = 0
+        while True:
+            done = self.run_once(batch)
+            if done == 0 and self.position() >= self.store.last_position():
+                return total
+            total += done
+
+    def rebuild(self, batch: int = DEFAULT_BATCH) -> int:
+        """Empty the read models (never the events) and replay the whole log into them."""
+        with _writer(self.engine) as conn:
+            _lock_position(conn, self.name)
+            conn.execute(delete(games))
+            conn.execute(delete(player_stats))
+            conn.execute(
+                update(projector_positions)
+                .where(projector_positions.c.name == self.name)
+                .values(position=0)
+            )
+        return self.catch_up(batch)
+
+
+# -- projections ----------------------------------------------------------------------
+
+
+def apply(conn: Connection, event: StoredEvent) -> None:
+    """Apply one stored event to the read models."""
+    handler = _HANDLERS.get(event.type)
+    game = _game(conn, event.stream_id)
+    if game is None and event.type != "game_created":
+        return  # not a game stream, or a game this projection cannot know
+    if handler is not None:
+        game = handler(conn, game or {}, event.payload, event)
+    if game is not None:
+        game["version"] = event.version
+        game["updated_at"] = event.recorded_at
+        _save_game(conn, event.stream_id, game)
+
+
+Handler = Callable[[Connection, Row, dict[str, Any], StoredEvent], Row]
+
+
+def _game(conn: Connection, stream_id: str) -> Row | None:
+    row = conn.execute(select(games).where(games.c.stream_id == stream_id)).mappings().first()
+    return None if row is None else dict(row)
+
+
+def _save_game(conn: Connection, stream_id: str, game: Row) -> None:
+    values = {k: v for k, v in game.items() if k != "stream_id"}
+    done = conn.execute(update(games).where(games.c.stream_id == stream_id).values(**values))
+    if done.rowcount == 0:
+        conn.execute(insert(games).values(stream_id=stream_id, **values))
+
+
+def _edition(value: Any) -> str | None:
+    return None if value is None else str(getattr(value, "value", value))
+
+
+def _created(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    return {
+        "chat_id": p.get("chat_id"),
+        "status": "lobby",
+        "edition": _edition(p.get("edition")),
+        "players": [{"id": p["creator"], "name": p.get("creator_name", "")}],
+        "round": 0,
+        "current_player": None,
+        "decision_id": None,
+        "decision_kind": None,
+        "deadline": None,
+        "created_at": e.recorded_at,
+    }
+
+
+def _joined(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    players = [q for q in game["players"] if q["id"] != p["player"]]
+    return {**game, "players": [*players, {"id": p["player"], "name": p.get("name", "")}]}
+
+
+def _left(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    return {**game, "players": [q for q in game["players"] if q["id"] != p["player"]]}
+
+
+def _settings(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    return {**game, "edition": _edition(p.get("edition", game["edition"]))}
+
+
+def _started(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    by_id = {q["id"]: q for q in game["players"]}
+    seating = [by_id.get(pid, {"id": pid, "name": ""}) for pid in p.get("seating", [])]
+    return {**game, "status": "playing", "players": seating or game["players"]}
+
+
+def _round_started(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    return {**game, "round": p.get("round", game["round"] + 1)}
+
+
+def _decision(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    return {
+        **game,
+        "current_player": p.get("player"),
+        "decision_id": p.get("decision"),
+        "decision_kind": p.get("kind"),
+        "deadline": ms_to_datetime(p["deadline"]) if p.get("deadline") else None,
+    }
+
+
+def _no_decision(game: Row) -> Row:
+    return {
+        **game,
+        "current_player": None,
+        "decision_id": None,
+        "decision_kind": None,
+        "deadline": None,
+    }
+
+
+def _round_ended(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    for player in p.get("winners", []):
+        _bump(conn, player, _name(game, player), rounds_won=1)
+    return _no_decision(game)
+
+
+def _ended(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    gold = {int(pid): int(amount) for pid, amount in p.get("gold", [])}
+    winners = set(p.get("winners", []))
+    for player in game["players"]:
+        pid = player["id"]
+        _bump(conn, pid, player["name"], games=1, wins=int(pid in winners), gold=gold.get(pid, 0))
+    return {**_no_decision(game), "status": "ended"}
+
+
+def _cancelled(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    return {**_no_decision(game), "status": "cancelled"}
+
+
+def _name(game: Row, player: int) -> str:
+    return next((q["name"] for q in game["players"] if q["id"] == player), "")
+
+
+def _bump(conn: Connection, player: int, name: str, **deltas: int) -> None:
+    row = (
+        conn.execute(select(player_stats).where(player_stats.c.player_id == player))
+        .mappings()
+        .first()
+    )
+    if row is None:
+        base = {"games": 0, "wins": 0, "rounds_won": 0, "gold": 0}
+        base.update(deltas)
+        conn.execute(insert(player_stats).values(player_id=player, name=name, **base))
+        return
+    values: dict[str, Any] = {k: row[k] + v for k, v in deltas.items()}
+    if name:
+        values["name"] = name
+    conn.execute(update(player_stats).where(player_stats.c.player_id == player).values(**values))
+
+
+_HANDLERS: dict[str, Handler] = {
+    "game_created": _created,
+    "player_joined": _joined,
+    "player_left": _left,
+    "settings_changed": _settings,
+    "game_started": _started,
+    "round_started": _round_started,
+    "decision_opened": _decision,
+    "round_ended": _round_ended,
+    "game_ended": _ended,
+    "game_cancelled": _cancelled,
+}
