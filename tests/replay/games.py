@@ -1,0 +1,71 @@
+"""Random legal games for replay tests: every move drawn from ``legal_moves`` with a seeded
+``random.Random``, some turns left to time out. Each event is kept with the live game's
+state right after it."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from domain.cards import Edition
+from domain.commands import Command, CreateGame, JoinGame, StartGame, TimeOut
+from domain.decider import decide, evolve, initial_state, is_terminal
+from domain.events import Event
+from domain.moves import legal_moves
+from domain.state import GameState
+
+CHAT_ID = -1001
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    events: tuple[Event, ...]
+    states: tuple[GameState, ...]  # states[i]: the live state after events[: i + 1]
+
+    @property
+    def final(self) -> GameState:
+        return self.states[-1]
+
+
+def play(
+    seed: int,
+    players: int = 4,
+    edition: Edition = "base",
+    *,
+    chat_id: int = CHAT_ID,
+    timeouts: float = 0.05,
+    finish: bool = True,
+    max_commands: int = 5000,
+    first_player_id: int = 101,
+) -> PlayedGame:
+    rng = random.Random(seed)
+    state = initial_state()
+    events: list[Event] = []
+    states: list[GameState] = []
+
+    def run(command: Command) -> None:
+        nonlocal state
+        for event in decide(state, command):
+            state = evolve(state, event)
+            events.append(event)
+            states.append(state)
+
+    ids = [first_player_id + i for i in range(players)]
+    run(CreateGame(ids[0], f"P{ids[0]}", edition, chat_id=chat_id, at=1_000))
+    for player in ids[1:]:
+        run(JoinGame(player, f"P{player}", at=2_000))
+    run(StartGame(ids[0], at=3_000, seed=rng.getrandbits(48)))
+    commands = 0
+    while not is_terminal(state) and commands < max_commands:
+        if not finish and state.round >= 2:
+            break
+        pending = state.pending
+        assert pending is not None, "a running game always waits on someone"
+        at = 4_000 + commands
+        if rng.random() < timeouts:
+            run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
+        else:
+            move = rng.choice(legal_moves(state, pending.player))
+            run(replace(move, at=at, seed=rng.getrandbits(48)))  # type: ignore[type-var]
+        commands += 1
+    return PlayedGame(tuple(events), tuple(states))
