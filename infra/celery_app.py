@@ -22,6 +22,7 @@ from infra.settings import Settings, load_settings
 # A sent task not acknowledged within this long is handed to another worker by Redis.
 # Tasks take milliseconds; the sweeper's lease, not this, bounds how late a lost one is.
 VISIBILITY_TIMEOUT_SECONDS = 300
+SQL_POLLING_SECONDS = 0.1
 SWEEP_TASK = "saboteur.sweep"
 FIRE_TASK = "saboteur.fire_deadline"
 REMIND_TASK = "saboteur.send_reminder"
@@ -34,8 +35,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     if broker.startswith(("redis://", "rediss://", "unix://")):
         transport = {"visibility_timeout": VISIBILITY_TIMEOUT_SECONDS}
     else:
-        # The SQL transport polls; one second by default is too lazy for a 2 s sweep.
-        transport = {"polling_interval": 0.1}
+        transport = {}
     interval = settings.sweep_interval_seconds
     return {
         "broker_url": broker,
@@ -52,7 +52,6 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "accept_content": ["json"],
         "enable_utc": True,
         "timezone": "UTC",
-        "worker_hijack_root_logger": False,
         "beat_schedule": {
             "sweep-deadlines": {
                 "task": SWEEP_TASK,
@@ -67,8 +66,15 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 def create_app(settings: Settings | None = None) -> Celery:
     """A Celery app configured from ``settings`` (read from the environment if omitted)."""
+    config = celery_config(settings or load_settings())
+    if config["broker_url"].startswith(("sqla+", "sqlalchemy+")):
+        # kombu's SQL transport polls its table once a second and hands every transport
+        # option to create_engine(), so its polling interval can only be set here.
+        from kombu.transport import sqlalchemy as sql_transport
+
+        sql_transport.Transport.polling_interval = SQL_POLLING_SECONDS
     app = Celery("saboteur", include=["infra.tasks"])
-    app.conf.update(celery_config(settings or load_settings()))
+    app.conf.update(config)
     return app
 
 

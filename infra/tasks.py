@@ -1,0 +1,145 @@
+"""Celery tasks: the sweeper, and the two things it sends — a deadline and a reminder.
+
+The tasks only turn the clock into commands: ``TimeOut`` and ``RemindPlayer`` go through
+the game service like any player's move, so what they append reaches the chats the same
+way. Each command carries an idempotency key naming its alarm, so a task delivered twice
+appends once; and the rules engine answers a command for a decision already made with no
+events, so a task arriving late changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cache
+
+from celery import Celery
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy import Engine
+
+from domain.commands import Command, RemindPlayer, TimeOut
+from domain.errors import DomainError
+from infra import deadlines
+from infra.celery_app import FIRE_TASK, REMIND_TASK, SWEEP_TASK, app
+from infra.event_store import DuplicateCommand, EventStore
+
+log = logging.getLogger(__name__)
+
+CommandHandler = Callable[[str, Command, str], object]
+"""Runs ``command`` on game ``game_id`` with an idempotency key."""
+
+
+class DeadlineSettings(BaseSettings):
+    """The sweeper's knobs (environment variables of the same names)."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
+
+    sweep_interval_seconds: float = Field(default=5.0, gt=0)
+    # A task not done this long after its alarm fired counts as lost and is sent again.
+    deadline_lease_seconds: float = Field(default=30.0, gt=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What the tasks need: the database, the event log and a way to run a command."""
+
+    engine: Engine
+    store: EventStore
+    handle: CommandHandler
+    lease: timedelta = deadlines.DEFAULT_LEASE
+    # Alarms due before the next sweep are sent now, to run at their time (a countdown).
+    lookahead: timedelta = timedelta(0)
+
+
+_configured: Runtime | None = None
+
+
+def configure(runtime: Runtime | None) -> None:
+    """Use ``runtime`` in this process's tasks (None: build it from the settings)."""
+    global _configured
+    _configured = runtime
+
+
+def runtime() -> Runtime:
+    return _configured if _configured is not None else _default_runtime()
+
+
+@cache
+def _default_runtime() -> Runtime:
+    from infra.bootstrap import deadline_runtime  # the composition root
+
+    knobs = DeadlineSettings()
+    return deadline_runtime(
+        lease=timedelta(seconds=knobs.deadline_lease_seconds),
+        lookahead=timedelta(seconds=knobs.sweep_interval_seconds),
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# ------------------------------------------------------------------------------- tasks
+
+
+@app.task(name=SWEEP_TASK)  # type: ignore[untyped-decorator]
+def sweep() -> int:
+    """Project new events into the deadlines table, then send what is due."""
+    rt = runtime()
+    claimed = deadlines.sweep(rt.engine, rt.store, send, _now(), rt.lease, rt.lookahead)
+    if claimed:
+        log.info("sweep sent %d alarm(s)", len(claimed))
+    return len(claimed)
+
+
+def sender(celery: Celery) -> Callable[[deadlines.Due], None]:
+    """A function sending the task of a claimed alarm through ``celery``, to run at the
+    alarm's time."""
+
+    def send(due: deadlines.Due) -> None:
+        eta = due.fire_at if due.fire_at > _now() else None
+        if due.which == deadlines.TIMEOUT:
+            celery.send_task(FIRE_TASK, (due.game_id, due.decision), eta=eta)
+        else:
+            celery.send_task(REMIND_TASK, (due.game_id, due.decision, due.which), eta=eta)
+
+    return send
+
+
+send = sender(app)
+
+
+@app.task(name=FIRE_TASK)  # type: ignore[untyped-decorator]
+def fire_deadline(game_id: str, decision: int) -> None:
+    """The deadline of ``decision`` passed: time it out (if it is still owed)."""
+    _run(game_id, decision, deadlines.TIMEOUT)
+
+
+@app.task(name=REMIND_TASK)  # type: ignore[untyped-decorator]
+def send_reminder(game_id: str, decision: int, which: str) -> None:
+    """Remind the player owing ``decision`` (if it is still owed and not yet reminded)."""
+    _run(game_id, decision, which)
+
+
+def _run(game_id: str, decision: int, which: str) -> None:
+    rt = runtime()
+    at = round(_now().timestamp() * 1000)
+    command: Command
+    if which == deadlines.TIMEOUT:
+        command = TimeOut(decision, at=at, seed=secrets.randbits(63))
+        key = f"timeout:{game_id}:{decision}"
+    else:
+        command = RemindPlayer(decision, which, at=at, seed=0)
+        key = f"remind:{game_id}:{decision}:{which}"
+    try:
+        rt.handle(game_id, command, key)
+    except DuplicateCommand:
+        log.info("%s already done", key)
+    except DomainError as error:  # the game is gone or over: nothing left to fire
+        log.warning("%s refused: %s", key, error)
+    with rt.engine.begin() as conn:
+        deadlines.complete(conn, game_id, decision, which)

@@ -1,0 +1,316 @@
+"""Test harness for deadlines: real games, a real Celery worker (and beat) as processes.
+
+The worker runs ``celery -A deadline_worker_app worker`` against the test's database and
+broker. Tests observe only the event log, the ``deadlines`` table and the worker's log,
+and wait on conditions with a bound.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import clockwork
+from celery import Celery
+from sqlalchemy import Engine
+
+from domain import decider
+from domain.codec import UPCASTERS, decode, encode
+from domain.commands import Command, CreateGame, JoinGame, Pass, StartGame
+from domain.events import DecisionOpened, Event
+from infra import deadlines, tasks
+from infra.celery_app import celery_config
+from infra.db import make_engine
+from infra.event_store import ConcurrencyError, EventStore, NewEvent
+from infra.settings import load_settings
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+TURN_SECONDS = 10  # the rules engine's shortest timer
+SWEEP_INTERVAL = 0.5
+LEASE_SECONDS = 2.0
+PLAYERS = (101, 102, 103)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules a test game follows: the real rules engine, or clockwork (no board)."""
+
+    name: str
+    decide: Callable[[Any, Command], list[Event]]
+    fold: Callable[[Iterable[Event]], Any]
+
+    def pass_command(self, state: Any, at: int) -> Pass:
+        player = state.pending.player
+        cards = (state.hand(player)[0],) if self.name == "real" else ()
+        return Pass(player, cards, at=at)
+
+
+RULES = {
+    "real": Rules("real", decider.decide, decider.fold),
+    "clockwork": Rules("clockwork", clockwork.decide, clockwork.fold),
+}
+
+
+def rules_from_env() -> Rules:
+    """``DEADLINE_TEST_RULES``: ``clockwork`` (default) or ``real``."""
+    return RULES[os.environ.get("DEADLINE_TEST_RULES", "clockwork")]
+
+
+def now_ms() -> int:
+    return round(datetime.now(UTC).timestamp() * 1000)
+
+
+def wait_for(condition: Callable[[], T], timeout: float = 15.0, every: float = 0.05) -> T:
+    """Poll ``condition`` until it returns something truthy; fail after ``timeout`` s."""
+    limit = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > limit:
+            raise AssertionError(f"condition not met within {timeout} s: {condition}")
+        time.sleep(every)
+
+
+# ------------------------------------------------------------------------ the game side
+
+
+def handler(store: EventStore, rules: Rules) -> tasks.CommandHandler:
+    """Run a command on a game: load, decide, append with optimistic concurrency."""
+
+    def handle(game_id: str, command: Command, key: str | None = None) -> list[Event]:
+        for _ in range(20):
+            stored = store.load(game_id)
+            state = rules.fold(decode(e.type, e.payload, e.schema_version) for e in stored)
+            new = rules.decide(state, command)
+            try:
+                store.append(
+                    game_id,
+                    stored[-1].version if stored else 0,
+                    [NewEvent(*encode(e)) for e in new],
+                    idempotency_key=key,
+                )
+            except ConcurrencyError:
+                continue
+            return new
+        raise AssertionError("the stream kept moving")
+
+    return handle
+
+
+def build_runtime(database_url: str, rules: Rules) -> tasks.Runtime:
+    engine = make_engine(database_url)
+    store = EventStore(engine, upcasters=UPCASTERS)
+    return tasks.Runtime(
+        engine,
+        store,
+        handler(store, rules),
+        lease=timedelta(seconds=LEASE_SECONDS),
+        lookahead=timedelta(seconds=SWEEP_INTERVAL),
+    )
+
+
+@dataclass
+class Table:
+    """The test's side of the database: play games, read them back, sweep."""
+
+    database_url: str
+    broker_url: str
+    rules: Rules = field(default_factory=rules_from_env)
+    runtime: tasks.Runtime = field(init=False)
+    celery: Celery = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.runtime = build_runtime(self.database_url, self.rules)
+        self.celery = Celery("saboteur-test")
+        self.celery.conf.update(
+            celery_config(
+                load_settings(
+                    database_url=self.database_url,
+                    celery_broker_url=self.broker_url,
+                    sweep_interval_seconds=SWEEP_INTERVAL,
+                )
+            )
+        )
+
+    @property
+    def engine(self) -> Engine:
+        return self.runtime.engine
+
+    @property
+    def store(self) -> EventStore:
+        return self.runtime.store
+
+    def handle(self, game_id: str, command: Command) -> list[Event]:
+        return self.runtime.handle(game_id, command, None)  # type: ignore[return-value]
+
+    def events(self, game_id: str) -> list[Event]:
+        return [decode(e.type, e.payload, e.schema_version) for e in self.store.load(game_id)]
+
+    def state(self, game_id: str) -> Any:
+        return self.rules.fold(self.events(game_id))
+
+    def new_game(self, first_deadline_in: float, turn_seconds: int = TURN_SECONDS) -> str:
+        """A started 3-player base game whose first turn ends ``first_deadline_in`` s
+        from now (the start is dated back: the clock is the command's ``at``)."""
+        game_id = f"game-{uuid.uuid4().hex[:10]}"
+        creator, *others = PLAYERS
+        at = now_ms()
+        self.handle(game_id, CreateGame(creator, "Ann", "base", -100, turn_seconds, at=at))
+        for i, player in enumerate(others):
+            self.handle(game_id, JoinGame(player, f"P{i}", at=at))
+        start = now_ms() + round(first_deadline_in * 1000) - turn_seconds * 1000
+        self.handle(game_id, StartGame(creator, at=start, seed=len(game_id) + at))
+        return game_id
+
+    def pending(self, game_id: str) -> DecisionOpened:
+        opened = [e for e in self.events(game_id) if isinstance(e, DecisionOpened)]
+        return opened[-1]
+
+    def pass_turn(self, game_id: str, at: int | None = None) -> list[Event]:
+        """The player owing the current turn passes, discarding their first card."""
+        state = self.state(game_id)
+        assert state.pending is not None
+        return self.handle(game_id, self.rules.pass_command(state, at or now_ms()))
+
+    def project(self) -> None:
+        deadlines.project(self.engine, self.store)
+
+    def claim(self, lookahead: float = 0.0) -> list[deadlines.Due]:
+        with self.engine.begin() as conn:
+            return deadlines.claim_due(
+                conn,
+                datetime.now(UTC),
+                timedelta(seconds=LEASE_SECONDS),
+                timedelta(seconds=lookahead),
+            )
+
+    def send(self, due: deadlines.Due) -> None:
+        tasks.sender(self.celery)(due)
+
+    def sweep(self) -> list[deadlines.Due]:
+        return deadlines.sweep(
+            self.engine,
+            self.store,
+            tasks.sender(self.celery),
+            datetime.now(UTC),
+            timedelta(seconds=LEASE_SECONDS),
+            timedelta(seconds=SWEEP_INTERVAL),
+        )
+
+    def sweep_until(self, condition: Callable[[], T], timeout: float = 15.0) -> T:
+        """Sweep every 0.1 s (as beat would) until ``condition`` holds."""
+
+        def swept() -> T:
+            self.sweep()
+            return condition()
+
+        return wait_for(swept, timeout, every=0.1)
+
+    def alarms(self, game_id: str) -> list[tuple[int, str]]:
+        with self.engine.connect() as conn:
+            return [(r["decision"], r["which"]) for r in deadlines.pending(conn, [game_id])]
+
+    def close(self) -> None:
+        self.celery.close()
+        self.engine.dispose()
+
+
+# --------------------------------------------------------------------- the Celery side
+
+
+@dataclass
+class Process:
+    """A Celery worker or beat process with its log in a file."""
+
+    argv: list[str]
+    env: dict[str, str]
+    log_path: Path
+    popen: subprocess.Popen[bytes] | None = None
+
+    def start(self, ready: str | None = "ready.") -> Process:
+        with self.log_path.open("ab") as log:
+            self.popen = subprocess.Popen(
+                self.argv, env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            )
+        if ready:
+            wait_for(lambda: ready in self.log() or self._died(), timeout=30)
+            assert self.popen.poll() is None, self.log()
+        return self
+
+    def _died(self) -> bool:
+        return self.popen is not None and self.popen.poll() is not None
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL: no goodbye, no acknowledgement, no requeue."""
+        if self.popen and self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGKILL)
+            self.popen.wait(10)
+
+    def stop(self) -> None:
+        if self.popen and self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def celery_env(database_url: str, broker_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=database_url,
+        CELERY_BROKER_URL=broker_url,
+        REDIS_URL="",
+        SWEEP_INTERVAL_SECONDS=str(SWEEP_INTERVAL),
+        DEADLINE_LEASE_SECONDS=str(LEASE_SECONDS),
+        DEADLINE_TEST_RULES=os.environ.get("DEADLINE_TEST_RULES", "clockwork"),
+        PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")]),
+    )
+    return env
+
+
+def worker(database_url: str, broker_url: str, log_path: Path) -> Process:
+    argv = [sys.executable, "-m", "celery", "-A", "deadline_worker_app", "worker"]
+    argv += ["--pool=solo", "--concurrency=1", "--loglevel=INFO", "--without-mingle"]
+    argv += ["--without-gossip", "--without-heartbeat", f"--hostname=w{uuid.uuid4().hex[:6]}@%h"]
+    return Process(argv, celery_env(database_url, broker_url), log_path)
+
+
+def beat(database_url: str, broker_url: str, log_path: Path) -> Process:
+    schedule = log_path.with_suffix(".schedule")
+    argv = [sys.executable, "-m", "celery", "-A", "deadline_worker_app", "beat"]
+    argv += ["--loglevel=INFO", f"--schedule={schedule}"]
+    return Process(argv, celery_env(database_url, broker_url), log_path)
+
+
+@contextmanager
+def running(process: Process, ready: str | None = "ready.") -> Iterator[Process]:
+    process.start(ready)
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+def succeeded(process: Process, task: str) -> int:
+    """How many ``task`` runs the worker's log reports done."""
+    return sum(
+        1 for line in process.log().splitlines() if f"Task {task}[" in line and "succeeded" in line
+    )
