@@ -3,8 +3,19 @@
 A board is an immutable mapping ``Cell -> Tile``. Functions here never mutate a board;
 :func:`with_tile` and :func:`without_tile` return new ones.
 
-CONTRACT (implementation pending): the signatures below are fixed; other modules code
-against them.
+Connectivity is a search over ``(cell, segment index)`` nodes. Its result, and the
+analysis of the empty cells around the maze that :func:`legal_placements` needs, are
+remembered for the last few boards seen (by identity: boards are never mutated), so the
+several calls a turn makes on one board pay for the search once.
+
+>>> board = initial_board(("goal_stone_a", "goal_treasure", "goal_stone_b"))
+>>> placement_error(board, "straight_ew", (1, 0), False) is None
+True
+>>> placement_error(board, "straight_ns", (1, 0), False)
+'does_not_fit'
+>>> board = with_tile(board, (1, 0), Tile("straight_ew", card=18))
+>>> sorted(connected_segments(board))
+[((0, 0), 0), ((1, 0), 0)]
 """
 
 from __future__ import annotations
@@ -14,11 +25,31 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from domain.cards import PATHS, PathSpec
+from domain.cards import PATHS, Door, E, N, PathSpec, S, W, rotate
 
 Cell = tuple[int, int]
+Node = tuple[Cell, int]
 START_CELL: Final[Cell] = (0, 0)
 GOAL_CELLS: Final[tuple[Cell, Cell, Cell]] = ((8, 2), (8, 0), (8, -2))
+
+START_KIND: Final = "start"
+TREASURE_KIND: Final = "goal_treasure"
+
+# (side, dx, dy, the side facing back from the neighbour)
+_STEPS: Final[tuple[tuple[int, int, int, int], ...]] = (
+    (N, 0, 1, S),
+    (E, 1, 0, W),
+    (S, 0, -1, N),
+    (W, -1, 0, E),
+)
+
+# Segments of every kind in both orientations, computed once: Tile.segments is hot.
+_SEGMENTS: Final[dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = {
+    kind: (spec.segments, tuple(rotate(s) for s in spec.segments)) for kind, spec in PATHS.items()
+}
+_OPENINGS: Final[dict[str, tuple[int, int]]] = {
+    kind: (spec.openings, rotate(spec.openings)) for kind, spec in PATHS.items()
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +59,9 @@ class Tile:
     ``kind`` names a :data:`domain.cards.PATHS` entry (start, goals, path cards);
     ``card`` is the deck id of a path card (None for start and goals); ``rotated`` is
     the 180° orientation; ``face_up`` is False only for unrevealed goals.
+
+    >>> Tile("curve_se", rotated=True).segments == (N | W,)
+    True
     """
 
     kind: str
@@ -46,33 +80,182 @@ class Tile:
     @property
     def segments(self) -> tuple[int, ...]:
         """Openings of each segment, after rotation."""
-        raise NotImplementedError
+        return _SEGMENTS[self.kind][self.rotated]
 
     @property
     def openings(self) -> int:
-        raise NotImplementedError
+        return _OPENINGS[self.kind][self.rotated]
 
 
 Board = Mapping[Cell, Tile]
 
 
 def neighbour(cell: Cell, side: int) -> Cell:
-    """The cell across edge ``side`` (N is y+1, E is x+1)."""
-    raise NotImplementedError
+    """The cell across edge ``side`` (N is y+1, E is x+1).
+
+    >>> neighbour((0, 0), N), neighbour((0, 0), W)
+    ((0, 1), (-1, 0))
+    """
+    x, y = cell
+    for step, dx, dy, _ in _STEPS:
+        if step == side:
+            return (x + dx, y + dy)
+    raise ValueError(f"not a side: {side}")
+
+
+def side_towards(cell: Cell, other: Cell) -> int | None:
+    """The edge of ``cell`` shared with ``other``, or None when they are not neighbours."""
+    dx, dy = other[0] - cell[0], other[1] - cell[1]
+    for side, sx, sy, _ in _STEPS:
+        if (sx, sy) == (dx, dy):
+            return side
+    return None
 
 
 def initial_board(goal_kinds: tuple[str, str, str]) -> Board:
     """Start at (0, 0) and the three goals face down at GOAL_CELLS in the given order."""
-    raise NotImplementedError
+    cells: dict[Cell, Tile] = {START_CELL: Tile(START_KIND)}
+    for cell, kind in zip(GOAL_CELLS, goal_kinds, strict=True):
+        cells[cell] = Tile(kind, face_up=False)
+    return MappingProxyType(cells)
 
 
-def with_tile(board: Board, cell: Cell, tile: Tile) -> Board: ...
-def without_tile(board: Board, cell: Cell) -> Board: ...
+def with_tile(board: Board, cell: Cell, tile: Tile) -> Board:
+    """A new board with ``tile`` at ``cell`` (replacing what lay there)."""
+    cells = dict(board)
+    cells[cell] = tile
+    return MappingProxyType(cells)
+
+
+def without_tile(board: Board, cell: Cell) -> Board:
+    """A new board without the card at ``cell`` (rockfall)."""
+    cells = dict(board)
+    cells.pop(cell, None)
+    return MappingProxyType(cells)
+
+
+def _is_door(tile: Tile, index: int, door: Door | None) -> bool:
+    spec = tile.spec
+    return door is not None and spec.door is door and spec.door_segment == index
+
+
+def _reach(board: Board, avoid: Door | None = None) -> set[Node]:
+    """Segments joined to the start, not passing through segments with door ``avoid``."""
+    seeds: list[Node] = []
+    if any(t.kind == START_KIND for t in board.values()):
+        # The ladder network: the start and every ladder segment are one node.
+        for cell, tile in board.items():
+            if tile.face_up and tile.spec.ladder:
+                seeds.extend((cell, i) for i in range(len(tile.segments)))
+    seen: set[Node] = set(seeds)
+    stack = seeds
+    get = board.get
+    while stack:
+        cell, index = stack.pop()
+        segment = board[cell].segments[index]
+        x, y = cell
+        for side, dx, dy, back in _STEPS:
+            if not segment & side:
+                continue
+            there = (x + dx, y + dy)
+            other = get(there)
+            if other is None or not other.face_up:
+                continue
+            for j, theirs in enumerate(other.segments):
+                if theirs & back:
+                    node = (there, j)
+                    if node not in seen and not _is_door(other, j, avoid):
+                        seen.add(node)
+                        stack.append(node)
+    return seen
+
+
+# Per empty cell next to the maze: sides with a face-up neighbour, sides where that
+# neighbour is open, sides where it is open on a connected segment, sides with a goal
+# (face up or down), sides with a card that is not a goal.
+_Frontier = dict[Cell, tuple[int, int, int, int, int]]
+
+
+class _Analysis:
+    __slots__ = ("_frontier", "board", "connected")
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.connected = frozenset(_reach(board))
+        self._frontier: _Frontier | None = None
+
+    @property
+    def frontier(self) -> _Frontier:
+        if self._frontier is None:
+            self._frontier = self._scan()
+        return self._frontier
+
+    def _scan(self) -> _Frontier:
+        board = self.board
+        connected = self.connected
+        acc: dict[Cell, list[int]] = {}
+        for cell, tile in board.items():
+            x, y = cell
+            up = tile.face_up
+            segments = tile.segments if up else ()
+            live = 0
+            for i, segment in enumerate(segments):
+                if (cell, i) in connected:
+                    live |= segment
+            openings = tile.openings if up else 0
+            goal = tile.is_goal
+            for side, dx, dy, back in _STEPS:
+                there = (x + dx, y + dy)
+                if there in board:
+                    continue
+                masks = acc.get(there)
+                if masks is None:
+                    masks = acc[there] = [0, 0, 0, 0, 0]
+                if up:
+                    masks[0] |= back
+                    if openings & side:
+                        masks[1] |= back
+                    if live & side:
+                        masks[2] |= back
+                masks[3 if goal else 4] |= back
+        return {cell: (m[0], m[1], m[2], m[3], m[4]) for cell, m in acc.items()}
+
+
+_CACHE_SIZE: Final = 16
+_cache: dict[int, tuple[Board, _Analysis]] = {}
+
+
+def _analysis(board: Board) -> _Analysis:
+    if not isinstance(board, MappingProxyType):
+        return _Analysis(board)  # a plain dict may change under us: never remember it
+    hit = _cache.get(id(board))
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    found = _Analysis(board)
+    if len(_cache) >= _CACHE_SIZE:
+        _cache.pop(next(iter(_cache)))
+    # The entry holds the board itself, so its id cannot be reused while remembered.
+    _cache[id(board)] = (board, found)
+    return found
 
 
 def connected_segments(board: Board) -> frozenset[tuple[Cell, int]]:
     """(cell, segment index) of every segment joined to the start (§4.2)."""
-    raise NotImplementedError
+    return _analysis(board).connected
+
+
+def _check(masks: tuple[int, int, int, int, int], openings: int, ladder: bool) -> str | None:
+    face_up, open_, live, goals, others = masks
+    if openings & face_up != open_:
+        return "does_not_fit"
+    if ladder:
+        if not others:
+            return "ladder_needs_path"
+        if goals:
+            return "ladder_touches_goal"
+    elif not openings & live:
+        return "not_connected"
+    return None
 
 
 def placement_error(board: Board, kind: str, cell: Cell, rotated: bool) -> str | None:
@@ -80,38 +263,122 @@ def placement_error(board: Board, kind: str, cell: Cell, rotated: bool) -> str |
 
     Reason codes: "occupied", "not_adjacent", "does_not_fit", "not_connected",
     "ladder_needs_path", "ladder_touches_goal".
+
+    A ladder "touches a path card" when it shares an edge with any card that is not a
+    goal; the start counts as a path card (it is one of the 44 base path cards, §2.1).
     """
-    raise NotImplementedError
+    if cell in board:
+        return "occupied"
+    masks = _analysis(board).frontier.get(cell)
+    if masks is None:
+        return "not_adjacent"
+    return _check(masks, _OPENINGS[kind][rotated], PATHS[kind].ladder)
 
 
 def legal_placements(board: Board, kind: str) -> list[tuple[Cell, bool]]:
-    """Every (cell, rotated) where ``kind`` may be placed; sorted, no duplicates."""
-    raise NotImplementedError
+    """Every (cell, rotated) where ``kind`` may be placed; sorted, no duplicates.
+
+    Both orientations are listed even when they look alike (a cross): each is a move
+    :func:`placement_error` accepts.
+    """
+    frontier = _analysis(board).frontier
+    printed, turned = _OPENINGS[kind]
+    ladder = PATHS[kind].ladder
+    found: list[tuple[Cell, bool]] = []
+    for cell in sorted(frontier):
+        masks = frontier[cell]
+        if _check(masks, printed, ladder) is None:
+            found.append((cell, False))
+        if _check(masks, turned, ladder) is None:
+            found.append((cell, True))
+    return found
 
 
 def reached_goals(board: Board) -> list[Cell]:
     """Face-down goals sharing an edge with a connected segment's opening (§4.3)."""
-    raise NotImplementedError
+    connected = _analysis(board).connected
+    reached: list[Cell] = []
+    for cell in sorted(board):
+        if board[cell].face_up:
+            continue
+        x, y = cell
+        for _, dx, dy, back in _STEPS:
+            there = (x + dx, y + dy)
+            other = board.get(there)
+            if other is None or not other.face_up:
+                continue
+            if any(
+                segment & back and (there, i) in connected
+                for i, segment in enumerate(other.segments)
+            ):
+                reached.append(cell)
+                break
+    return reached
+
+
+def _fits(board: Board, cell: Cell, openings: int) -> bool:
+    x, y = cell
+    for side, dx, dy, back in _STEPS:
+        other = board.get((x + dx, y + dy))
+        if (
+            other is not None
+            and other.face_up
+            and bool(openings & side) != bool(other.openings & back)
+        ):
+            return False
+    return True
 
 
 def reveal(board: Board, goal: Cell, reached_from: Cell) -> Board:
-    """Turn a reached goal face up, oriented as §4.3 says."""
-    raise NotImplementedError
+    """Turn a reached goal face up, oriented as §4.3 says.
+
+    Its opening faces ``reached_from`` when either orientation allows it (the one that
+    also fits its other neighbours first, as printed first); otherwise it lies as printed.
+    """
+    tile = board[goal]
+    side = side_towards(goal, reached_from)
+    choices = [
+        rotated
+        for rotated in (False, True)
+        if side is not None and _OPENINGS[tile.kind][rotated] & side
+    ]
+    fitting = [r for r in choices if _fits(board, goal, _OPENINGS[tile.kind][r])]
+    rotated = (fitting or choices or [False])[0]
+    return with_tile(board, goal, Tile(tile.kind, tile.card, rotated, face_up=True))
 
 
 def can_remove(board: Board, cell: Cell) -> bool:
     """Rockfall target: a path card on the table, not start, not a goal."""
-    raise NotImplementedError
+    tile = board.get(cell)
+    return tile is not None and tile.kind != START_KIND and not tile.is_goal
+
+
+def _treasure(board: Board) -> Cell | None:
+    for cell, tile in board.items():
+        if tile.kind == TREASURE_KIND and tile.face_up:
+            return cell
+    return None
+
+
+def _reaches(board: Board, target: Cell, avoid: Door) -> bool:
+    return any(cell == target for cell, _ in _reach(board, avoid))
 
 
 def teams_can_pass(board: Board) -> tuple[bool, bool]:
-    """(blue can pass, green can pass) from start to the treasure (§4.4)."""
-    raise NotImplementedError
+    """(blue can pass, green can pass) from start to the treasure (§4.4).
+
+    Blue passes along a path through no green door, green along one through no blue
+    door. A treasure face down or not joined to the start lets nobody pass.
+    """
+    treasure = _treasure(board)
+    if treasure is None or not any(c == treasure for c, _ in connected_segments(board)):
+        return (False, False)
+    return (_reaches(board, treasure, Door.GREEN), _reaches(board, treasure, Door.BLUE))
 
 
 def crystals(board: Board) -> int:
     """Crystals visible on all cards on the table."""
-    raise NotImplementedError
+    return sum(tile.spec.crystals for tile in board.values() if tile.face_up)
 
 
 def frozen(cells: dict[Cell, Tile]) -> Board:
