@@ -1,0 +1,396 @@
+"""Read models of finished games: a group's history and its players' figures.
+
+``finished_games`` lists each finished game (date, edition, players, winners, gold);
+``chat_player_stats`` keeps each player's games, wins and gold per group; ``role_wins``
+counts the rounds each player won with each dwarf, per group. They are rebuilt from the
+log by :class:`HistoryProjector`: when a game ends, its stream's stored events are read
+back and summarised, so nothing but the log is ever trusted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    DateTime,
+    Engine,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    delete,
+    desc,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from infra.event_store import EventStore, StoredEvent
+from infra.schema import Json, metadata, projector_positions
+
+HISTORY_PROJECTOR = "history"
+DEFAULT_BATCH = 500
+
+finished_games = Table(
+    "finished_games",
+    metadata,
+    Column("stream_id", String(200), primary_key=True),
+    Column("chat_id", BigInteger, nullable=False),
+    Column("edition", String(20), nullable=False),
+    Column("players", Json, nullable=False),  # [{"id": …, "name": …}] in seat order
+    Column("winners", Json, nullable=False),  # [player id]
+    Column("gold", Json, nullable=False),  # [[player id, gold]] in seat order
+    Column("rounds", Integer, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=False),
+    Index("ix_finished_games_chat_finished", "chat_id", "finished_at"),
+)
+
+chat_player_stats = Table(
+    "chat_player_stats",
+    metadata,
+    Column("chat_id", BigInteger, nullable=False),
+    Column("player_id", BigInteger, nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("gold", Integer, nullable=False),
+    PrimaryKeyConstraint("chat_id", "player_id", name="pk_chat_player_stats"),
+)
+
+role_wins = Table(
+    "role_wins",
+    metadata,
+    Column("chat_id", BigInteger, nullable=False),
+    Column("player_id", BigInteger, nullable=False),
+    Column("role", String(30), nullable=False),
+    Column("rounds_won", Integer, nullable=False),
+    PrimaryKeyConstraint("chat_id", "player_id", "role", name="pk_role_wins"),
+)
+
+HISTORY_TABLES = (finished_games, chat_player_stats, role_wins)
+
+
+# -- the summary of one finished game ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    stream_id: str
+    chat_id: int
+    edition: str
+    players: tuple[tuple[int, str], ...]  # (id, name) in seat order
+    winners: tuple[int, ...]
+    gold: tuple[tuple[int, int], ...]
+    round_wins: tuple[tuple[int, str], ...]  # (player, role) for each round won
+    started_at: datetime
+    finished_at: datetime
+    rounds: int
+
+
+def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
+    """What a finished game's stored events say, or None if it did not finish."""
+    names: dict[int, str] = {}
+    seating: list[int] = []
+    chat_id, edition = 0, "base"
+    started_at: datetime | None = None
+    round_wins: list[tuple[int, str]] = []
+    rounds = 0
+    for event in stored:
+        p: dict[str, Any] = event.payload
+        match event.type:
+            case "game_created":
+                chat_id, edition = int(p["chat_id"]), str(p["edition"])
+                names[int(p["creator"])] = str(p.get("creator_name", ""))
+            case "player_joined":
+                names[int(p["player"])] = str(p.get("name", ""))
+            case "settings_changed":
+                edition = str(p.get("edition", edition))
+            case "game_started":
+                seating = [int(x) for x in p["seating"]]
+                started_at = event.recorded_at
+            case "round_ended":
+                rounds += 1
+                roles = {int(player): str(role) for player, role in p.get("roles", [])}
+                round_wins.extend((int(w), roles.get(int(w), "")) for w in p.get("winners", []))
+            case "game_ended":
+                return GameSummary(
+                    stream_id=event.stream_id,
+                    chat_id=chat_id,
+                    edition=edition,
+                    players=tuple((pid, names.get(pid, "")) for pid in seating),
+                    winners=tuple(int(w) for w in p.get("winners", [])),
+                    gold=tuple((int(pid), int(g)) for pid, g in p.get("gold", [])),
+                    round_wins=tuple(round_wins),
+                    started_at=started_at or event.recorded_at,
+                    finished_at=event.recorded_at,
+                    rounds=rounds,
+                )
+    return None
+
+
+def record(conn: Connection, game: GameSummary) -> None:
+    """Add a finished game to the read models (once: a game already there is skipped)."""
+    seen = conn.execute(
+        select(finished_games.c.stream_id).where(finished_games.c.stream_id == game.stream_id)
+    ).first()
+    if seen is not None:
+        return
+    conn.execute(
+        insert(finished_games).values(
+            stream_id=game.stream_id,
+            chat_id=game.chat_id,
+            edition=game.edition,
+            players=[{"id": pid, "name": name} for pid, name in game.players],
+            winners=list(game.winners),
+            gold=[[pid, g] for pid, g in game.gold],
+            rounds=game.rounds,
+            started_at=game.started_at,
+            finished_at=game.finished_at,
+        )
+    )
+    gold = dict(game.gold)
+    for pid, name in game.players:
+        _bump(
+            conn,
+            chat_player_stats,
+            {"chat_id": game.chat_id, "player_id": pid},
+            {"games": 1, "wins": int(pid in game.winners), "gold": gold.get(pid, 0)},
+            {"name": name},
+        )
+    for (pid, role), won in Counter(game.round_wins).items():
+        _bump(
+            conn,
+            role_wins,
+            {"chat_id": game.chat_id, "player_id": pid, "role": role},
+            {"rounds_won": won},
+        )
+
+
+def _bump(
+    conn: Connection,
+    table: Table,
+    key: dict[str, Any],
+    deltas: dict[str, int],
+    values: dict[str, Any] | None = None,
+) -> None:
+    where = [table.c[k] == v for k, v in key.items()]
+    row = conn.execute(select(table).where(*where)).mappings().first()
+    if row is None:
+        conn.execute(insert(table).values(**key, **deltas, **(values or {})))
+        return
+    changes = {k: row[k] + v for k, v in deltas.items()} | (values or {})
+    conn.execute(update(table).where(*where).values(**changes))
+
+
+# -- the projector ----------------------------------------------------------------------
+
+
+@contextmanager
+def _writer(engine: Engine) -> Iterator[Connection]:
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
+        yield conn
+
+
+class HistoryProjector:
+    """Follows the log; each ``game_ended`` adds that game's summary to the read models.
+
+    Its position is kept in ``projector_positions`` in the same transaction as the rows
+    it writes, so an event is applied exactly once.
+    """
+
+    def __init__(self, engine: Engine, store: EventStore, name: str = HISTORY_PROJECTOR):
+        self.engine = engine
+        self.store = store
+        self.name = name
+
+    def position(self) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(projector_positions.c.position).where(
+                    projector_positions.c.name == self.name
+                )
+            ).scalar()
+        return int(value or 0)
+
+    def _lock(self, conn: Connection) -> int:
+        query = select(projector_positions.c.position).where(
+            projector_positions.c.name == self.name
+        )
+        if conn.dialect.name == "postgresql":
+            query = query.with_for_update()
+        position = conn.execute(query).scalar()
+        if position is None:
+            conn.execute(insert(projector_positions).values(name=self.name, position=0))
+            position = 0
+        return int(position)
+
+    def run_once(self, batch: int = DEFAULT_BATCH) -> int:
+        start = self.position()
+        new = self.store.read_all(after_position=start, limit=batch)
+        if not new:
+            return 0
+        ended = [e.stream_id for e in new if e.type == "game_ended"]
+        summaries = [s for s in (summarise(self.store.load(g)) for g in ended) if s]
+        with _writer(self.engine) as conn:
+            if self._lock(conn) != start:
+                return 0  # another projector got there first
+            for summary in summaries:
+                record(conn, summary)
+            conn.execute(
+                update(projector_positions)
+                .where(projector_positions.c.name == self.name)
+                .values(position=new[-1].position)
+            )
+        return len(new)
+
+    def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
+        total = 0
+        while True:
+            done = self.run_once(batch)
+            if done == 0 and self.position() >= self.store.last_position():
+                return total
+            total += done
+
+    def rebuild(self, batch: int = DEFAULT_BATCH) -> int:
+        """Empty these read models (never the events) and replay the whole log into them."""
+        with _writer(self.engine) as conn:
+            self._lock(conn)
+            for table in HISTORY_TABLES:
+                conn.execute(delete(table))
+            conn.execute(
+                update(projector_positions)
+                .where(projector_positions.c.name == self.name)
+                .values(position=0)
+            )
+        return self.catch_up(batch)
+
+
+# -- queries ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    game_id: str
+    finished_at: datetime
+    edition: str
+    players: tuple[str, ...]
+    winners: tuple[str, ...]
+    gold: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFigures:
+    player_id: int
+    name: str
+    games: int
+    wins: int
+    gold: int
+    favourite_role: str | None  # the dwarf they won most rounds with
+
+
+@dataclass(frozen=True, slots=True)
+class GroupFigures:
+    chat_id: int
+    games: int
+    gold: int
+    top_winner: str | None
+    top_wins: int
+
+
+def history(engine: Engine, chat_id: int, limit: int = 10) -> list[HistoryEntry]:
+    """The group's finished games, most recent first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(finished_games)
+            .where(finished_games.c.chat_id == chat_id)
+            .order_by(desc(finished_games.c.finished_at), desc(finished_games.c.stream_id))
+            .limit(limit)
+        ).mappings()
+        return [_entry(row) for row in rows]
+
+
+def _entry(row: Any) -> HistoryEntry:
+    names = {int(p["id"]): str(p["name"]) for p in row["players"]}
+    return HistoryEntry(
+        game_id=row["stream_id"],
+        finished_at=row["finished_at"],
+        edition=row["edition"],
+        players=tuple(names.values()),
+        winners=tuple(names.get(int(w), str(w)) for w in row["winners"]),
+        gold=tuple((names.get(int(pid), str(pid)), int(g)) for pid, g in row["gold"]),
+    )
+
+
+def last_finished(engine: Engine, chat_id: int) -> str | None:
+    entries = history(engine, chat_id, limit=1)
+    return entries[0].game_id if entries else None
+
+
+def is_finished(engine: Engine, game_id: str) -> bool:
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(finished_games.c.stream_id).where(finished_games.c.stream_id == game_id)
+        ).first()
+    return row is not None
+
+
+def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -> PlayerFigures:
+    """A player's figures in one group, or across every group when ``chat_id`` is None."""
+    stats, roles = chat_player_stats, role_wins
+    with engine.connect() as conn:
+        where = [stats.c.player_id == player_id]
+        role_where = [roles.c.player_id == player_id]
+        if chat_id is not None:
+            where.append(stats.c.chat_id == chat_id)
+            role_where.append(roles.c.chat_id == chat_id)
+        games, wins, gold = conn.execute(
+            select(
+                func.coalesce(func.sum(stats.c.games), 0),
+                func.coalesce(func.sum(stats.c.wins), 0),
+                func.coalesce(func.sum(stats.c.gold), 0),
+            ).where(*where)
+        ).one()
+        name = conn.execute(select(stats.c.name).where(*where).limit(1)).scalar()
+        favourite = conn.execute(
+            select(roles.c.role, func.sum(roles.c.rounds_won).label("won"))
+            .where(*role_where)
+            .group_by(roles.c.role)
+            .order_by(desc("won"), roles.c.role)
+            .limit(1)
+        ).first()
+    return PlayerFigures(
+        player_id, name or "", int(games), int(wins), int(gold), favourite[0] if favourite else None
+    )
+
+
+def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
+    stats = chat_player_stats
+    with engine.connect() as conn:
+        games = conn.execute(
+            select(func.count())
+            .select_from(finished_games)
+            .where(finished_games.c.chat_id == chat_id)
+        ).scalar_one()
+        gold = conn.execute(
+            select(func.coalesce(func.sum(stats.c.gold), 0)).where(stats.c.chat_id == chat_id)
+        ).scalar_one()
+        top = conn.execute(
+            select(stats.c.name, stats.c.wins)
+            .where(stats.c.chat_id == chat_id, stats.c.wins > 0)
+            .order_by(desc(stats.c.wins), desc(stats.c.gold), stats.c.player_id)
+            .limit(1)
+        ).first()
+    return GroupFigures(
+        chat_id, int(games), int(gold), top[0] if top else None, int(top[1]) if top else 0
+    )

@@ -1,0 +1,96 @@
+"""Replays are folded from the log alone and show, at each step, the live game's state."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import events as ev
+from tests.replay.games import PlayedGame
+from tgbot.replay import (
+    LANGUAGES,
+    MOVE,
+    ROUND_END,
+    ROUND_START,
+    GameNotFinishedError,
+    GameNotFoundError,
+    Replay,
+    caption,
+)
+
+MOVES = (
+    ev.PathPlaced,
+    ev.ActionPlayed,
+    ev.CardsDiscarded,
+    ev.FrontCardRemoved,
+    ev.DecisionTimedOut,
+    ev.GoldPicked,
+    ev.TheftResolved,
+)
+
+
+def test_each_step_shows_the_state_the_live_game_had_after_it(finished_game: PlayedGame) -> None:
+    replay = Replay("g", finished_game.events)
+    for step in replay:
+        assert step.state == finished_game.states[step.version - 1]
+    assert replay.final == finished_game.final
+
+
+def test_jumping_to_any_step_folds_the_same_state_as_stepping(finished_game: PlayedGame) -> None:
+    replay = Replay("g", finished_game.events)
+    for index in (len(replay) - 1, 0, len(replay) // 2, 1, len(replay) // 3):
+        step = Replay("g", finished_game.events).step(index)
+        assert step.state == finished_game.states[step.version - 1]
+        assert replay.step(index).state == step.state
+
+
+def test_there_is_one_step_per_move_and_per_round_start_and_end(
+    finished_game: PlayedGame,
+) -> None:
+    replay = Replay("g", finished_game.events)
+    steps = list(replay)
+    timeouts = sum(isinstance(e, ev.DecisionTimedOut) for e in finished_game.events)
+    moves = sum(isinstance(e, MOVES) for e in finished_game.events)
+    # A timeout and the default move it records are one step.
+    assert sum(s.kind == MOVE for s in steps) == moves - timeouts
+    assert [s.round for s in steps if s.kind == ROUND_START] == [1, 2, 3]
+    assert [s.round for s in steps if s.kind == ROUND_END] == [1, 2, 3]
+    assert [(r, steps[a].kind, steps[b].kind) for r, a, b in replay.jumps()] == [
+        (r, ROUND_START, ROUND_END) for r in (1, 2, 3)
+    ]
+
+
+def test_a_step_folds_from_the_nearest_snapshot_offered(finished_game: PlayedGame) -> None:
+    asked: list[int] = []
+    middle = len(finished_game.events) // 2
+
+    def snapshots(count: int) -> tuple[int, object] | None:
+        asked.append(count)
+        return (middle, finished_game.states[middle - 1]) if count >= middle else None
+
+    replay = Replay("g", finished_game.events, snapshots=snapshots)  # type: ignore[arg-type]
+    last = replay.step(len(replay) - 1)
+    assert asked and last.state == finished_game.final
+
+
+def test_captions_tell_everything_in_every_language(finished_game: PlayedGame) -> None:
+    replay = Replay("g", finished_game.events)
+    steps = list(replay)
+    for lang in LANGUAGES:
+        texts = [caption(step, lang) for step in steps]
+        assert all(texts)
+        assert not any("{" in t or "replay." in t for t in texts)
+    start = caption(steps[0], "en")
+    roles = steps[0].state.roles
+    for player, role in roles.items():
+        assert steps[0].state.names[player] in start
+        assert role.value.replace("_", "-")[:4] in start.replace(" ", "-")
+    passes = [s for s in steps if isinstance(s.event, ev.CardsDiscarded)]
+    if passes:  # passed cards are face down in play, shown in the replay
+        assert "discarding face down" in caption(passes[0], "en")
+
+
+def test_an_unfinished_game_cannot_be_replayed(unfinished_game: PlayedGame) -> None:
+    with pytest.raises(GameNotFinishedError):
+        Replay("g", unfinished_game.events)
+    with pytest.raises(GameNotFoundError):
+        Replay("g", [])
