@@ -1,0 +1,128 @@
+"""Every message exists in English, Spanish and Polish, with the same placeholders."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from domain.cards import PATHS, Action, Role, Tool
+from tgbot.i18n import LANGUAGES, LOCALES, catalog, pick_language, placeholders, t
+
+OWN = {lang: json.loads((LOCALES / f"{lang}.json").read_text("utf-8")) for lang in LANGUAGES}
+PLACEMENT_REASONS = (
+    "occupied",
+    "not_adjacent",
+    "does_not_fit",
+    "not_connected",
+    "ladder_needs_path",
+    "ladder_touches_goal",
+)
+BUTTON_ERRORS = ("stale_button", "forged_button", "not_your_button")
+
+
+@pytest.mark.parametrize("lang", ["es", "pl"])
+def test_every_catalog_has_the_english_keys_and_no_others(lang: str) -> None:
+    assert set(OWN[lang]) == set(OWN["en"])
+
+
+@pytest.mark.parametrize("lang", ["es", "pl"])
+def test_translations_use_the_same_placeholders_as_english(lang: str) -> None:
+    different = {
+        key: (placeholders(OWN["en"][key]), placeholders(text))
+        for key, text in OWN[lang].items()
+        if placeholders(text) != placeholders(OWN["en"][key])
+    }
+    assert different == {}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_message_is_empty(lang: str) -> None:
+    assert [key for key, text in OWN[lang].items() if not text.strip()] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_card_role_and_tool_has_a_name(lang: str) -> None:
+    keys = (
+        [f"path.{kind}" for kind in PATHS]
+        + [f"action.{action.value}" for action in Action]
+        + [f"role.{role.value}" for role in Role]
+        + [f"role.goal_{role.value}" for role in Role]
+        + [f"tool.{tool.value}" for tool in Tool]
+        + [f"move.action.{action.value}" for action in Action]
+        + [f"placement.{reason}" for reason in PLACEMENT_REASONS]
+        + [f"error.{code}" for code in BUTTON_ERRORS]
+        + ["rules.base", "rules.saboteur2", "help.text", "edition.base", "edition.saboteur2"]
+    )
+    assert [key for key in keys if key not in OWN[lang]] == []
+
+
+def _error_codes() -> set[str]:
+    try:
+        errors = importlib.import_module("domain.errors")
+    except ImportError:
+        pytest.skip("domain.errors does not exist yet")
+    codes: set[str] = set()
+    pending = list(errors.DomainError.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        codes.add(cls.code)
+        pending.extend(cls.__subclasses__())
+    return codes
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_domain_error_code_has_a_message(lang: str) -> None:
+    assert sorted(code for code in _error_codes() if f"error.{code}" not in OWN[lang]) == []
+
+
+def test_rules_summaries_are_about_ten_lines() -> None:
+    for lang in LANGUAGES:
+        for edition in ("base", "saboteur2"):
+            assert 6 <= len(t(lang, f"rules.{edition}").splitlines()) <= 14
+
+
+def test_messages_are_formatted_with_their_parameters() -> None:
+    assert t("en", "move.path_placed", name="Ana", card="cross ┼", cell="B3") == (
+        "Ana placed cross ┼ at B3."
+    )
+    assert t("es", "role.profiteer") == "Perezoso"
+    assert t("pl", "action.hands_off") == "łapy precz!"
+
+
+def test_an_unknown_language_falls_back_to_english() -> None:
+    assert t("de", "error.not_your_turn") == t("en", "error.not_your_turn")
+
+
+def test_a_key_missing_in_a_language_falls_back_to_english() -> None:
+    spanish = catalog("es")
+    saved = spanish.pop("error.not_your_turn")
+    try:
+        assert t("es", "error.not_your_turn") == "It is not your turn."
+    finally:
+        spanish["error.not_your_turn"] = saved
+
+
+def test_a_key_missing_everywhere_shows_as_itself() -> None:
+    assert t("pl", "no.such.key") == "no.such.key"
+
+
+@pytest.mark.parametrize(
+    ("telegram", "override", "expected"),
+    [
+        ("es", None, "es"),
+        ("es-AR", None, "es"),
+        ("pl", None, "pl"),
+        ("en-GB", None, "en"),
+        ("de", None, "en"),
+        (None, None, "en"),
+        ("pl", "es", "es"),
+        ("es", "en", "en"),
+        ("es", "fr", "es"),
+    ],
+)
+def test_the_group_choice_wins_over_the_users_telegram_language(
+    telegram: str | None, override: str | None, expected: str
+) -> None:
+    assert pick_language(telegram, override) == expected
