@@ -53,11 +53,9 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Connection, Engine, RowMapping
 
-from domain.codec import decode
 from domain.events import (
     DecisionOpened,
     DecisionTimedOut,
-    Event,
     GameCancelled,
     GameEnded,
     PlayerReminded,
@@ -67,6 +65,8 @@ from infra.event_store import EventStore
 from infra.schema import metadata, projector_positions
 
 log = logging.getLogger(__name__)
+
+Payload = dict[str, Any]
 
 TIMEOUT: Final = "timeout"
 HALF: Final = "half"
@@ -155,14 +155,26 @@ def to_ms(moment: datetime) -> int:
 # ------------------------------------------------------------------------- projection
 
 
-def apply(conn: Connection, game_id: str, event: Event, recorded_at: datetime) -> None:
-    """Bring the ``deadlines`` rows of ``game_id`` up to date with one recorded event."""
+def apply(
+    conn: Connection, game_id: str, type_: str, payload: Payload, recorded_at: datetime
+) -> None:
+    """Bring the ``deadlines`` rows of ``game_id`` up to date with one recorded event
+    (its stored type and payload: the projection needs no rules engine)."""
     game = delete(deadlines).where(deadlines.c.game_id == game_id)
-    match event:
-        case DecisionOpened(decision=decision, player=player, kind=kind, deadline=deadline):
-            # One decision is owed at a time: a new one means the last was made.
-            conn.execute(game)
-            rows = [
+    if type_ == DecisionOpened.TYPE:
+        # One decision is owed at a time: a new one means the last was made.
+        conn.execute(game)
+        opened = to_ms(recorded_at)
+        alarms = alarms_for(
+            int(payload["decision"]),
+            int(payload["player"]),
+            str(payload["kind"]),
+            opened,
+            int(payload["deadline"]),
+        )
+        conn.execute(
+            insert(deadlines),
+            [
                 {
                     "game_id": game_id,
                     "decision": a.decision,
@@ -174,17 +186,19 @@ def apply(conn: Connection, game_id: str, event: Event, recorded_at: datetime) -
                     "leased_until": None,
                     "dispatches": 0,
                 }
-                for a in alarms_for(decision, player, kind, to_ms(recorded_at), deadline)
-            ]
-            conn.execute(insert(deadlines), rows)
-        case DecisionTimedOut(decision=decision):
-            conn.execute(game.where(deadlines.c.decision == decision))
-        case PlayerReminded(decision=decision, which=which):
-            conn.execute(game.where(deadlines.c.decision == decision, deadlines.c.which == which))
-        case RoundEnded() | GameEnded() | GameCancelled():
-            conn.execute(game)
-        case _:
-            pass
+                for a in alarms
+            ],
+        )
+    elif type_ == DecisionTimedOut.TYPE:
+        conn.execute(game.where(deadlines.c.decision == payload["decision"]))
+    elif type_ == PlayerReminded.TYPE:
+        conn.execute(
+            game.where(
+                deadlines.c.decision == payload["decision"], deadlines.c.which == payload["which"]
+            )
+        )
+    elif type_ in (RoundEnded.TYPE, GameEnded.TYPE, GameCancelled.TYPE):
+        conn.execute(game)
 
 
 WATCHED: Final = frozenset(
@@ -210,8 +224,7 @@ def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
             stored = store.read_all(after_position=position, limit=batch)
             for record in stored:
                 if record.type in WATCHED:
-                    event = decode(record.type, record.payload, record.schema_version)
-                    apply(conn, record.stream_id, event, record.recorded_at)
+                    apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
             if stored:
                 conn.execute(
                     update(projector_positions)

@@ -10,7 +10,6 @@ events, so a task arriving late changes nothing.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,21 +23,22 @@ from sqlalchemy import Engine
 from domain.commands import Command, RemindPlayer, TimeOut
 from domain.errors import DomainError
 from infra import deadlines
+from infra.bootstrap import Services, bootstrap
 from infra.celery_app import FIRE_TASK, REMIND_TASK, SWEEP_TASK, app
 from infra.event_store import DuplicateCommand, EventStore
 
 log = logging.getLogger(__name__)
 
-CommandHandler = Callable[[str, Command, str], object]
+CommandHandler = Callable[[str, Command, str | None], object]
 """Runs ``command`` on game ``game_id`` with an idempotency key."""
 
 
 class DeadlineSettings(BaseSettings):
-    """The sweeper's knobs (environment variables of the same names)."""
+    """The sweeper's own knob (an environment variable of the same name); the sweep
+    interval is :attr:`infra.settings.Settings.sweep_interval_seconds`."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
 
-    sweep_interval_seconds: float = Field(default=5.0, gt=0)
     # A task not done this long after its alarm fired counts as lost and is sent again.
     deadline_lease_seconds: float = Field(default=30.0, gt=0)
 
@@ -68,15 +68,22 @@ def runtime() -> Runtime:
     return _configured if _configured is not None else _default_runtime()
 
 
+def runtime_from(services: Services) -> Runtime:
+    """The tasks' runtime over services built by :func:`infra.bootstrap.bootstrap`."""
+    knobs = DeadlineSettings()
+    return Runtime(
+        services.engine,
+        services.store,
+        services.games.handle,
+        lease=timedelta(seconds=knobs.deadline_lease_seconds),
+        lookahead=timedelta(seconds=services.settings.sweep_interval_seconds),
+    )
+
+
 @cache
 def _default_runtime() -> Runtime:
-    from infra.bootstrap import deadline_runtime  # the composition root
-
-    knobs = DeadlineSettings()
-    return deadline_runtime(
-        lease=timedelta(seconds=knobs.deadline_lease_seconds),
-        lookahead=timedelta(seconds=knobs.sweep_interval_seconds),
-    )
+    # Built on first use in the worker process, never at import.
+    return runtime_from(bootstrap())
 
 
 def _now() -> datetime:
@@ -127,13 +134,13 @@ def send_reminder(game_id: str, decision: int, which: str) -> None:
 
 def _run(game_id: str, decision: int, which: str) -> None:
     rt = runtime()
-    at = round(_now().timestamp() * 1000)
+    # ``at`` and ``seed`` left 0: the game service stamps its clock and chance.
     command: Command
     if which == deadlines.TIMEOUT:
-        command = TimeOut(decision, at=at, seed=secrets.randbits(63))
+        command = TimeOut(decision)
         key = f"timeout:{game_id}:{decision}"
     else:
-        command = RemindPlayer(decision, which, at=at, seed=0)
+        command = RemindPlayer(decision, which)
         key = f"remind:{game_id}:{decision}:{which}"
     try:
         rt.handle(game_id, command, key)

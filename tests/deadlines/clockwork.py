@@ -52,6 +52,10 @@ class Clockwork:
     away: frozenset[int] = frozenset()
 
 
+def initial_state() -> Clockwork:
+    return Clockwork()
+
+
 def evolve(state: Clockwork, event: Event) -> Clockwork:
     match event:
         case GameCreated():
@@ -126,7 +130,7 @@ def decide(state: Clockwork, command: Command) -> list[Event]:
             if state.phase != "playing" or pending is None or pending.decision != command.decision:
                 return []
             player = pending.player
-            timed_out = [DecisionTimedOut(pending.decision, player)]
+            timed_out: list[Event] = [DecisionTimedOut(pending.decision, player)]
             again = fold(timed_out, state).timeouts_in_a_row[player]
             if again >= AWAY_AFTER and player not in state.away:
                 timed_out.append(PlayerWentAway(player))

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -24,14 +24,13 @@ import clockwork
 from celery import Celery
 from sqlalchemy import Engine
 
-from domain import decider
-from domain.codec import UPCASTERS, decode, encode
+from domain import codec, decider
 from domain.commands import Command, CreateGame, JoinGame, Pass, StartGame
 from domain.events import DecisionOpened, Event
 from infra import deadlines, tasks
+from infra.bootstrap import bootstrap
 from infra.celery_app import celery_config
-from infra.db import make_engine
-from infra.event_store import ConcurrencyError, EventStore, NewEvent
+from infra.event_store import EventStore
 from infra.settings import load_settings
 
 HERE = Path(__file__).resolve().parent
@@ -49,8 +48,7 @@ class Rules:
     """The rules a test game follows: the real rules engine, or clockwork (no board)."""
 
     name: str
-    decide: Callable[[Any, Command], list[Event]]
-    fold: Callable[[Iterable[Event]], Any]
+    decider: Any  # a module with initial_state, decide, evolve (and fold)
 
     def pass_command(self, state: Any, at: int) -> Pass:
         player = state.pending.player
@@ -58,10 +56,7 @@ class Rules:
         return Pass(player, cards, at=at)
 
 
-RULES = {
-    "real": Rules("real", decider.decide, decider.fold),
-    "clockwork": Rules("clockwork", clockwork.decide, clockwork.fold),
-}
+RULES = {"real": Rules("real", decider), "clockwork": Rules("clockwork", clockwork)}
 
 
 def rules_from_env() -> Rules:
@@ -88,36 +83,14 @@ def wait_for(condition: Callable[[], T], timeout: float = 15.0, every: float = 0
 # ------------------------------------------------------------------------ the game side
 
 
-def handler(store: EventStore, rules: Rules) -> tasks.CommandHandler:
-    """Run a command on a game: load, decide, append with optimistic concurrency."""
-
-    def handle(game_id: str, command: Command, key: str | None = None) -> list[Event]:
-        for _ in range(20):
-            stored = store.load(game_id)
-            state = rules.fold(decode(e.type, e.payload, e.schema_version) for e in stored)
-            new = rules.decide(state, command)
-            try:
-                store.append(
-                    game_id,
-                    stored[-1].version if stored else 0,
-                    [NewEvent(*encode(e)) for e in new],
-                    idempotency_key=key,
-                )
-            except ConcurrencyError:
-                continue
-            return new
-        raise AssertionError("the stream kept moving")
-
-    return handle
-
-
 def build_runtime(database_url: str, rules: Rules) -> tasks.Runtime:
-    engine = make_engine(database_url)
-    store = EventStore(engine, upcasters=UPCASTERS)
+    """What the worker runs on: the project's services (bootstrap) with the test's rules."""
+    settings = load_settings(database_url=database_url, sweep_interval_seconds=SWEEP_INTERVAL)
+    services = bootstrap(settings, decider=rules.decider, codec=codec)
     return tasks.Runtime(
-        engine,
-        store,
-        handler(store, rules),
+        services.engine,
+        services.store,
+        services.games.handle,
         lease=timedelta(seconds=LEASE_SECONDS),
         lookahead=timedelta(seconds=SWEEP_INTERVAL),
     )
@@ -158,10 +131,11 @@ class Table:
         return self.runtime.handle(game_id, command, None)  # type: ignore[return-value]
 
     def events(self, game_id: str) -> list[Event]:
-        return [decode(e.type, e.payload, e.schema_version) for e in self.store.load(game_id)]
+        stored = self.store.load(game_id)
+        return [codec.decode(e.type, e.payload, e.schema_version) for e in stored]
 
     def state(self, game_id: str) -> Any:
-        return self.rules.fold(self.events(game_id))
+        return self.rules.decider.fold(self.events(game_id))
 
     def new_game(self, first_deadline_in: float, turn_seconds: int = TURN_SECONDS) -> str:
         """A started 3-player base game whose first turn ends ``first_deadline_in`` s

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deadline_harness import SWEEP_INTERVAL, Process, Table, beat, running, wait_for
+import pytest
+from deadline_harness import (
+    SWEEP_INTERVAL,
+    Process,
+    Table,
+    beat,
+    now_ms,
+    running,
+    succeeded,
+    wait_for,
+    worker,
+)
 
 from domain.events import CardsDiscarded, DecisionOpened, DecisionTimedOut
+from infra.celery_app import FIRE_TASK
 
 
 def test_a_blitz_turn_times_out_and_the_game_moves_on(
@@ -26,3 +38,93 @@ def test_a_blitz_turn_times_out_and_the_game_moves_on(
     stored = next(e for e in table.store.load(game) if e.type == DecisionTimedOut.TYPE)
     lateness = stored.recorded_at.timestamp() - owed.deadline / 1000
     assert -0.05 <= lateness <= SWEEP_INTERVAL + 1.0
+
+
+def timeouts(table: Table, game: str) -> list[DecisionTimedOut]:
+    return [e for e in table.events(game) if isinstance(e, DecisionTimedOut)]
+
+
+@pytest.mark.parametrize("broker", ["redis"], indirect=True)
+def test_a_move_made_just_before_the_deadline_wins_and_the_late_fire_changes_nothing(
+    table: Table, celery_worker: Process
+) -> None:
+    game = table.new_game(first_deadline_in=0.3)
+    owed = table.pending(game)
+    table.project()
+    wait_for(lambda: now_ms() >= owed.deadline)
+    # The alarm is claimed (the task is on its way) when the player's move lands.
+    claimed = wait_for(table.claim)
+    assert [(d.game_id, d.decision) for d in claimed] == [(game, owed.decision)]
+    table.pass_turn(game, at=owed.deadline - 1)
+    for due in claimed:
+        table.send(due)
+
+    wait_for(lambda: succeeded(celery_worker, FIRE_TASK) == 1)
+    assert timeouts(table, game) == []
+    assert (owed.decision, "timeout") not in table.alarms(game)
+
+
+@pytest.mark.parametrize("broker", ["redis"], indirect=True)
+def test_the_same_fire_delivered_twice_applies_once(table: Table, celery_worker: Process) -> None:
+    game = table.new_game(first_deadline_in=0.2)
+    owed = table.pending(game)
+    wait_for(lambda: now_ms() >= owed.deadline)
+    table.project()
+    (due,) = wait_for(table.claim)
+    table.send(due)
+    table.send(due)
+
+    wait_for(lambda: succeeded(celery_worker, FIRE_TASK) == 2)
+    assert timeouts(table, game) == [DecisionTimedOut(owed.decision, owed.player)]
+
+
+def test_a_worker_killed_mid_flight_leaves_every_deadline_to_fire_exactly_once(
+    table: Table, database: str, broker: str, tmp_path: Path
+) -> None:
+    games = [table.new_game(first_deadline_in=0.5) for _ in range(12)]
+    owed = {game: table.pending(game).decision for game in games}
+    first = worker(database, broker, tmp_path / "first.log").start()
+    try:
+        # Send them all, then kill the worker as soon as it has fired one.
+        table.sweep_until(lambda: len(table.claim(lookahead=0)) == 0 and _fired(table, owed))
+        wait_for(lambda: _fired(table, owed) >= 1)
+    finally:
+        first.kill()
+    assert _fired(table, owed) < len(games), "the worker finished before it was killed"
+
+    with running(worker(database, broker, tmp_path / "second.log")):
+        table.sweep_until(lambda: _fired(table, owed) == len(games), timeout=30)
+    for game, decision in owed.items():
+        assert [t.decision for t in timeouts(table, game)].count(decision) == 1
+
+
+def _fired(table: Table, owed: dict[str, int]) -> int:
+    return sum(
+        1
+        for game, decision in owed.items()
+        if any(t.decision == decision for t in timeouts(table, game))
+    )
+
+
+@pytest.mark.parametrize("broker", ["redis"], indirect=True)
+def test_deadlines_pending_when_redis_is_flushed_still_fire(
+    table: Table, redis_url: str, database: str, tmp_path: Path
+) -> None:
+    import redis
+
+    sent = [table.new_game(first_deadline_in=0.2) for _ in range(3)]
+    later = [table.new_game(first_deadline_in=2.0) for _ in range(3)]
+    owed = {game: table.pending(game).decision for game in sent + later}
+    # The first three are sent to Redis with no worker to take them; then Redis is emptied.
+    wait_for(lambda: all(now_ms() >= table.pending(g).deadline for g in sent))
+    table.project()
+    assert len(table.sweep()) >= 3
+    client = redis.Redis.from_url(redis_url)
+    assert client.llen("celery") >= 3
+    client.flushdb()
+    client.close()
+
+    with running(worker(database, redis_url, tmp_path / "worker.log")):
+        table.sweep_until(lambda: _fired(table, owed) == len(owed), timeout=20)
+    for game, decision in owed.items():
+        assert [t.decision for t in timeouts(table, game)].count(decision) == 1
