@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Final, assert_never
 
 from domain import board as geo
@@ -108,6 +107,27 @@ Target = tuple[PlayerId | None, geo.Cell | None, Tool | None]
 # --------------------------------------------------------------------------- public API
 
 
+class _Log:
+    """Events emitted so far, and the state they lead to (so later rules see them)."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def _emitted(state: GameState, *events: Event) -> _Log:
+    log = _Log(state)
+    for event in events:
+        log.emit(event)
+    return log
+
+
 def initial_state() -> GameState:
     return GameState()
 
@@ -126,6 +146,16 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events ``command`` causes in ``state``; raises a DomainError when refused."""
+    return _dispatch(state, command).events
+
+
+def execute(state: GameState, command: Command) -> tuple[list[Event], GameState]:
+    """``decide``, and the state its events lead to (``fold(events, state)``, computed once)."""
+    log = _dispatch(state, command)
+    return log.events, log.state
+
+
+def _dispatch(state: GameState, command: Command) -> _Log:
     match command:
         case CreateGame():
             return _create(state, command)
@@ -249,38 +279,39 @@ def _check_turn_seconds(seconds: int) -> None:
         raise errors.InvalidSettings(f"turn_seconds must be within {TURN_SECONDS}")
 
 
-def _create(state: GameState, cmd: CreateGame) -> list[Event]:
+def _create(state: GameState, cmd: CreateGame) -> _Log:
     if state.phase != "new":
         raise errors.GameAlreadyCreated()
     if cmd.edition not in EDITIONS:
         raise errors.InvalidSettings(f"unknown edition {cmd.edition!r}")
     _check_turn_seconds(cmd.turn_seconds)
-    return [
+    return _emitted(
+        state,
         GameCreated(
             cmd.actor, cmd.name, cmd.edition, cmd.chat_id, cmd.turn_seconds, cmd.gold_house_rule
-        )
-    ]
+        ),
+    )
 
 
-def _join(state: GameState, cmd: JoinGame) -> list[Event]:
+def _join(state: GameState, cmd: JoinGame) -> _Log:
     _require_phase(state, "lobby")
     if state.is_player(cmd.actor):
         raise errors.AlreadyJoined()
     if len(state.seating) >= PLAYER_LIMITS[state.edition][1]:
         raise errors.GameFull()
-    return [PlayerJoined(cmd.actor, cmd.name)]
+    return _emitted(state, PlayerJoined(cmd.actor, cmd.name))
 
 
-def _leave(state: GameState, cmd: LeaveGame) -> list[Event]:
+def _leave(state: GameState, cmd: LeaveGame) -> _Log:
     _require_phase(state, "lobby")
     if not state.is_player(cmd.actor):
         raise errors.NotAPlayer()
     if len(state.seating) == 1:
-        return [PlayerLeft(cmd.actor), GameCancelled(cmd.actor)]
-    return [PlayerLeft(cmd.actor)]
+        return _emitted(state, PlayerLeft(cmd.actor), GameCancelled(cmd.actor))
+    return _emitted(state, PlayerLeft(cmd.actor))
 
 
-def _change_settings(state: GameState, cmd: ChangeSettings) -> list[Event]:
+def _change_settings(state: GameState, cmd: ChangeSettings) -> _Log:
     _require_phase(state, "lobby")
     _require_creator(state, cmd.actor)
     edition = cmd.edition if cmd.edition is not None else state.edition
@@ -290,16 +321,16 @@ def _change_settings(state: GameState, cmd: ChangeSettings) -> list[Event]:
     _check_turn_seconds(seconds)
     if len(state.seating) > PLAYER_LIMITS[edition][1]:
         raise errors.GameFull()
-    return [SettingsChanged(edition, seconds)]
+    return _emitted(state, SettingsChanged(edition, seconds))
 
 
-def _cancel(state: GameState, cmd: CancelGame) -> list[Event]:
+def _cancel(state: GameState, cmd: CancelGame) -> _Log:
     _require_phase(state, "lobby", "playing")
     _require_creator(state, cmd.actor)
-    return [GameCancelled(cmd.actor)]
+    return _emitted(state, GameCancelled(cmd.actor))
 
 
-def _start(state: GameState, cmd: StartGame) -> list[Event]:
+def _start(state: GameState, cmd: StartGame) -> _Log:
     _require_phase(state, "lobby")
     _require_creator(state, cmd.actor)
     low, high = PLAYER_LIMITS[state.edition]
@@ -316,24 +347,10 @@ def _start(state: GameState, cmd: StartGame) -> list[Event]:
     log.emit(GameStarted(state.seating, pile))
     first = rng.choice(state.seating, rng.derive(cmd.seed, _SEED_FIRST))
     _start_round(log, 1, first, cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
 # ------------------------------------------------------------------------ rounds
-
-
-class _Log:
-    """Events emitted so far, and the state they lead to (so later rules see them)."""
-
-    __slots__ = ("events", "state")
-
-    def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
 
 
 def _start_round(log: _Log, number: int, first: PlayerId, at: int, seed: int) -> None:
@@ -509,7 +526,7 @@ def _card_in_hand(state: GameState, actor: PlayerId, card_id: int) -> Card:
     return card(state.edition, card_id)
 
 
-def _place_path(state: GameState, cmd: PlacePath) -> list[Event]:
+def _place_path(state: GameState, cmd: PlacePath) -> _Log:
     _require_decision(state, cmd.actor, "turn")
     played = _card_in_hand(state, cmd.actor, cmd.card)
     if played.path is None:
@@ -535,7 +552,7 @@ def _place_path(state: GameState, cmd: PlacePath) -> list[Event]:
         _end_round(log, reached_by=cmd.actor, at=cmd.at, seed=cmd.seed)
     else:
         _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
 def _reached_from(board: geo.Board, goal: geo.Cell, placed: geo.Cell) -> geo.Cell:
@@ -556,7 +573,7 @@ def _reached_from(board: geo.Board, goal: geo.Cell, placed: geo.Cell) -> geo.Cel
     return found[0]
 
 
-def _play_action(state: GameState, cmd: PlayAction) -> list[Event]:
+def _play_action(state: GameState, cmd: PlayAction) -> _Log:
     _require_decision(state, cmd.actor, "turn")
     played = _card_in_hand(state, cmd.actor, cmd.card)
     action = played.action
@@ -589,7 +606,7 @@ def _play_action(state: GameState, cmd: PlayAction) -> list[Event]:
     if action is Action.SWAP_HAND and cmd.target_player is not None:
         _draw(log, cmd.target_player, 1)
     _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
 def _check_discard(state: GameState, actor: PlayerId, cards: tuple[int, ...]) -> None:
@@ -600,7 +617,7 @@ def _check_discard(state: GameState, actor: PlayerId, cards: tuple[int, ...]) ->
         raise errors.InvalidPass("cards must be distinct, in increasing order")
 
 
-def _pass(state: GameState, cmd: Pass) -> list[Event]:
+def _pass(state: GameState, cmd: Pass) -> _Log:
     _require_decision(state, cmd.actor, "turn")
     cards = tuple(cmd.cards)
     most = 1 if state.edition == "base" else 3
@@ -610,10 +627,10 @@ def _pass(state: GameState, cmd: Pass) -> list[Event]:
     log = _acting(state, cmd.actor)
     log.emit(CardsDiscarded(cmd.actor, cards))
     _after_turn(log, cmd.actor, len(cards), cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
-def _discard_to_remove(state: GameState, cmd: DiscardToRemove) -> list[Event]:
+def _discard_to_remove(state: GameState, cmd: DiscardToRemove) -> _Log:
     _require_decision(state, cmd.actor, "turn")
     if state.edition != "saboteur2":
         raise errors.NotInEdition("discard to remove is a saboteur2 option")
@@ -626,33 +643,33 @@ def _discard_to_remove(state: GameState, cmd: DiscardToRemove) -> list[Event]:
     log = _acting(state, cmd.actor)
     log.emit(FrontCardRemoved(cmd.actor, cards, cmd.removed))
     _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
-def _pick_gold(state: GameState, cmd: PickGold) -> list[Event]:
+def _pick_gold(state: GameState, cmd: PickGold) -> _Log:
     _require_decision(state, cmd.actor, "gold_pick")
     if cmd.value not in state.gold_pick_offer:
         raise errors.InvalidTarget(f"no nugget of value {cmd.value} on offer")
     log = _acting(state, cmd.actor)
     log.emit(GoldPicked(cmd.actor, cmd.value))
     _next_pick(log, cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
-def _choose_victim(state: GameState, cmd: ChooseTheftVictim) -> list[Event]:
+def _choose_victim(state: GameState, cmd: ChooseTheftVictim) -> _Log:
     _require_decision(state, cmd.actor, "theft")
     if cmd.victim not in theft_victims(state, cmd.actor):
         raise errors.InvalidTarget(f"{cmd.victim} cannot be robbed")
     log = _acting(state, cmd.actor)
     log.emit(TheftResolved(cmd.actor, cmd.victim))
     _next_theft(log, cmd.at, cmd.seed)
-    return log.events
+    return log
 
 
-def _time_out(state: GameState, cmd: TimeOut) -> list[Event]:
+def _time_out(state: GameState, cmd: TimeOut) -> _Log:
     pending = state.pending
     if state.phase != "playing" or pending is None or pending.id != cmd.decision:
-        return []  # already decided: a stale deadline decides nothing
+        return _Log(state)  # already decided: a stale deadline decides nothing
     player = pending.player
     log = _Log(state)
     log.emit(DecisionTimedOut(pending.id, player))
@@ -672,10 +689,10 @@ def _time_out(state: GameState, cmd: TimeOut) -> list[Event]:
             _next_theft(log, cmd.at, cmd.seed)
         case _:
             assert_never(pending.kind)
-    return log.events
+    return log
 
 
-def _remind(state: GameState, cmd: RemindPlayer) -> list[Event]:
+def _remind(state: GameState, cmd: RemindPlayer) -> _Log:
     pending = state.pending
     if (
         state.phase != "playing"
@@ -685,8 +702,8 @@ def _remind(state: GameState, cmd: RemindPlayer) -> list[Event]:
         or cmd.which in state.reminders
         or pending.player in state.away
     ):
-        return []
-    return [PlayerReminded(pending.id, pending.player, cmd.which)]
+        return _Log(state)
+    return _emitted(state, PlayerReminded(pending.id, pending.player, cmd.which))
 
 
 # ------------------------------------------------------------------------ evolve
@@ -705,7 +722,7 @@ def _close(state: GameState, player: PlayerId) -> GameState:
     counts = state.timeouts_in_a_row
     if counts.get(player, 0):
         counts = assoc(counts, player, 0)
-    return replace(state, pending=None, timeouts_in_a_row=counts)
+    return state.update(pending=None, timeouts_in_a_row=counts)
 
 
 def _take_front(state: GameState, player: PlayerId, kind: str) -> tuple[GameState, int]:
@@ -717,8 +734,7 @@ def _take_front(state: GameState, player: PlayerId, kind: str) -> tuple[GameStat
     if kind == "theft":
         thefts = tuple(p for p in thefts if p != player)
     return (
-        replace(
-            state,
+        state.update(
             front=assoc(state.front, player, kinds[:i] + kinds[i + 1 :]),
             front_cards=assoc(state.front_cards, player, ids[:i] + ids[i + 1 :]),
             thefts=thefts,
@@ -729,8 +745,7 @@ def _take_front(state: GameState, player: PlayerId, kind: str) -> tuple[GameStat
 
 def _lay_front(state: GameState, player: PlayerId, kind: str, card_id: int) -> GameState:
     thefts = (*state.thefts, player) if kind == "theft" else state.thefts
-    return replace(
-        state,
+    return state.update(
         front=assoc(state.front, player, (*state.front_of(player), kind)),
         front_cards=assoc(state.front_cards, player, (*state.front_cards.get(player, ()), card_id)),
         thefts=thefts,
@@ -739,8 +754,7 @@ def _lay_front(state: GameState, player: PlayerId, kind: str, card_id: int) -> G
 
 def _evolve_action(state: GameState, e: ActionPlayed) -> GameState:
     hand = _without(state.hand(e.player), (e.card,))
-    state = replace(
-        state,
+    state = state.update(
         hands=assoc(state.hands, e.player, hand),
         last_card_player=e.player,
         last_move=LastMove(e.player, "action", e.card, e.target_cell, e.action, e.target_player),
@@ -761,42 +775,40 @@ def _evolve_action(state: GameState, e: ActionPlayed) -> GameState:
     elif action is Action.ROCKFALL:
         assert e.target_cell is not None
         tile = state.board[e.target_cell]
-        state = replace(state, board=geo.without_tile(state.board, e.target_cell))
+        state = state.update(board=geo.without_tile(state.board, e.target_cell))
         discarded += (tile.card,) if tile.card is not None else ()
     elif action is Action.MAP:
         assert e.target_cell is not None and e.result is not None
         known = assoc(state.known_goals.get(e.player, frozen_map()), e.target_cell, e.result)
-        state = replace(state, known_goals=assoc(state.known_goals, e.player, known))
+        state = state.update(known_goals=assoc(state.known_goals, e.player, known))
     elif action is Action.INSPECTION:
         assert target is not None and e.result is not None
         seen = assoc(state.inspected.get(e.player, frozen_map()), target, e.result)
-        state = replace(state, inspected=assoc(state.inspected, e.player, seen))
+        state = state.update(inspected=assoc(state.inspected, e.player, seen))
     elif action is Action.SWAP_HATS:
         assert target is not None and e.result is not None
         old = state.roles[target]
-        state = replace(
-            state,
+        state = state.update(
             roles=assoc(state.roles, target, Role(e.result)),
             dwarf_pile=(*state.dwarf_pile[1:], old),
         )
     elif action is Action.SWAP_HAND:
         assert target is not None
         mine, theirs = state.hand(e.player), state.hand(target)
-        state = replace(state, hands=assoc(assoc(state.hands, e.player, theirs), target, mine))
-    return replace(state, discards=state.discards + discarded)
+        state = state.update(hands=assoc(assoc(state.hands, e.player, theirs), target, mine))
+    return state.update(discards=state.discards + discarded)
 
 
 def evolve(state: GameState, event: Event) -> GameState:
     """Apply one recorded fact. No rule is checked and no chance is drawn here."""
     state = _evolve(state, event)
-    return replace(state, events_applied=state.events_applied + 1)
+    return state.update(events_applied=state.events_applied + 1)
 
 
 def _evolve(state: GameState, e: Event) -> GameState:
     match e:
         case GameCreated():
-            return replace(
-                state,
+            return state.update(
                 phase="lobby",
                 edition=e.edition,
                 chat_id=e.chat_id,
@@ -807,8 +819,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 seating=(e.creator,),
             )
         case PlayerJoined():
-            return replace(
-                state,
+            return state.update(
                 names=assoc(state.names, e.player, e.name),
                 seating=(*state.seating, e.player),
             )
@@ -818,14 +829,13 @@ def _evolve(state: GameState, e: Event) -> GameState:
             creator = state.creator
             if creator == e.player:
                 creator = seating[0] if seating else None
-            return replace(state, seating=seating, names=frozen_map(names), creator=creator)
+            return state.update(seating=seating, names=frozen_map(names), creator=creator)
         case SettingsChanged():
-            return replace(state, edition=e.edition, turn_seconds=e.turn_seconds)
+            return state.update(edition=e.edition, turn_seconds=e.turn_seconds)
         case GameCancelled():
-            return replace(state, phase="cancelled", pending=None)
+            return state.update(phase="cancelled", pending=None)
         case GameStarted():
-            return replace(
-                state,
+            return state.update(
                 phase="playing",
                 seating=e.seating,
                 nugget_pile=e.nugget_pile,
@@ -833,8 +843,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 timeouts_in_a_row=frozen_map({p: 0 for p in e.seating}),
             )
         case RoundStarted():
-            return replace(
-                state,
+            return state.update(
                 round=e.round,
                 roles=frozen_map({p: Role(r) for p, r in e.roles}),
                 dwarf_pile=tuple(Role(r) for r in e.dwarf_pile),
@@ -859,8 +868,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 thieves_pending=(),
             )
         case DecisionOpened():
-            return replace(
-                state,
+            return state.update(
                 pending=Decision(e.decision, e.player, e.kind, e.deadline),  # type: ignore[arg-type]
                 decisions_opened=e.decision,
                 reminders=frozenset(),
@@ -868,8 +876,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
         case PathPlaced():
             state = _close(state, e.player)
             tile = geo.Tile(card(state.edition, e.card).kind, e.card, e.rotated)
-            return replace(
-                state,
+            return state.update(
                 board=geo.with_tile(state.board, e.cell, tile),
                 hands=assoc(state.hands, e.player, _without(state.hand(e.player), (e.card,))),
                 last_path_player=e.player,
@@ -881,8 +888,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
             reached_by = state.treasure_reached_by
             if e.kind == TREASURE and state.last_move is not None:
                 reached_by = state.last_move.player
-            return replace(
-                state,
+            return state.update(
                 board=geo.with_tile(state.board, e.cell, tile),
                 treasure_reached_by=reached_by,
             )
@@ -890,54 +896,48 @@ def _evolve(state: GameState, e: Event) -> GameState:
             return _evolve_action(_close(state, e.player), e)
         case CardsDiscarded():
             state = _close(state, e.player)
-            return replace(
-                state,
+            return state.update(
                 hands=assoc(state.hands, e.player, _without(state.hand(e.player), e.cards)),
                 discards=state.discards + e.cards,
                 last_move=LastMove(e.player, "pass"),
             )
         case FrontCardRemoved():
             state, removed = _take_front(_close(state, e.player), e.player, e.removed)
-            return replace(
-                state,
+            return state.update(
                 hands=assoc(state.hands, e.player, _without(state.hand(e.player), e.cards)),
                 discards=state.discards + e.cards + (removed,),
                 last_move=LastMove(e.player, "discard_to_remove", action=e.removed),
             )
         case CardDrawn():
-            return replace(
-                state,
+            return state.update(
                 draw_pile=state.draw_pile[1:],
                 hands=assoc(state.hands, e.player, (*state.hand(e.player), e.card)),
             )
         case DecisionTimedOut():
             count = state.timeouts_in_a_row.get(e.player, 0) + 1
-            return replace(
-                state,
+            return state.update(
                 pending=None,
                 timeouts_in_a_row=assoc(state.timeouts_in_a_row, e.player, count),
             )
         case PlayerReminded():
-            return replace(state, reminders=state.reminders | {e.which})
+            return state.update(reminders=state.reminders | {e.which})
         case PlayerWentAway():
-            return replace(state, away=state.away | {e.player})
+            return state.update(away=state.away | {e.player})
         case PlayerCameBack():
-            return replace(
-                state,
+            return state.update(
                 away=state.away - {e.player},
                 timeouts_in_a_row=assoc(state.timeouts_in_a_row, e.player, 0),
             )
         case RoundEnded():
-            return replace(state, pending=None, round_results=(*state.round_results, e))
+            return state.update(pending=None, round_results=(*state.round_results, e))
         case GoldPaid():
             gold = dict(state.gold)
             for p, amount in e.payouts:
                 gold[p] = gold.get(p, 0) + amount
             pile = e.nugget_pile if state.edition == "base" else state.nugget_pile
-            return replace(state, gold=frozen_map(gold), nugget_pile=pile)
+            return state.update(gold=frozen_map(gold), nugget_pile=pile)
         case GoldPickStarted():
-            return replace(
-                state,
+            return state.update(
                 nugget_pile=state.nugget_pile[len(e.nuggets) :],
                 gold_pick_offer=e.nuggets,
                 gold_pick_order=e.order,
@@ -946,22 +946,21 @@ def _evolve(state: GameState, e: Event) -> GameState:
             state = _close(state, e.player)
             offer = list(state.gold_pick_offer)
             offer.remove(e.value)
-            return replace(
-                state,
+            return state.update(
                 gold=assoc(state.gold, e.player, state.gold.get(e.player, 0) + e.value),
                 gold_pick_offer=tuple(offer),
                 gold_pick_order=state.gold_pick_order[1:],
             )
         case TheftsStarted():
-            return replace(state, thieves_pending=e.order)
+            return state.update(thieves_pending=e.order)
         case TheftResolved():
             state = _close(state, e.thief)
             stolen: Mapping[PlayerId, int] = state.gold
             if e.victim is not None:
                 stolen = assoc(stolen, e.victim, stolen.get(e.victim, 0) - 1)
                 stolen = assoc(stolen, e.thief, stolen.get(e.thief, 0) + 1)
-            return replace(state, gold=stolen, thieves_pending=state.thieves_pending[1:])
+            return state.update(gold=stolen, thieves_pending=state.thieves_pending[1:])
         case GameEnded():
-            return replace(state, phase="finished", pending=None, winners=e.winners)
+            return state.update(phase="finished", pending=None, winners=e.winners)
         case _:
             assert_never(e)

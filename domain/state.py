@@ -7,7 +7,7 @@ secret (hands, roles, gold); :func:`domain.view.view_for` decides what a player 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Final, Literal, TypeVar
 
@@ -73,7 +73,7 @@ class LastMove:
     target_player: PlayerId | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GameState:
     phase: Phase = "new"
     edition: Edition = "base"
@@ -117,6 +117,25 @@ class GameState:
     winners: tuple[PlayerId, ...] = ()  # of the game, once finished
     events_applied: int = 0
 
+    def update(self, **changes: object) -> GameState:
+        """A copy with ``changes``: :func:`dataclasses.replace`, minus its cost.
+
+        ``evolve`` runs this for every event (twice per event while deciding), and
+        ``replace`` re-runs ``__init__`` over every field; copying the instance dict is
+        some 20 times cheaper. Field names are still checked.
+
+        >>> GameState().update(round=2).round
+        2
+        """
+        unknown = changes.keys() - _FIELDS
+        if unknown:
+            raise TypeError(f"GameState has no field {sorted(unknown)}")
+        new = _NEW(GameState)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
+        return new
+
     def role(self, player: PlayerId) -> Role:
         return self.roles[player]
 
@@ -128,3 +147,7 @@ class GameState:
 
     def is_player(self, player: PlayerId) -> bool:
         return player in self.names
+
+
+_NEW: Final = object.__new__
+_FIELDS: Final = frozenset(f.name for f in fields(GameState))

@@ -1,0 +1,210 @@
+"""Random legal games through decide/evolve, checking invariants after every event.
+
+The simulator plays what :func:`domain.moves.legal_moves` lists, chosen uniformly (and
+sometimes lets a deadline pass), and checks after every event: every card is somewhere
+exactly once (hands, draw pile, set aside, maze, discards, in front of players); gold is
+conserved; while a round runs no player's view holds another player's hand or dwarf.
+
+>>> report = simulate(2, "saboteur2", (3, 4), seed=1)
+>>> report["games"], report["violations"]
+(2, 0)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+# The one clock of domain/: it measures how fast the rules run, it never decides anything.
+from time import perf_counter  # noqa: TID251
+from typing import Any, TypeVar
+
+from domain import rng
+from domain.cards import Edition, deck, nugget_cards
+from domain.commands import Command, CreateGame, JoinGame, StartGame, TimeOut
+from domain.decider import decide, evolve, execute, fold, initial_state
+from domain.events import Event, GoldPaid
+from domain.moves import legal_moves
+from domain.state import GameState
+from domain.view import view_for
+
+T = TypeVar("T")
+TIMEOUT_CHANCE = 20  # one command in 20 is a deadline passing
+_NUGGET_GOLD = sum(nugget_cards())
+
+
+class _Dice:
+    def __init__(self, seed: int) -> None:
+        self._numbers: Iterator[int] = rng.stream(seed)
+
+    def below(self, n: int) -> int:
+        return next(self._numbers) % n
+
+    def pick(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def seed(self) -> int:
+        return next(self._numbers) >> 1
+
+
+def card_violations(state: GameState) -> list[str]:
+    """Where the cards of a running round break conservation (empty when all is well)."""
+    if state.phase != "playing" or state.round == 0:
+        return []
+    placed = [t.card for t in state.board.values() if t.card is not None]
+    everywhere = [
+        *(c for h in state.hands.values() for c in h),
+        *state.draw_pile,
+        *state.set_aside,
+        *placed,
+        *state.discards,
+        *(c for cards in state.front_cards.values() for c in cards),
+    ]
+    if sorted(everywhere) != list(range(len(deck(state.edition)))):
+        return [f"cards not conserved after event {state.events_applied}"]
+    return []
+
+
+def gold_violations(state: GameState, paid: int) -> list[str]:
+    if state.phase in ("new", "lobby"):
+        return []
+    total = sum(state.gold.values())
+    if any(g < 0 for g in state.gold.values()):
+        return [f"negative gold after event {state.events_applied}"]
+    if state.edition == "base":
+        if total + sum(state.nugget_pile) + sum(state.gold_pick_offer) != _NUGGET_GOLD:
+            return [f"nugget gold not conserved after event {state.events_applied}"]
+    elif total != paid:
+        return [f"saboteur2 gold {total} != {paid} paid, after event {state.events_applied}"]
+    return []
+
+
+def view_violations(state: GameState) -> list[str]:
+    """A player's view, while a turn is pending, shows only their own hand and dwarf."""
+    pending = state.pending
+    if state.phase != "playing" or pending is None or pending.kind != "turn":
+        return []
+    found: list[str] = []
+    for viewer in (None, *state.seating):
+        view = view_for(state, viewer)
+        own = state.hand(viewer) if viewer is not None else ()
+        if view.hand != own or view.hands or view.roles or view.final_gold:
+            found.append(f"view of {viewer} shows other players' secrets")
+        role = state.roles[viewer].value if viewer is not None else None
+        if view.role != role:
+            found.append(f"view of {viewer} shows a wrong dwarf")
+        if any(
+            not t.face_up and t.kind.startswith("goal_") and t.kind != "goal_hidden"
+            for t in view.board.values()
+        ):
+            found.append("a face-down goal shows its kind")
+    return found
+
+
+def play_one(
+    edition: Edition, players: int, seed: int, check: bool = True, max_commands: int = 0
+) -> tuple[list[Event], list[str], list[float]]:
+    """One random game (its first ``max_commands`` moves when > 0); returns its events,
+    the violations found and the time of each legal_moves call (seconds)."""
+    dice = _Dice(seed)
+    state = initial_state()
+    events: list[Event] = []
+    violations: list[str] = []
+    timings: list[float] = []
+    paid = 0
+    clock = 1_000_000
+
+    def run(command: Command) -> None:
+        nonlocal state, paid
+        if not check:
+            new, state = execute(state, command)
+            events.extend(new)
+            return
+        for event in decide(state, command):
+            events.append(event)
+            state = evolve(state, event)
+            if isinstance(event, GoldPaid) and edition == "saboteur2":
+                paid += sum(amount for _, amount in event.payouts)
+            violations.extend(card_violations(state))
+            violations.extend(gold_violations(state, paid))
+        if check:
+            violations.extend(view_violations(state))
+
+    run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60))
+    for player in range(2, players + 1):
+        run(JoinGame(player, f"P{player}"))
+    run(StartGame(1, at=clock, seed=dice.seed()))
+    commands = 0
+    while state.phase == "playing" and not (max_commands and commands >= max_commands):
+        commands += 1
+        pending = state.pending
+        if pending is None:
+            violations.append("a running game owes no decision")
+            break
+        clock += 1000
+        if dice.below(TIMEOUT_CHANCE) == 0:
+            run(TimeOut(pending.id, at=clock, seed=dice.seed()))
+            continue
+        started = perf_counter()
+        moves = legal_moves(state, pending.player)
+        timings.append(perf_counter() - started)
+        if not moves:
+            violations.append(f"{pending.player} owes a {pending.kind} but has no legal move")
+            break
+        run(replace(dice.pick(moves), at=clock, seed=dice.seed()))
+    if check and fold(events) != state:
+        violations.append("replaying the events gives another state")
+    return events, violations, timings
+
+
+def simulate(
+    games: int, edition: Edition, players: tuple[int, int], seed: int, check: bool = True
+) -> dict[str, Any]:
+    """Play ``games`` random games with a player count in ``players`` (inclusive)."""
+    dice = _Dice(seed)
+    started = perf_counter()
+    total_events = 0
+    violations: list[str] = []
+    timings: list[float] = []
+    for _ in range(games):
+        count = players[0] + dice.below(players[1] - players[0] + 1)
+        events, found, times = play_one(edition, count, dice.seed(), check)
+        total_events += len(events)
+        violations.extend(found)
+        timings.extend(times)
+    elapsed = perf_counter() - started
+    return {
+        "games": games,
+        "edition": edition,
+        "players": list(players),
+        "events": total_events,
+        "violations": len(violations),
+        "violation_samples": violations[:5],
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 2) if elapsed else None,
+        "legal_moves_calls": len(timings),
+        "legal_moves_ms_mean": round(1000 * sum(timings) / len(timings), 4) if timings else None,
+        "legal_moves_ms_max": round(1000 * max(timings), 4) if timings else None,
+        "invariants_checked": check,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="simulate", description=__doc__)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--edition", choices=("base", "saboteur2"), default="saboteur2")
+    parser.add_argument("--players", type=int, nargs=2, default=(5, 5), metavar=("MIN", "MAX"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-check", action="store_true", help="skip the invariant checks")
+    args = parser.parse_args(argv)
+    report = simulate(
+        args.games, args.edition, (args.players[0], args.players[1]), args.seed, not args.no_check
+    )
+    print(json.dumps(report))
+    return 1 if report["violations"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
