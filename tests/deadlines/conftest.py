@@ -44,4 +44,4 @@ def table(database: str, broker: str) -> Iterator[Table]:
 def celery_worker(database: str, broker: str, tmp_path: Path) -> Iterator[Process]:
     process = worker(database, broker, tmp_path / "worker.log").start()
     yield process
-    process.stop()
+    process.kill()  # the database and broker are thrown away: no need to wait for it
