@@ -101,7 +101,5 @@ def test_no_reminder_comes_after_the_decision_was_made(
     assert isinstance(table.events(game)[-1], DecisionOpened)
 
 
-def _now():
-    from datetime import UTC, datetime
-
+def _now() -> datetime:
     return datetime.now(UTC)
