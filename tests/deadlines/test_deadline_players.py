@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -10,6 +11,7 @@ from deadline_harness import TURN_SECONDS, Process, Table, now_ms, succeeded, wa
 from domain.events import (
     DecisionOpened,
     DecisionTimedOut,
+    Event,
     PlayerCameBack,
     PlayerReminded,
     PlayerWentAway,
@@ -33,9 +35,7 @@ def test_three_timeouts_make_a_player_away_and_acting_again_clears_it(
     for round_ in range(3):
         owed = table.pending(game)
         assert owed.player == sleeper
-        table.sweep_until(
-            lambda o=owed: DecisionTimedOut(o.decision, sleeper) in table.events(game)
-        )
+        table.sweep_until(_has(table, game, DecisionTimedOut(owed.decision, sleeper)))
         away = PlayerWentAway(sleeper) in table.events(game)
         assert away == (round_ == 2)
         table.pass_turn(game)
@@ -99,6 +99,10 @@ def test_no_reminder_comes_after_the_decision_was_made(
     table.project()
     assert all(d != owed.decision for d, _ in table.alarms(game))
     assert isinstance(table.events(game)[-1], DecisionOpened)
+
+
+def _has(table: Table, game: str, event: Event) -> Callable[[], bool]:
+    return lambda: event in table.events(game)
 
 
 def _now() -> datetime:
