@@ -1,0 +1,153 @@
+"""The board picture: every card draws, labels and orientation show, size stays bounded."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageChops
+
+from domain.board import Board, Cell, Tile, frozen, initial_board
+from domain.cards import BASE_PATHS, EXPANSION_PATHS
+from tgbot.render import MAX_SIDE, layout, render_board, render_image
+
+GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
+ALL_KINDS = [spec.kind for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)]
+
+
+def board_with(cells: dict[Cell, Tile]) -> Board:
+    return frozen({**initial_board(GOALS), **cells})
+
+
+def every_kind(rotated: bool) -> Board:
+    return board_with(
+        {
+            (i % 8, -1 - i // 8): Tile(kind, card=i, rotated=rotated)
+            for i, kind in enumerate(ALL_KINDS)
+        }
+    )
+
+
+def decode(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    return image.convert("RGB")
+
+
+def cell_pixels(image: Image.Image, board: Board, cell: Cell, **kwargs: object) -> Image.Image:
+    extra = kwargs.get("extra", ())
+    return image.crop(layout(board, extra).box(cell))  # type: ignore[arg-type]
+
+
+def differs(a: Image.Image, b: Image.Image) -> bool:
+    return ImageChops.difference(a, b).getbbox() is not None
+
+
+def test_the_initial_board_is_a_png_of_a_phone_friendly_size() -> None:
+    png = render_board(initial_board(GOALS))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    image = decode(png)
+    # Start to goals is 9 columns, goals span 5 rows; one margin cell each side.
+    assert 11 * 64 <= image.width <= 11 * 96 + 60
+    assert 7 * 64 <= image.height <= 7 * 96 + 60
+    assert len(png) < 150_000
+
+
+@pytest.mark.parametrize("rotated", [False, True])
+def test_every_path_kind_of_both_editions_is_drawn(rotated: bool) -> None:
+    board = every_kind(rotated)
+    image = decode(render_board(board))
+    empty = cell_pixels(image, board, (-1, 5))
+    for cell, tile in board.items():
+        assert differs(cell_pixels(image, board, cell), empty), tile.kind
+
+
+def test_cards_of_different_kinds_look_different() -> None:
+    board = every_kind(False)
+    image = render_image(board)
+    pictures = {
+        tile.kind: cell_pixels(image, board, cell).tobytes()
+        for cell, tile in board.items()
+        if tile.card is not None
+    }
+    assert len(set(pictures.values())) == len(pictures)
+
+
+@pytest.mark.parametrize("kind", ["curve_se", "t_nse", "dead_stub_n", "ladder_curve_wn"])
+def test_a_rotated_card_differs_from_its_unrotated_picture(kind: str) -> None:
+    upright = board_with({(1, 0): Tile(kind, card=0)})
+    turned = board_with({(1, 0): Tile(kind, card=0, rotated=True)})
+    a = cell_pixels(render_image(upright), upright, (1, 0))
+    b = cell_pixels(render_image(turned), turned, (1, 0))
+    assert differs(a, b)
+
+
+def test_highlight_labels_are_drawn_in_their_cells_only() -> None:
+    board = initial_board(GOALS)
+    labels = {(1, 0): "A", (0, 1): "B"}
+    plain = render_image(board)
+    labelled = render_image(board, highlight=labels)
+    assert plain.size == labelled.size
+    for cell in labels:
+        assert differs(cell_pixels(plain, board, cell), cell_pixels(labelled, board, cell))
+    for cell in [(2, 0), (0, -1), (8, 0)]:
+        assert not differs(cell_pixels(plain, board, cell), cell_pixels(labelled, board, cell))
+
+
+def test_different_labels_look_different() -> None:
+    board = initial_board(GOALS)
+    a = cell_pixels(render_image(board, highlight={(1, 0): "A"}), board, (1, 0))
+    b = cell_pixels(render_image(board, highlight={(1, 0): "B"}), board, (1, 0))
+    assert differs(a, b)
+
+
+def test_a_label_far_away_widens_the_picture_to_include_it() -> None:
+    board = initial_board(GOALS)
+    labels = {(-3, 0): "A"}
+    image = render_image(board, highlight=labels)
+    assert image.width > render_image(board).width
+    assert differs(
+        cell_pixels(image, board, (-3, 0), extra=labels),
+        cell_pixels(image, board, (-3, 1), extra=labels),
+    )
+
+
+def test_a_single_highlighted_cell_is_framed() -> None:
+    board = board_with({(1, 0): Tile("cross", card=0)})
+    plain = cell_pixels(render_image(board), board, (1, 0))
+    framed = cell_pixels(render_image(board, highlight=(1, 0)), board, (1, 0))
+    assert differs(plain, framed)
+
+
+def test_a_revealed_goal_and_a_peeked_goal_differ_from_a_face_down_one() -> None:
+    board = initial_board(GOALS)
+    hidden = cell_pixels(render_image(board), board, (8, 0))
+    peeked = render_image(board, show_goal_kinds={(8, 0): "goal_treasure"})
+    assert differs(hidden, cell_pixels(peeked, board, (8, 0)))
+    revealed = board_with({(8, 0): Tile("goal_treasure")})
+    assert differs(hidden, cell_pixels(render_image(revealed), revealed, (8, 0)))
+    stone = board_with({(8, 0): Tile("goal_stone_a")})
+    assert differs(
+        cell_pixels(render_image(revealed), revealed, (8, 0)),
+        cell_pixels(render_image(stone), stone, (8, 0)),
+    )
+
+
+def test_a_huge_board_is_scaled_to_fit_telegram() -> None:
+    cells = {(x, 0): Tile("straight_ew", card=x) for x in range(1, 60)}
+    cells |= {(0, -y): Tile("straight_ns", card=100 + y) for y in range(1, 30)}
+    image = decode(render_board(frozen({**initial_board(GOALS), **cells})))
+    assert max(image.size) <= MAX_SIDE
+    assert min(image.size) > 100
+
+
+def test_a_board_of_forty_cards_stays_small() -> None:
+    cells = {
+        (x, y): Tile(ALL_KINDS[(x * 7 + y) % len(ALL_KINDS)], card=x * 10 + y)
+        for x in range(1, 9)
+        for y in range(-2, 3)
+        if (x, y) not in [(8, 2), (8, 0), (8, -2)]
+    }
+    board = board_with(cells)
+    assert len(board) >= 40
+    assert len(render_board(board)) < 150_000

@@ -1,0 +1,525 @@
+"""The maze as a PNG, drawn by code with Pillow (no image assets, no font files).
+
+Each card is drawn from its geometry (:attr:`domain.board.Tile.segments`): tunnels are
+light bands from an edge towards the card's middle; a segment that joins nothing ends in
+a rock; a bridge's two tunnels pass over and under; a double curve's two bends stay
+apart. Ladders, blue and green doors and crystals are drawn on their card. Coordinates
+run along the edges so players can name cells, and ``highlight`` writes labels ("A",
+"B", ...) into cells so keyboard buttons can refer to them.
+
+>>> from domain.board import initial_board
+>>> png = render_board(initial_board(("goal_treasure", "goal_stone_a", "goal_stone_b")))
+>>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+True
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+from PIL import Image, ImageDraw, ImageFont
+
+from domain.board import Board, Cell, Tile
+from domain.cards import SIDES, Door, E, N, S, W
+
+Color = tuple[int, int, int]
+
+CELL: Final = 80  # pixels per card at full size
+MIN_CELL: Final = 28
+MAX_SIDE: Final = 1280  # Telegram shows photos at most 1280 px on the long side
+MARGIN_CELLS: Final = 1  # empty cells drawn around the cards
+
+BACKGROUND: Final[Color] = (28, 24, 22)
+GRID: Final[Color] = (52, 45, 40)
+AXIS_TEXT: Final[Color] = (214, 204, 186)
+CARD: Final[Color] = (116, 80, 52)
+CARD_EDGE: Final[Color] = (62, 42, 28)
+START_CARD: Final[Color] = (48, 104, 132)
+TUNNEL: Final[Color] = (246, 230, 190)
+TUNNEL_UNDER: Final[Color] = (196, 176, 132)  # the lower tunnel of a bridge, in shadow
+TUNNEL_EDGE: Final[Color] = (36, 26, 20)
+ROCK: Final[Color] = (104, 104, 112)
+ROCK_EDGE: Final[Color] = (26, 26, 30)
+CARD_BACK: Final[Color] = (50, 58, 104)
+CARD_BACK_EDGE: Final[Color] = (150, 160, 220)
+GOLD: Final[Color] = (246, 196, 36)
+GOLD_EDGE: Final[Color] = (120, 80, 0)
+STONE: Final[Color] = (150, 150, 156)
+LADDER: Final[Color] = (232, 162, 60)
+DOORS: Final[dict[Door, Color]] = {Door.BLUE: (40, 116, 236), Door.GREEN: (36, 176, 72)}
+CRYSTAL: Final[Color] = (120, 236, 252)
+CRYSTAL_EDGE: Final[Color] = (20, 90, 120)
+LABEL: Final[Color] = (255, 221, 0)
+LABEL_EDGE: Final[Color] = (0, 0, 0)
+MARK: Final[Color] = (255, 221, 0)
+WHITE: Final[Color] = (255, 255, 255)
+QUESTION: Final[Color] = (235, 235, 250)
+KEYHOLE: Final[Color] = (20, 20, 20)
+
+# Image-space direction of each side: y grows downwards in the picture, north is up.
+_VECTOR: Final = {N: (0, -1), E: (1, 0), S: (0, 1), W: (-1, 0)}
+
+
+def render_board(
+    board: Board,
+    *,
+    highlight: Mapping[Cell, str] | Cell | None = None,
+    show_goal_kinds: Mapping[Cell, str] | None = None,
+    cell_size: int = CELL,
+) -> bytes:
+    """The board as PNG bytes.
+
+    ``highlight`` maps cells to short labels drawn in them (legal cells for a card,
+    rockfall targets); a single cell instead gets a frame (the last move).
+    ``show_goal_kinds`` peeks under face-down goals (what a map showed this player).
+    """
+    return png_bytes(
+        render_image(
+            board, highlight=highlight, show_goal_kinds=show_goal_kinds, cell_size=cell_size
+        )
+    )
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """PNG of an RGB picture, mapped onto the fixed palette: 8-bit PNGs of flat colours
+    encode several times faster and smaller than 24-bit ones."""
+    out = io.BytesIO()
+    indexed = image.quantize(palette=_palette(), dither=Image.Dither.NONE)
+    indexed.save(out, "PNG", compress_level=6)
+    return out.getvalue()
+
+
+@cache
+def _palette() -> Image.Image:
+    """Every colour drawn, plus ramps for the antialiased edges of text and of scaling."""
+    base = [
+        BACKGROUND,
+        GRID,
+        AXIS_TEXT,
+        CARD,
+        CARD_EDGE,
+        START_CARD,
+        TUNNEL,
+        TUNNEL_UNDER,
+        TUNNEL_EDGE,
+        ROCK,
+        ROCK_EDGE,
+        CARD_BACK,
+        CARD_BACK_EDGE,
+        GOLD,
+        GOLD_EDGE,
+        STONE,
+        LADDER,
+        *DOORS.values(),
+        CRYSTAL,
+        CRYSTAL_EDGE,
+        LABEL,
+        LABEL_EDGE,
+        MARK,
+        WHITE,
+        QUESTION,
+        KEYHOLE,
+    ]
+    pairs = [
+        (AXIS_TEXT, BACKGROUND),
+        (LABEL, BACKGROUND),
+        (LABEL, LABEL_EDGE),
+        (WHITE, CARD_BACK),
+        (TUNNEL, TUNNEL_EDGE),
+        (CARD, TUNNEL_EDGE),
+        (CARD, BACKGROUND),
+        (TUNNEL, CARD),
+        (GOLD, GOLD_EDGE),
+        (CRYSTAL, CRYSTAL_EDGE),
+        (ROCK, ROCK_EDGE),
+        (LADDER, CARD),
+        (LABEL, CARD),
+        (START_CARD, TUNNEL),
+        (CARD_BACK, BACKGROUND),
+        (TUNNEL_UNDER, CARD),
+    ]
+    colors = list(dict.fromkeys(base))
+    for a, b in pairs:
+        for step in range(1, 6):
+            f = step / 6
+            mixed = tuple(round(x * (1 - f) + y * f) for x, y in zip(a, b, strict=True))
+            if mixed not in colors:
+                colors.append(mixed)  # type: ignore[arg-type]
+    assert len(colors) <= 256, len(colors)
+    palette = Image.new("P", (1, 1))
+    palette.putpalette([channel for color in colors for channel in color])
+    return palette
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where cells fall in the picture (before any final downscaling, see ``scale``)."""
+
+    min_x: int
+    max_x: int
+    min_y: int
+    max_y: int
+    size: int  # pixels per cell
+    axis: int  # width of the coordinate strips, top and left
+
+    @property
+    def columns(self) -> int:
+        return self.max_x - self.min_x + 1
+
+    @property
+    def rows(self) -> int:
+        return self.max_y - self.min_y + 1
+
+    @property
+    def drawn_size(self) -> tuple[int, int]:
+        return self.axis + self.columns * self.size, self.axis + self.rows * self.size
+
+    @property
+    def scale(self) -> float:
+        """The final downscaling factor (1.0 unless the board is huge)."""
+        return min(1.0, MAX_SIDE / max(self.drawn_size))
+
+    def origin(self, cell: Cell) -> tuple[int, int]:
+        """Top-left pixel of ``cell`` in the drawn picture."""
+        return (
+            self.axis + (cell[0] - self.min_x) * self.size,
+            self.axis + (self.max_y - cell[1]) * self.size,
+        )
+
+    def box(self, cell: Cell) -> tuple[int, int, int, int]:
+        """(left, top, right, bottom) of ``cell`` in the final picture."""
+        x0, y0 = self.origin(cell)
+        k = self.scale
+        return (
+            round(x0 * k),
+            round(y0 * k),
+            round((x0 + self.size) * k),
+            round((y0 + self.size) * k),
+        )
+
+
+def layout(board: Board, extra: Iterable[Cell] = (), cell_size: int = CELL) -> Layout:
+    """The grid for ``board``: every card and ``extra`` cell plus a margin of empty cells,
+    with the cell size reduced so the long side fits :data:`MAX_SIDE` when it can."""
+    cells = [*board, *extra] or [(0, 0)]
+    xs = [x for x, _ in cells]
+    ys = [y for _, y in cells]
+    m = MARGIN_CELLS
+    min_x, max_x, min_y, max_y = min(xs) - m, max(xs) + m, min(ys) - m, max(ys) + m
+    longest = max(max_x - min_x, max_y - min_y) + 1
+    size = max(MIN_CELL, min(cell_size, int(MAX_SIDE / (longest + 0.5))))
+    return Layout(min_x, max_x, min_y, max_y, size, max(14, size * 2 // 5))
+
+
+def render_image(
+    board: Board,
+    *,
+    highlight: Mapping[Cell, str] | Cell | None = None,
+    show_goal_kinds: Mapping[Cell, str] | None = None,
+    cell_size: int = CELL,
+) -> Image.Image:
+    """The board as a Pillow image (see :func:`render_board`)."""
+    labels: Mapping[Cell, str] = highlight if isinstance(highlight, Mapping) else {}
+    framed: Cell | None = highlight if isinstance(highlight, tuple) else None
+    peeks = show_goal_kinds or {}
+    grid = layout(board, labels, cell_size)
+    size, axis = grid.size, grid.axis
+    width, height = grid.drawn_size
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+
+    axis_font = _font(max(10, axis * 3 // 4))
+    for col in range(grid.columns):
+        left = axis + col * size
+        draw.line([(left, axis), (left, height)], fill=GRID)
+        draw.text(
+            (left + size // 2, axis // 2),
+            str(grid.min_x + col),
+            fill=AXIS_TEXT,
+            font=axis_font,
+            anchor="mm",
+        )
+    for row in range(grid.rows):
+        top = axis + row * size
+        draw.line([(axis, top), (width, top)], fill=GRID)
+        draw.text(
+            (axis // 2, top + size // 2),
+            str(grid.max_y - row),
+            fill=AXIS_TEXT,
+            font=axis_font,
+            anchor="mm",
+        )
+
+    for cell, tile in board.items():
+        peek = peeks.get(cell) if not tile.face_up else None
+        image.paste(
+            _tile_image(tile.kind, tile.rotated, tile.face_up, peek, size), grid.origin(cell)
+        )
+
+    if framed is not None:
+        x0, y0 = grid.origin(framed)
+        draw.rectangle(
+            [x0, y0, x0 + size - 1, y0 + size - 1], outline=MARK, width=max(3, size // 16)
+        )
+    for cell, label in labels.items():
+        _draw_label(draw, grid.origin(cell), size, label, occupied=cell in board)
+
+    if grid.scale < 1.0:
+        image = image.resize(
+            (max(1, round(width * grid.scale)), max(1, round(height * grid.scale))),
+            Image.Resampling.LANCZOS,
+        )
+    return image
+
+
+@cache
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def _draw_label(
+    draw: ImageDraw.ImageDraw, origin: tuple[int, int], size: int, label: str, *, occupied: bool
+) -> None:
+    x0, y0 = origin
+    cx, cy = x0 + size // 2, y0 + size // 2
+    if occupied:  # a badge over the card (rockfall targets)
+        r = size // 4
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=LABEL, outline=LABEL_EDGE, width=2)
+        draw.text((cx, cy), label, fill=LABEL_EDGE, font=_font(size // 3), anchor="mm")
+        return
+    inset = max(3, size // 12)
+    draw.rounded_rectangle(
+        [x0 + inset, y0 + inset, x0 + size - inset, y0 + size - inset],
+        radius=size // 8,
+        outline=LABEL,
+        width=max(2, size // 24),
+    )
+    draw.text(
+        (cx, cy),
+        label,
+        fill=LABEL,
+        font=_font(size // 2 if len(label) <= 2 else size // 3),
+        anchor="mm",
+        stroke_width=max(1, size // 40),
+        stroke_fill=LABEL_EDGE,
+    )
+
+
+@cache
+def _tile_image(
+    kind: str, rotated: bool, face_up: bool, peek: str | None, size: int
+) -> Image.Image:
+    """One card, drawn once per size and cached: boards reuse a few dozen pictures."""
+    image = Image.new("RGB", (size, size), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    inset = max(1, size // 32)
+    box = [inset, inset, size - 1 - inset, size - 1 - inset]
+    radius = size // 10
+    if not face_up:
+        _draw_card_back(draw, box, radius, size, peek)
+        return image
+    tile = Tile(kind, rotated=rotated)
+    spec = tile.spec
+    fill = START_CARD if kind == "start" else CARD
+    edge = GOLD if kind == "goal_treasure" else CARD_EDGE
+    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=edge, width=max(2, size // 24))
+    stub = len(tile.segments) == 1 and _count(tile.segments[0]) == 1
+    _draw_tunnels(draw, tile.segments, size, stub_mark=not (spec.ladder or spec.crystals))
+    c = size / 2
+    if spec.door is not None:
+        pivot = _pivot(tile.segments, spec.door_segment, size)
+        _draw_door(draw, pivot, size, DOORS[spec.door])
+    if spec.ladder:
+        _draw_ladder(draw, (c, c), size)
+    if kind == "goal_treasure":
+        _draw_treasure(draw, (c, c), size)
+    elif kind.startswith("goal_stone"):
+        segment = tile.segments[0]
+        _draw_stone(draw, _corner_point(segment, size, 0.0), size)
+    if spec.crystals:
+        _draw_crystals(draw, spec.crystals, size, at_end=stub)
+    return image
+
+
+def _through(segments: tuple[int, ...]) -> int:
+    return sum(1 for s in segments if _count(s) > 1)
+
+
+def _count(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+def _corner_point(segment: int, size: int, shift: float) -> tuple[float, float]:
+    """The card's middle, moved ``shift`` cells towards the sides of ``segment``."""
+    dx = sum(_VECTOR[side][0] for side in SIDES if segment & side)
+    dy = sum(_VECTOR[side][1] for side in SIDES if segment & side)
+    return size / 2 + dx * shift * size, size / 2 + dy * shift * size
+
+
+def _pivot(segments: tuple[int, ...], index: int, size: int) -> tuple[float, float]:
+    """Where a segment's tunnels meet. Two bends on one card (a double curve) meet
+    off-centre, in their own corner, so they stay visibly apart."""
+    segment = segments[index]
+    if _through(segments) >= 2 and _count(segment) == 2 and segment not in (N | S, E | W):
+        return _corner_point(segment, size, 0.2)
+    if _count(segment) == 1 and len(segments) > 1:
+        return _stub_end(segment, size)
+    return size / 2, size / 2
+
+
+def _stub_end(side: int, size: int) -> tuple[float, float]:
+    vx, vy = _VECTOR[side]
+    return size / 2 + vx * size * 0.27, size / 2 + vy * size * 0.27
+
+
+def _edge_point(side: int, size: int) -> tuple[float, float]:
+    vx, vy = _VECTOR[side]
+    return size / 2 + vx * size / 2, size / 2 + vy * size / 2
+
+
+def _draw_tunnels(
+    draw: ImageDraw.ImageDraw, segments: tuple[int, ...], size: int, *, stub_mark: bool
+) -> None:
+    band = max(6, int(size * 0.28))
+    outline = max(2, size // 22)
+    bridge = N | S in segments and E | W in segments
+    # A bridge: the E–W tunnel first, the N–S one drawn over it with a heavier outline.
+    order = sorted(range(len(segments)), key=lambda i: segments[i] == N | S)
+    for index in order:
+        segment = segments[index]
+        pivot = _pivot(segments, index, size)
+        legs = [(_edge_point(side, size), pivot) for side in SIDES if segment & side]
+        dead = _count(segment) == 1 and len(segments) > 1
+        over = bridge and segment == N | S
+        under = bridge and segment == E | W
+        edge = outline * 2 if over else outline
+        fill = TUNNEL_UNDER if under else TUNNEL
+        for width, color in ((band + 2 * edge, TUNNEL_EDGE), (band, fill)):
+            for start, end in legs:
+                draw.line([start, end], fill=color, width=width)
+                if not dead:
+                    r = width / 2
+                    draw.ellipse([end[0] - r, end[1] - r, end[0] + r, end[1] + r], fill=color)
+        # The outline must not cut across the tunnel where it leaves the card.
+        for start, end in legs:
+            _open_edge(draw, start, end, band, size, fill)
+        if bridge and segment == N | S:
+            _draw_planks(draw, size, band)
+        if dead or (stub_mark and len(segments) == 1 and _count(segment) == 1):
+            _draw_rock(draw, pivot, band)
+
+
+def _draw_planks(draw: ImageDraw.ImageDraw, size: int, band: int) -> None:
+    """Cross planks on the upper tunnel of a bridge, where it passes over the other."""
+    c = size / 2
+    half = band / 2
+    for k in (-1, 0, 1):
+        y = c + k * band * 0.4
+        draw.line([(c - half, y), (c + half, y)], fill=CARD_EDGE, width=max(1, size // 40))
+
+
+def _open_edge(
+    draw: ImageDraw.ImageDraw,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    band: int,
+    size: int,
+    fill: Color,
+) -> None:
+    x0, y0 = start
+    half = band / 2
+    depth = max(2, size // 20)
+    if x0 in (0, size):  # west or east edge
+        xa, xb = (0, depth) if x0 == 0 else (size - depth, size)
+        draw.rectangle([xa, y0 - half, xb, y0 + half], fill=fill)
+    else:
+        ya, yb = (0, depth) if y0 == 0 else (size - depth, size)
+        draw.rectangle([x0 - half, ya, x0 + half, yb], fill=fill)
+
+
+def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], band: int) -> None:
+    x, y = at
+    r = band * 0.62
+    points = [
+        (x - r, y + r * 0.2),
+        (x - r * 0.5, y - r * 0.8),
+        (x + r * 0.3, y - r * 0.9),
+        (x + r, y - r * 0.1),
+        (x + r * 0.7, y + r * 0.8),
+        (x - r * 0.4, y + r * 0.9),
+    ]
+    draw.polygon(points, fill=ROCK, outline=ROCK_EDGE, width=2)
+    draw.line([(x - r * 0.4, y - r * 0.2), (x + r * 0.3, y + r * 0.3)], fill=ROCK_EDGE, width=2)
+
+
+def _draw_ladder(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
+    x, y = at
+    half_h, half_w = size * 0.2, size * 0.09
+    line = max(2, size // 22)
+    for rail in (x - half_w, x + half_w):
+        draw.line([(rail, y - half_h), (rail, y + half_h)], fill=LADDER, width=line)
+    steps = 4
+    for i in range(steps):
+        ry = y - half_h + (i + 0.5) * (2 * half_h / steps)
+        draw.line([(x - half_w, ry), (x + half_w, ry)], fill=LADDER, width=max(1, line - 1))
+
+
+def _draw_door(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int, color: Color) -> None:
+    x, y = at
+    r = size * 0.16
+    draw.rounded_rectangle(
+        [x - r, y - r, x + r, y + r], radius=r / 3, fill=color, outline=WHITE, width=2
+    )
+    k = r * 0.28  # a keyhole
+    draw.ellipse([x - k, y - k * 1.6, x + k, y + k * 0.4], fill=KEYHOLE)
+    draw.polygon([(x - k * 0.6, y), (x + k * 0.6, y), (x, y + r * 0.65)], fill=KEYHOLE)
+
+
+def _draw_treasure(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
+    x, y = at
+    r = size * 0.17
+    for dx, dy in ((-0.7, 0.35), (0.7, 0.35), (0.0, -0.35)):
+        cx, cy = x + dx * r, y + dy * r
+        draw.ellipse(
+            [cx - r * 0.7, cy - r * 0.7, cx + r * 0.7, cy + r * 0.7],
+            fill=GOLD,
+            outline=GOLD_EDGE,
+            width=2,
+        )
+
+
+def _draw_stone(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
+    x, y = at
+    rx, ry = size * 0.17, size * 0.12
+    draw.ellipse([x - rx, y - ry, x + rx, y + ry], fill=STONE, outline=ROCK_EDGE, width=2)
+
+
+def _draw_crystals(draw: ImageDraw.ImageDraw, count: int, size: int, *, at_end: bool) -> None:
+    """Small diamonds: where a stub's tunnel ends, else in a corner no tunnel reaches."""
+    r = size * (0.13 if at_end else 0.1)
+    x, y = (size / 2, size / 2) if at_end else (size * 0.2, size * 0.2)
+    for i in range(count):
+        cx = x + i * 2.2 * r
+        draw.polygon(
+            [(cx, y - r * 1.3), (cx + r, y), (cx, y + r * 1.3), (cx - r, y)],
+            fill=CRYSTAL,
+            outline=CRYSTAL_EDGE,
+            width=2,
+        )
+
+
+def _draw_card_back(
+    draw: ImageDraw.ImageDraw, box: list[int], radius: int, size: int, peek: str | None
+) -> None:
+    draw.rounded_rectangle(box, radius=radius, fill=CARD_BACK, outline=CARD_BACK_EDGE, width=2)
+    c = size / 2
+    draw.text((c, c), "?", fill=QUESTION, font=_font(size // 2), anchor="mm")
+    if peek is not None:  # what this player's map showed
+        r = size * 0.12
+        x, y = size * 0.78, size * 0.22
+        color = GOLD if peek == "goal_treasure" else STONE
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=color, outline=WHITE, width=2)
