@@ -168,9 +168,9 @@ def _store(url: str | None) -> EventStore:
     from infra.db import make_engine
 
     if url is None:
-        from infra.settings import Settings
+        from infra.settings import load_settings
 
-        url = Settings().database_url
+        url = load_settings().database_url
     return EventStore(make_engine(url))
 
 

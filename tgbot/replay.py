@@ -21,6 +21,7 @@ from typing import Final
 from domain import events as ev
 from domain.board import Cell
 from domain.cards import PATHS, E, Edition, N, Role, S, W, card, rotate
+from domain.decider import evolve, initial_state
 from domain.events import Event, PlayerId
 from domain.state import GameState
 
@@ -105,17 +106,8 @@ SnapshotLookup = Callable[[int], "tuple[int, GameState] | None"]
 """Given a count of events, the nearest stored state at or before it: (count, state)."""
 
 
-def _evolve(state: GameState, event: Event) -> GameState:
-    from domain.decider import evolve
-
-    return evolve(state, event)
-
-
-def _initial() -> GameState:
-    from domain import decider
-
-    initial = decider.initial_state
-    return initial() if callable(initial) else initial  # type: ignore[no-any-return]
+CHECKPOINT_EVERY: Final = 64
+"""While folding, keep the state every this many events, so a later jump folds little."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,9 +201,11 @@ class Replay:
             if found is not None and found[0] > base_count and found[0] <= count:
                 base_count, state = found
         if state is None:
-            state = _initial()
-        for event in self.events[base_count:count]:
-            state = _evolve(state, event)
+            state = initial_state()
+        for position in range(base_count, count):
+            state = evolve(state, self.events[position])
+            if (position + 1) % CHECKPOINT_EVERY == 0:
+                self._states[position + 1] = state
         self._states[count] = state
         return state
 
@@ -235,7 +229,7 @@ class Replay:
         for b in self.boundaries:
             before = state
             for event in self.events[b.start : b.end]:
-                state = _evolve(state, event)
+                state = evolve(state, event)
             yield Step(b.index, b.round, b.kind, self.events[b.start : b.end], before, state, b.end)
 
     @property

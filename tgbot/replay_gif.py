@@ -6,27 +6,30 @@ the GIF encoder never has to quantize colours frame by frame.
 
 from __future__ import annotations
 
+import argparse
 import io
+import sys
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-from domain.board import Board, Cell
-from tgbot.replay import Replay, Step, caption
+from domain.board import GOAL_CELLS, Cell
+from domain.codec import UPCASTERS, decode
+from tgbot.replay import LANGUAGES, GameNotFinishedError, Replay, ReplayError, Step, caption
 
-BoardRenderer = Callable[[Board, "Cell | None"], bytes]
-"""Draws a board (highlighting a cell) as PNG bytes."""
+StepRenderer = Callable[[Step], Image.Image]
+"""Draws the board after a step."""
 
 FRAME_MS: Final = 1200
 LAST_FRAME_MS: Final = 5000
 FONT_SIZE: Final = 15
 LINE_HEIGHT: Final = 19
 MARGIN: Final = 8
-MAX_CAPTION_LINES: Final = 14
+MAX_CAPTION_LINES: Final = 10
 BACKGROUND: Final = (250, 248, 240)
 INK: Final = (20, 20, 20)
 _FONT_CANDIDATES: Final = (
@@ -43,10 +46,36 @@ def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default()
 
 
-def default_renderer(board: Board, highlight: Cell | None) -> bytes:
-    from tgbot.render import render_board
+GIF_CELL: Final = 48  # pixels per card in the animation (the photo uses the full size)
 
-    return render_board(board, highlight=highlight)
+
+def hidden_goals(step: Step) -> dict[Cell, str]:
+    """Every face-down goal's kind: nothing is secret in a finished game's replay."""
+    state = step.state
+    return {
+        cell: kind
+        for cell, kind in zip(GOAL_CELLS, state.goals, strict=False)
+        if cell in state.board and not state.board[cell].face_up
+    }
+
+
+def step_image(step: Step, cell_size: int = GIF_CELL) -> Image.Image:
+    """The board after ``step``, the move's cell framed, the goals' kinds shown."""
+    from tgbot.render import render_image
+
+    return render_image(
+        step.state.board,
+        highlight=step.highlight,
+        show_goal_kinds=hidden_goals(step),
+        cell_size=cell_size,
+    )
+
+
+def step_png(step: Step) -> bytes:
+    """The board after ``step`` as PNG bytes, at full size (the replay message's photo)."""
+    from tgbot.render import CELL, png_bytes
+
+    return png_bytes(step_image(step, CELL))
 
 
 def _wrap(text: str, width_px: int) -> list[str]:
@@ -65,56 +94,90 @@ def frames(
     steps: Iterable[Step],
     *,
     lang: str = "en",
-    renderer: BoardRenderer = default_renderer,
+    renderer: StepRenderer = step_image,
     min_width: int = 480,
 ) -> list[Image.Image]:
-    """One RGB image per step: the board after the move, its caption underneath."""
-    boards: list[Image.Image] = []
-    captions: list[str] = []
-    for step in steps:
-        png = renderer(step.state.board, step.highlight)
-        boards.append(Image.open(io.BytesIO(png)).convert("RGB"))
-        captions.append(caption(step, lang))
-    if not boards:
+    """One palette image per step: the board after the move, its caption underneath.
+
+    Every frame shares one palette. A board is drawn and quantized once however many
+    steps leave it unchanged (passes, actions on players), and the captions are drawn
+    straight in palette colours, so the cost grows with the boards, not the frames.
+    """
+    steps = list(steps)
+    if not steps:
         return []
-    width = max(min_width, *(b.width for b in boards))
-    board_height = max(b.height for b in boards)
-    wrapped = [_wrap(c, width - 2 * MARGIN) for c in captions]
+    keys = [_board_key(step) for step in steps]
+    drawn: dict[tuple[object, ...], Image.Image] = {}
+    for key, step in zip(keys, steps, strict=True):
+        if key not in drawn:
+            image = renderer(step)
+            drawn[key] = image if image.mode == "RGB" else image.convert("RGB")
+    unique = list(drawn.values())
+    width = max(min_width, *(b.width for b in unique))
+    board_height = max(b.height for b in unique)
+    palette = _palette([unique[0], unique[len(unique) // 2], unique[-1]])
+    indexed = {k: im.quantize(palette=palette, dither=Image.Dither.NONE) for k, im in drawn.items()}
+    background, ink = _indices(palette, BACKGROUND, INK)
+    wrapped = [_wrap(caption(step, lang), width - 2 * MARGIN) for step in steps]
     caption_height = 2 * MARGIN + LINE_HEIGHT * max(len(w) for w in wrapped)
     font = _font()
+    colours = palette.getpalette()
     result = []
-    for number, (board, lines) in enumerate(zip(boards, wrapped, strict=True), start=1):
-        canvas = Image.new("RGB", (width, board_height + caption_height), BACKGROUND)
+    for number, (key, lines) in enumerate(zip(keys, wrapped, strict=True), start=1):
+        board = indexed[key]
+        canvas = Image.new("P", (width, board_height + caption_height), background)
+        if colours is not None:
+            canvas.putpalette(colours)
         canvas.paste(board, ((width - board.width) // 2, (board_height - board.height) // 2))
         draw = ImageDraw.Draw(canvas)
         # The move number also keeps two look-alike frames distinct, so none is merged.
-        draw.text((MARGIN, MARGIN), f"{number}/{len(boards)}", fill=INK, font=font)
+        draw.text((MARGIN, MARGIN), f"{number}/{len(steps)}", fill=ink, font=font)
         y = board_height + MARGIN
         for line in lines:
-            draw.text((MARGIN, y), line, fill=INK, font=font)
+            draw.text((MARGIN, y), line, fill=ink, font=font)
             y += LINE_HEIGHT
         result.append(canvas)
     return result
 
 
+def _board_key(step: Step) -> tuple[object, ...]:
+    # States share an unchanged board, so its identity tells which steps look alike.
+    return (id(step.state.board), step.highlight, tuple(sorted(hidden_goals(step).items())))
+
+
+def _palette(samples: list[Image.Image]) -> Image.Image:
+    """One adaptive palette for a whole animation, from a few boards and the text colours."""
+    width = max(im.width for im in samples)
+    height = sum(im.height for im in samples) + 8
+    sheet = Image.new("RGB", (width, height), BACKGROUND)
+    y = 0
+    for im in samples:
+        sheet.paste(im, (0, y))
+        y += im.height
+    sheet.paste(INK, (0, y, width, y + 4))
+    return sheet.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+
+
+def _indices(palette: Image.Image, *colours: tuple[int, int, int]) -> list[int]:
+    probe = Image.new("RGB", (len(colours), 1))
+    for x, colour in enumerate(colours):
+        probe.putpixel((x, 0), colour)
+    mapped = probe.quantize(palette=palette, dither=Image.Dither.NONE)
+    return [int(mapped.getpixel((x, 0))) for x in range(len(colours))]  # type: ignore[arg-type]
+
+
 def encode_gif(images: list[Image.Image], frame_ms: int = FRAME_MS) -> bytes:
-    """The images as a looping GIF; the last frame stays longer."""
+    """The frames (palette images sharing one palette) as a looping GIF; the last frame
+    stays longer."""
     if not images:
         raise ValueError("a GIF needs at least one frame")
-    # One adaptive palette from a sample of frames, applied to all without dithering:
-    # far faster than quantizing each frame, and the pictures are flat colours anyway.
-    sample = Image.new("RGB", (images[0].width, images[0].height * 3))
-    for i, picked in enumerate((images[0], images[len(images) // 2], images[-1])):
-        sample.paste(picked, (0, i * images[0].height))
-    palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-    indexed = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
-    durations = [frame_ms] * (len(indexed) - 1) + [LAST_FRAME_MS]
+    durations = [frame_ms] * (len(images) - 1) + [LAST_FRAME_MS]
     out = io.BytesIO()
-    indexed[0].save(
+    images[0].save(
         out,
         format="GIF",
         save_all=True,
-        append_images=indexed[1:],
+        append_images=images[1:],
         duration=durations,
         loop=0,
         optimize=False,
@@ -123,8 +186,38 @@ def encode_gif(images: list[Image.Image], frame_ms: int = FRAME_MS) -> bytes:
     return out.getvalue()
 
 
-def replay_gif(
-    replay: Replay, *, lang: str = "en", renderer: BoardRenderer = default_renderer
-) -> bytes:
+def replay_gif(replay: Replay, *, lang: str = "en", renderer: StepRenderer = step_image) -> bytes:
     """The whole game as an animated GIF, one frame per move."""
     return encode_gif(frames(replay, lang=lang, renderer=renderer))
+
+
+def main_replay(argv: Sequence[str] | None = None) -> int:
+    """``replay GAME_ID --out FILE [--lang en|es|pl] [--database-url URL]``: the game's GIF."""
+    parser = argparse.ArgumentParser(prog="saboteur-bot replay", description=main_replay.__doc__)
+    parser.add_argument("game_id")
+    parser.add_argument("--out", type=Path, required=True, help="the GIF file to write")
+    parser.add_argument("--lang", default="en", choices=LANGUAGES)
+    parser.add_argument("--database-url", help="default: the configured database")
+    args = parser.parse_args(argv)
+
+    from infra.db import make_engine
+    from infra.event_store import EventStore
+
+    if args.database_url is None:
+        from infra.settings import load_settings
+
+        args.database_url = load_settings().database_url
+    engine = make_engine(args.database_url)
+    try:
+        stored = EventStore(engine, upcasters=UPCASTERS).load(args.game_id)
+        events = [decode(e.type, e.payload, e.schema_version) for e in stored]
+        replay = Replay(args.game_id, events)
+    except ReplayError as error:
+        reason = "is still running" if isinstance(error, GameNotFinishedError) else "not found"
+        print(f"game {args.game_id!r} {reason}: nothing to replay", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    args.out.write_bytes(replay_gif(replay, lang=args.lang))
+    print(f"{args.out}: {len(replay)} frames", file=sys.stderr)
+    return 0

@@ -1,0 +1,401 @@
+"""Finished games: ``/history``, ``/stats``, ``/replay`` and the replay message's buttons.
+
+A replay is one photo message (the board after a move, the move told with every secret
+in the caption) edited in place by ⏮ ◀ ▶ ⏭ and by jumps to each round's start and end.
+Every button carries its game's id in the signed callback data, and a press is refused
+unless the message it sits on shows that same game. A game still running is refused: its
+public board is what the group already sees.
+
+Wire it with :func:`register` from ``tgbot.app.build_application``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Final
+
+from telegram import (
+    Chat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    Message,
+    Update,
+)
+from telegram.error import BadRequest
+from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
+
+from domain.events import Event
+from infra.event_store import EventStore
+from infra.history import HistoryProjector, group_figures, history, last_finished, player_figures
+from tgbot import callback as cb
+from tgbot.context import SERVICES_KEY, BotContext, BotServices
+from tgbot.handlers.common import chat_texts
+from tgbot.replay import GameNotFinishedError, GameNotFoundError, Replay, Step, caption, text
+from tgbot.replay_gif import replay_gif, step_png
+
+log = logging.getLogger(__name__)
+
+STEP: Final = "vs"  # value: the step to show
+GIF: Final = "vg"
+OPEN: Final = "vo"
+ACTIONS: Final = (STEP, GIF, OPEN)
+CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo caption
+HISTORY_LIMIT: Final = 10
+CACHED_REPLAYS: Final = 16
+
+
+# -- loading replays ---------------------------------------------------------------------
+
+
+class ReplayCache:
+    """The last replays opened, kept in memory: a finished game never changes, so stepping
+    through it folds each event at most once (and from the store's snapshot when there
+    is one before the step)."""
+
+    def __init__(self, size: int = CACHED_REPLAYS) -> None:
+        self.size = size
+        self._replays: OrderedDict[str, Replay] = OrderedDict()
+
+    def get(self, services: BotServices, game_id: str) -> Replay:
+        found = self._replays.get(game_id)
+        if found is not None:
+            self._replays.move_to_end(game_id)
+            return found
+        replay = load_replay(
+            services.store, game_id, services.service.decode, services.service.kind
+        )
+        self._replays[game_id] = replay
+        while len(self._replays) > self.size:
+            self._replays.popitem(last=False)
+        return replay
+
+
+def load_replay(store: EventStore, game_id: str, decode: Any, kind: str | None = None) -> Replay:
+    """A finished game's replay, folded from its stored events only.
+
+    Raises :class:`GameNotFoundError` or :class:`GameNotFinishedError`.
+    """
+    stored = store.load(game_id)
+    events: list[Event] = [decode(e) for e in stored]
+
+    def snapshots(count: int) -> tuple[int, Any] | None:
+        if kind is None:
+            return None
+        snapshot = store.load_snapshot(game_id, kind)
+        if snapshot is None or snapshot.version > count:
+            return None
+        return snapshot.version, snapshot.state
+
+    return Replay(game_id, events, snapshots=snapshots)
+
+
+def _cache(context: BotContext) -> ReplayCache:
+    cache = context.application.bot_data.get("replay_cache")
+    if cache is None:
+        cache = context.application.bot_data["replay_cache"] = ReplayCache()
+    return cache
+
+
+# -- what a replay message shows ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayView:
+    photo: bytes
+    caption: str
+    keyboard: InlineKeyboardMarkup
+
+
+def _data(key: bytes, action: str, replay: Replay, value: int | None = None) -> str:
+    return cb.encode(cb.CallbackData(action, replay.game_id, len(replay.events), value=value), key)
+
+
+def keyboard(replay: Replay, index: int, key: bytes, lang: str) -> InlineKeyboardMarkup:
+    """⏮ ◀ ▶ ⏭, a start and an end jump per round, and the GIF button."""
+    last = len(replay) - 1
+
+    def button(label: str, target: int) -> InlineKeyboardButton:
+        target = max(0, min(last, target))
+        shown = "·" + label + "·" if target == index else label
+        return InlineKeyboardButton(shown, callback_data=_data(key, STEP, replay, target))
+
+    moves = [button("⏮", 0), button("◀", index - 1), button("▶", index + 1), button("⏭", last)]
+    jumps: list[InlineKeyboardButton] = []
+    for round_no, start, end in replay.jumps():
+        jumps.append(button(text(lang, "replay.button_start", round=round_no), start))
+        jumps.append(button(text(lang, "replay.button_end", round=round_no), end))
+    gif = InlineKeyboardButton(
+        text(lang, "replay.button_gif"), callback_data=_data(key, GIF, replay)
+    )
+    return InlineKeyboardMarkup([moves, jumps, [gif]])
+
+
+def step_caption(replay: Replay, step: Step, lang: str) -> str:
+    title = text(
+        lang,
+        "replay.title",
+        edition=text(lang, f"edition.{step.state.edition}"),
+        round=step.round,
+        index=step.index + 1,
+        total=len(replay),
+    )
+    body = f"{title}\n{caption(step, lang)}"
+    return body if len(body) <= CAPTION_LIMIT else body[: CAPTION_LIMIT - 1] + "…"
+
+
+def replay_view(
+    replay: Replay, index: int, key: bytes, lang: str, renderer: Any = step_png
+) -> ReplayView:
+    step = replay.step(index)
+    return ReplayView(
+        photo=renderer(step),
+        caption=step_caption(replay, step, lang),
+        keyboard=keyboard(replay, step.index, key, lang),
+    )
+
+
+def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboardButton:
+    """A button that opens the replay of ``game_id`` (for the game-over message)."""
+    return InlineKeyboardButton(
+        label, callback_data=cb.encode(cb.CallbackData(OPEN, game_id, 0), key)
+    )
+
+
+# -- /history and /stats --------------------------------------------------------------------
+
+
+def history_message(
+    services: BotServices, chat_id: int, lang: str
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    HistoryProjector(services.store.engine, services.store).catch_up()
+    entries = history(services.store.engine, chat_id, HISTORY_LIMIT)
+    if not entries:
+        return text(lang, "history.empty"), None
+    lines = [text(lang, "history.title")]
+    buttons = []
+    for number, entry in enumerate(entries, start=1):
+        date = entry.finished_at.strftime("%Y-%m-%d")
+        winners = ", ".join(entry.winners) or text(lang, "replay.nobody")
+        lines.append(
+            f"{number}. "
+            + text(
+                lang,
+                "history.line",
+                date=date,
+                edition=text(lang, f"edition.{entry.edition}"),
+                players=", ".join(entry.players),
+                winners=winners,
+            )
+        )
+        label = f"{number}. " + text(lang, "history.button", date=date)
+        buttons.append([replay_button(entry.game_id, services.callback_key, "🎬 " + label)])
+    return "\n".join(lines), InlineKeyboardMarkup(buttons)
+
+
+def stats_message(
+    services: BotServices, lang: str, player_id: int, name: str, chat_id: int | None
+) -> str:
+    engine = services.store.engine
+    HistoryProjector(engine, services.store).catch_up()
+    mine = player_figures(engine, player_id)
+    role = (
+        text(lang, f"role.{mine.favourite_role}")
+        if mine.favourite_role
+        else text(lang, "replay.none")
+    )
+    lines = [
+        text(
+            lang,
+            "stats.player",
+            name=mine.name or name,
+            games=mine.games,
+            wins=mine.wins,
+            gold=mine.gold,
+            role=role,
+        )
+    ]
+    if chat_id is not None:
+        group = group_figures(engine, chat_id)
+        top = (
+            f"{group.top_winner} ({group.top_wins})"
+            if group.top_winner
+            else text(lang, "replay.nobody")
+        )
+        lines.append(text(lang, "stats.group", games=group.games, gold=group.gold, top=top))
+    return "\n".join(lines)
+
+
+def _in_group(chat: Chat) -> bool:
+    return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
+
+
+async def history_command(update: Update, context: BotContext) -> None:
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or message is None:
+        return
+    lang = chat_texts(context, chat, user).lang
+    if not _in_group(chat):
+        await message.reply_text(text(lang, "replay.usage_group"))
+        return
+    body, markup = await asyncio.to_thread(history_message, context.services, chat.id, lang)
+    await message.reply_text(body, reply_markup=markup)
+    raise ApplicationHandlerStop
+
+
+async def stats_command(update: Update, context: BotContext) -> None:
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    lang = chat_texts(context, chat, user).lang
+    group = chat.id if _in_group(chat) else None
+    name = user.full_name or user.username or str(user.id)
+    body = await asyncio.to_thread(stats_message, context.services, lang, user.id, name, group)
+    await message.reply_text(body)
+    raise ApplicationHandlerStop
+
+
+# -- /replay and the buttons ----------------------------------------------------------------
+
+
+async def replay_command(update: Update, context: BotContext) -> None:
+    """``/replay`` in a group: its last finished game; ``/replay GAME_ID`` anywhere."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or message is None:
+        return
+    lang = chat_texts(context, chat, user).lang
+    services = context.services
+    game_id: str | None = context.args[0] if context.args else None
+    if game_id is None:
+        if not _in_group(chat):
+            await message.reply_text(text(lang, "replay.usage_group"))
+            return
+        projector = HistoryProjector(services.store.engine, services.store)
+        await asyncio.to_thread(projector.catch_up)
+        game_id = last_finished(services.store.engine, chat.id)
+        if game_id is None:
+            running = services.active_game(chat.id) is not None
+            key = "replay.not_finished" if running else "replay.not_found"
+            await message.reply_text(text(lang, key))
+            return
+    try:
+        await send_replay(context, chat.id, game_id, lang)
+    except GameNotFinishedError:
+        await message.reply_text(text(lang, "replay.not_finished"))
+    except (GameNotFoundError, ValueError):
+        await message.reply_text(text(lang, "replay.not_found"))
+
+
+async def send_replay(context: BotContext, chat_id: int, game_id: str, lang: str) -> Message:
+    """Send a new replay message at the game's first step."""
+    services = context.services
+    replay = await asyncio.to_thread(_cache(context).get, services, game_id)
+    view = await asyncio.to_thread(replay_view, replay, 0, services.callback_key, lang)
+    return await context.bot.send_photo(
+        chat_id,
+        photo=InputFile(view.photo, filename="replay.png"),
+        caption=view.caption,
+        reply_markup=view.keyboard,
+    )
+
+
+def is_replay_data(application: Application[Any, Any, Any, Any, Any, Any], data: object) -> bool:
+    services = application.bot_data.get(SERVICES_KEY)
+    if services is None or not isinstance(data, str):
+        return False
+    try:
+        return cb.decode(data, services.callback_key).action in ACTIONS
+    except cb.BadCallback:
+        return False
+
+
+def message_game(message: Any, key: bytes) -> str | None:
+    """The game the replay message shows, read from its own buttons."""
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return None
+    for row in message.reply_markup.inline_keyboard:
+        for button in row:
+            if isinstance(button.callback_data, str):
+                try:
+                    data = cb.decode(button.callback_data, key)
+                except cb.BadCallback:
+                    continue
+                if data.action in (STEP, GIF):
+                    return data.game
+    return None
+
+
+async def on_button(update: Update, context: BotContext) -> None:
+    query = update.callback_query
+    if query is None or not isinstance(query.data, str):
+        return
+    services = context.services
+    chat = update.effective_chat
+    lang = chat_texts(context, chat, update.effective_user).lang if chat else "en"
+    try:
+        data = cb.decode(query.data, services.callback_key)
+    except cb.BadCallback:
+        await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
+        raise ApplicationHandlerStop from None
+    shown = message_game(query.message, services.callback_key)
+    if data.action in (STEP, GIF) and shown not in (data.game, None):
+        await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
+        raise ApplicationHandlerStop
+    try:
+        replay = await asyncio.to_thread(_cache(context).get, services, data.game)
+    except GameNotFinishedError:
+        await query.answer(text(lang, "replay.not_finished"), show_alert=True)
+        raise ApplicationHandlerStop from None
+    except GameNotFoundError:
+        await query.answer(text(lang, "replay.not_found"), show_alert=True)
+        raise ApplicationHandlerStop from None
+    if data.action == OPEN:
+        await query.answer()
+        if chat is not None:
+            await send_replay(context, chat.id, data.game, lang)
+    elif data.action == STEP:
+        await query.answer()
+        await show_step(context, query.message, replay, data.value or 0, lang)
+    elif data.action == GIF:
+        await query.answer(text(lang, "replay.gif_caption"))
+        if chat is not None:
+            gif = await asyncio.to_thread(replay_gif, replay, lang=lang)
+            await context.bot.send_animation(
+                chat.id,
+                animation=InputFile(gif, filename=f"saboteur-{replay.game_id}.gif"),
+                caption=text(lang, "replay.gif_caption"),
+            )
+    raise ApplicationHandlerStop
+
+
+async def show_step(
+    context: BotContext, message: Any, replay: Replay, index: int, lang: str
+) -> None:
+    """Edit the replay message in place to show step ``index``."""
+    if message is None:
+        return
+    view = await asyncio.to_thread(replay_view, replay, index, context.services.callback_key, lang)
+    try:
+        await message.edit_media(
+            InputMediaPhoto(InputFile(view.photo, filename="replay.png"), caption=view.caption),
+            reply_markup=view.keyboard,
+        )
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
+
+
+def register(application: Application[Any, Any, Any, Any, Any, Any], group: int = -1) -> None:
+    """Add the commands and the replay buttons. In ``group`` -1 the buttons are seen before
+    the game's own button handler, which never receives them."""
+    application.add_handler(CommandHandler("history", history_command), group)
+    application.add_handler(CommandHandler("stats", stats_command), group)
+    application.add_handler(CommandHandler("replay", replay_command), group)
+    application.add_handler(
+        CallbackQueryHandler(on_button, pattern=lambda data: is_replay_data(application, data)),
+        group,
+    )
