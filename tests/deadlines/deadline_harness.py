@@ -141,15 +141,24 @@ class Table:
     def new_game(self, first_deadline_in: float, turn_seconds: int = TURN_SECONDS) -> str:
         """A started 3-player base game whose first turn ends ``first_deadline_in`` s
         from now (the start is dated back: the clock is the command's ``at``)."""
+        game_id = self.lobby(turn_seconds)
+        self.start(game_id, now_ms() + round(first_deadline_in * 1000), turn_seconds)
+        return game_id
+
+    def lobby(self, turn_seconds: int = TURN_SECONDS) -> str:
+        """A 3-player game not started yet."""
         game_id = f"game-{uuid.uuid4().hex[:10]}"
         creator, *others = PLAYERS
         at = now_ms()
         self.handle(game_id, CreateGame(creator, "Ann", "base", -100, turn_seconds, at=at))
         for i, player in enumerate(others):
             self.handle(game_id, JoinGame(player, f"P{i}", at=at))
-        start = now_ms() + round(first_deadline_in * 1000) - turn_seconds * 1000
-        self.handle(game_id, StartGame(creator, at=start, seed=len(game_id) + at))
         return game_id
+
+    def start(self, game_id: str, first_deadline: int, turn_seconds: int = TURN_SECONDS) -> None:
+        """Start the game so that its first turn ends at ``first_deadline`` (Unix ms)."""
+        at = first_deadline - turn_seconds * 1000
+        self.handle(game_id, StartGame(PLAYERS[0], at=at, seed=at ^ hash(game_id)))
 
     def pending(self, game_id: str) -> DecisionOpened:
         opened = [e for e in self.events(game_id) if isinstance(e, DecisionOpened)]
@@ -247,7 +256,7 @@ class Process:
                 self.kill()
 
 
-def celery_env(database_url: str, broker_url: str) -> dict[str, str]:
+def celery_env(database_url: str, broker_url: str, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=database_url,
@@ -258,21 +267,30 @@ def celery_env(database_url: str, broker_url: str) -> dict[str, str]:
         DEADLINE_TEST_RULES=os.environ.get("DEADLINE_TEST_RULES", "clockwork"),
         PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")]),
     )
+    env.update(extra)
     return env
 
 
-def worker(database_url: str, broker_url: str, log_path: Path) -> Process:
+def worker(
+    database_url: str,
+    broker_url: str,
+    log_path: Path,
+    pool: str = "solo",
+    threads: int = 1,
+    **env: str,
+) -> Process:
+    """One worker process: the solo pool, or ``threads`` threads (``pool="threads"``)."""
     argv = [sys.executable, "-m", "celery", "-A", "deadline_worker_app", "worker"]
-    argv += ["--pool=solo", "--concurrency=1", "--loglevel=INFO", "--without-mingle"]
+    argv += [f"--pool={pool}", f"--concurrency={threads}", "--loglevel=INFO", "--without-mingle"]
     argv += ["--without-gossip", "--without-heartbeat", f"--hostname=w{uuid.uuid4().hex[:6]}@%h"]
-    return Process(argv, celery_env(database_url, broker_url), log_path)
+    return Process(argv, celery_env(database_url, broker_url, **env), log_path)
 
 
-def beat(database_url: str, broker_url: str, log_path: Path) -> Process:
+def beat(database_url: str, broker_url: str, log_path: Path, **env: str) -> Process:
     schedule = log_path.with_suffix(".schedule")
     argv = [sys.executable, "-m", "celery", "-A", "deadline_worker_app", "beat"]
     argv += ["--loglevel=INFO", f"--schedule={schedule}"]
-    return Process(argv, celery_env(database_url, broker_url), log_path)
+    return Process(argv, celery_env(database_url, broker_url, **env), log_path)
 
 
 @contextmanager

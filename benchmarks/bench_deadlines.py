@@ -1,0 +1,133 @@
+"""Deadline lateness: 1,000 concurrent games with pending deadlines on one Celery worker.
+
+Starts a real worker (solo pool, one process) and beat against a fresh PostgreSQL
+database and Redis (or the embedded broker), starts ``--games`` games whose first
+deadlines are spread evenly over ``--window`` seconds (the steady state of that many
+games on a ``--window``-second timer), and prints how late each timeout was appended:
+``recorded_at`` of ``DecisionTimedOut`` minus the deadline. Target: p99 ≤ sweep + 1 s.
+
+    .venv/bin/python benchmarks/bench_deadlines.py --games 1000 --window 60 --sweep 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "deadlines"), str(ROOT)]
+
+from conftest import (  # noqa: E402  (tests/conftest.py: database helpers)
+    REDIS_SERVER_URL,
+    create_postgres_database,
+    drop_postgres_database,
+)
+from deadline_harness import Table, beat, now_ms, running, wait_for, worker  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
+
+from domain.events import DecisionTimedOut  # noqa: E402
+from infra import deadlines  # noqa: E402
+from infra.migrations import upgrade  # noqa: E402
+from infra.schema import events  # noqa: E402
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--window", type=float, default=60.0, help="deadlines spread (s)")
+    parser.add_argument("--sweep", type=float, default=2.0, help="sweep interval (s)")
+    parser.add_argument("--broker", choices=("redis", "embedded"), default="redis")
+    parser.add_argument("--turn", type=int, default=60, help="turn timer of the games (s)")
+    parser.add_argument("--threads", type=int, default=8, help="worker threads (0: solo pool)")
+    args = parser.parse_args()
+
+    import redis
+
+    work = Path(tempfile.mkdtemp(prefix="bench-deadlines-"))
+    database = create_postgres_database("bench_deadlines")
+    if args.broker == "redis":
+        broker = REDIS_SERVER_URL
+        redis.Redis.from_url(broker).flushdb()
+    else:
+        broker = f"sqla+sqlite:///{work / 'broker.db'}"
+    env = {"SWEEP_INTERVAL_SECONDS": str(args.sweep), "DEADLINE_LEASE_SECONDS": "30"}
+    pool, threads = ("threads", args.threads) if args.threads else ("solo", 1)
+    table = Table(database, broker)
+    try:
+        upgrade(database)
+        began = time.monotonic()
+        with ThreadPoolExecutor(8) as executor:
+            games = list(executor.map(lambda _: table.lobby(args.turn), range(args.games)))
+        print(f"{args.games} lobbies in {time.monotonic() - began:.1f} s")
+
+        with (
+            running(worker(database, broker, work / "worker.log", pool, threads, **env)),
+            running(beat(database, broker, work / "beat.log", **env), ready="beat: Starting"),
+        ):
+            first = now_ms() + 15_000
+            step = args.window * 1000 / args.games
+            owed = {g: first + round(i * step) for i, g in enumerate(games)}
+            began = time.monotonic()
+            with ThreadPoolExecutor(8) as executor:
+                list(executor.map(lambda g: table.start(g, owed[g], args.turn), games))
+            print(f"{args.games} games started in {time.monotonic() - began:.1f} s")
+            assert now_ms() < first, "starting took longer than the 15 s lead"
+
+            def fired() -> int:
+                with table.engine.connect() as conn:
+                    return int(
+                        conn.execute(
+                            select(func.count(func.distinct(events.c.stream_id))).where(
+                                events.c.type == DecisionTimedOut.TYPE
+                            )
+                        ).scalar_one()
+                    )
+
+            wait_for(lambda: fired() >= args.games, timeout=args.window + 120, every=1.0)
+
+        lateness: list[float] = []
+        with table.engine.connect() as conn:
+            rows = conn.execute(
+                select(events.c.stream_id, events.c.payload, events.c.recorded_at)
+                .where(events.c.type == DecisionTimedOut.TYPE)
+                .order_by(events.c.position)
+            ).all()
+            dispatched = conn.execute(select(func.count()).select_from(deadlines.deadlines))
+            left = int(dispatched.scalar_one())
+        seen: set[str] = set()
+        for stream_id, _payload, recorded_at in rows:
+            if stream_id in seen:
+                continue  # a game's later turns: only the first deadline is measured
+            seen.add(stream_id)
+            lateness.append(recorded_at.timestamp() - owed[stream_id] / 1000)
+        print(
+            f"broker={args.broker} games={args.games} window={args.window:.0f}s "
+            f"sweep={args.sweep}s turn={args.turn}s pool={pool}x{threads} timeouts={len(lateness)} "
+            f"alarms still pending={left}"
+        )
+        print(
+            "lateness (deadline -> event appended): "
+            + " ".join(f"p{p}={percentile(lateness, p) * 1000:.0f}ms" for p in (50, 90, 99))
+            + f" max={max(lateness) * 1000:.0f}ms min={min(lateness) * 1000:.0f}ms"
+            + f" mean={statistics.mean(lateness) * 1000:.0f}ms"
+        )
+        target = args.sweep + 1.0
+        verdict = "OK" if percentile(lateness, 99) <= target else "MISSED"
+        print(f"target p99 <= {target:.1f} s: {verdict}")
+    finally:
+        table.close()
+        drop_postgres_database(database)
+
+
+if __name__ == "__main__":
+    main()
