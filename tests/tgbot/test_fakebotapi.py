@@ -10,7 +10,13 @@ import pytest_asyncio
 from PIL import Image
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+)
 
 from tests.fakebotapi import FakeBotAPI, fake_bot_api
 
@@ -148,3 +154,31 @@ async def test_commands_and_webhook_settings_are_stored(
     assert await bot.get_my_commands(language_code="es") == ()
     fake_bot_api.supergroup(-200, "Deep")
     assert (await bot.get_chat(-200)).title == "Deep"
+
+
+async def test_member_updates_reach_chat_member_handlers(fake_bot_api: FakeBotAPI) -> None:
+    api = fake_bot_api
+    seen: list[tuple[str, str]] = []
+
+    async def member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        change = update.chat_member or update.my_chat_member
+        assert change is not None
+        seen.append((change.new_chat_member.user.first_name, change.new_chat_member.status))
+        await context.bot.send_message(change.chat.id, "noted")
+
+    application = api.application_builder().build()
+    application.add_handler(ChatMemberHandler(member, ChatMemberHandler.ANY_CHAT_MEMBER))
+    erin = api.user(11, "Erin")
+    api.supergroup(-300, "Deep", admins=(11,))
+    async with application:
+        assert application.updater is not None
+        await application.updater.start_polling(timeout=5, allowed_updates=Update.ALL_TYPES)
+        await application.start()
+        api.bot_added(-300, erin)
+        api.chat_member(-300, api.user(12, "Finn"), "left", "member")
+        await api.wait_for(lambda: len(api.messages_in(-300)) == 2)
+        await api.wait_idle()
+        assert (await application.bot.get_chat_member(-300, 12)).status == "member"
+        await application.updater.stop()
+        await application.stop()
+    assert seen == [("Saboteur", "member"), ("Finn", "member")]
