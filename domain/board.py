@@ -50,6 +50,7 @@ _SEGMENTS: Final[dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = {
 _OPENINGS: Final[dict[str, tuple[int, int]]] = {
     kind: (spec.openings, rotate(spec.openings)) for kind, spec in PATHS.items()
 }
+_LADDERS: Final[dict[str, bool]] = {kind: spec.ladder for kind, spec in PATHS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,91 +135,133 @@ def without_tile(board: Board, cell: Cell) -> Board:
     return MappingProxyType(cells)
 
 
-def _is_door(tile: Tile, index: int, door: Door | None) -> bool:
-    spec = tile.spec
-    return door is not None and spec.door is door and spec.door_segment == index
-
-
-def _reach(board: Board, avoid: Door | None = None) -> set[Node]:
-    """Segments joined to the start, not passing through segments with door ``avoid``."""
-    seeds: list[Node] = []
-    if any(t.kind == START_KIND for t in board.values()):
-        # The ladder network: the start and every ladder segment are one node.
-        for cell, tile in board.items():
-            if tile.face_up and tile.spec.ladder:
-                seeds.extend((cell, i) for i in range(len(tile.segments)))
+def _reach(
+    segments: Mapping[Cell, tuple[int, ...]], seeds: list[Node], blocked: frozenset[Node]
+) -> set[Node]:
+    """Every node joined to ``seeds`` through face-up ``segments``, never entering ``blocked``."""
     seen: set[Node] = set(seeds)
-    stack = seeds
-    get = board.get
+    stack = list(seeds)
+    get = segments.get
     while stack:
-        cell, index = stack.pop()
-        segment = board[cell].segments[index]
+        node = stack.pop()
+        cell = node[0]
+        segment = segments[cell][node[1]]
         x, y = cell
         for side, dx, dy, back in _STEPS:
-            if not segment & side:
-                continue
-            there = (x + dx, y + dy)
-            other = get(there)
-            if other is None or not other.face_up:
-                continue
-            for j, theirs in enumerate(other.segments):
-                if theirs & back:
-                    node = (there, j)
-                    if node not in seen and not _is_door(other, j, avoid):
-                        seen.add(node)
-                        stack.append(node)
+            if segment & side:
+                there = (x + dx, y + dy)
+                theirs = get(there)
+                if theirs is None:
+                    continue
+                for j, other in enumerate(theirs):
+                    if other & back:
+                        found = (there, j)
+                        if found not in seen and found not in blocked:
+                            seen.add(found)
+                            stack.append(found)
+                        break  # an opening belongs to one segment only
     return seen
 
 
 # Per empty cell next to the maze: sides with a face-up neighbour, sides where that
 # neighbour is open, sides where it is open on a connected segment, sides with a goal
 # (face up or down), sides with a card that is not a goal.
-_Frontier = dict[Cell, tuple[int, int, int, int, int]]
+_Masks = tuple[int, int, int, int, int]
 
 
 class _Analysis:
-    __slots__ = ("_frontier", "board", "connected")
+    """What every question about one board starts from, worked out once."""
+
+    __slots__ = ("_frontier", "_listed", "board", "connected", "live", "seeds", "segments")
 
     def __init__(self, board: Board) -> None:
         self.board = board
-        self.connected = frozenset(_reach(board))
-        self._frontier: _Frontier | None = None
+        self.segments: dict[Cell, tuple[int, ...]] = {}
+        self.seeds: list[Node] = []
+        has_start = False
+        for cell, tile in board.items():
+            if not tile.face_up:
+                continue  # a face-down goal is not part of the graph
+            kind = tile.kind
+            segments = _SEGMENTS[kind][tile.rotated]
+            self.segments[cell] = segments
+            has_start = has_start or kind == START_KIND
+            # The ladder network: the start and every ladder segment are one node.
+            if _LADDERS[kind]:
+                self.seeds.extend((cell, i) for i in range(len(segments)))
+        if not has_start:
+            self.seeds = []
+        reached = _reach(self.segments, self.seeds, frozenset())
+        self.connected = frozenset(reached)
+        self.live: dict[Cell, int] = {}
+        for cell, index in reached:
+            self.live[cell] = self.live.get(cell, 0) | self.segments[cell][index]
+        self._frontier: dict[Cell, _Masks] | None = None
+        self._listed: dict[tuple[int, int, bool], tuple[tuple[Cell, bool], ...]] = {}
 
     @property
-    def frontier(self) -> _Frontier:
+    def frontier(self) -> dict[Cell, _Masks]:
         if self._frontier is None:
             self._frontier = self._scan()
         return self._frontier
 
-    def _scan(self) -> _Frontier:
-        board = self.board
-        connected = self.connected
-        acc: dict[Cell, list[int]] = {}
-        for cell, tile in board.items():
+    def _scan(self) -> dict[Cell, _Masks]:
+        live = self.live
+        # cell -> (face up, openings, openings on connected segments, is a goal)
+        near: dict[Cell, tuple[int, int, int, bool]] = {}
+        for cell, tile in self.board.items():
+            kind = tile.kind
+            if tile.face_up:
+                openings = _OPENINGS[kind][tile.rotated]
+                near[cell] = (15, openings, live.get(cell, 0), kind.startswith("goal_"))
+            else:
+                near[cell] = (0, 0, 0, True)
+        empty: set[Cell] = set()
+        for x, y in near:
+            empty.update(((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)))
+        empty.difference_update(near)
+        get = near.get
+        frontier: dict[Cell, _Masks] = {}
+        for cell in sorted(empty):
             x, y = cell
-            up = tile.face_up
-            segments = tile.segments if up else ()
-            live = 0
-            for i, segment in enumerate(segments):
-                if (cell, i) in connected:
-                    live |= segment
-            openings = tile.openings if up else 0
-            goal = tile.is_goal
+            face_up = open_ = joined = goals = others = 0
             for side, dx, dy, back in _STEPS:
-                there = (x + dx, y + dy)
-                if there in board:
+                found = get((x + dx, y + dy))
+                if found is None:
                     continue
-                masks = acc.get(there)
-                if masks is None:
-                    masks = acc[there] = [0, 0, 0, 0, 0]
-                if up:
-                    masks[0] |= back
-                    if openings & side:
-                        masks[1] |= back
-                    if live & side:
-                        masks[2] |= back
-                masks[3 if goal else 4] |= back
-        return {cell: (m[0], m[1], m[2], m[3], m[4]) for cell, m in acc.items()}
+                up, openings, connected, goal = found
+                face_up |= side & up
+                if openings & back:
+                    open_ |= side
+                    if connected & back:
+                        joined |= side
+                if goal:
+                    goals |= side
+                else:
+                    others |= side
+            frontier[cell] = (face_up, open_, joined, goals, others)
+        return frontier
+
+    def placements(self, printed: int, turned: int, ladder: bool) -> tuple[tuple[Cell, bool], ...]:
+        key = (printed, turned, ladder)
+        listed = self._listed.get(key)
+        if listed is None:
+            found: list[tuple[Cell, bool]] = []
+            for cell, (face_up, open_, joined, goals, others) in self.frontier.items():
+                if ladder:
+                    if goals or not others:
+                        continue
+                    if printed & face_up == open_:
+                        found.append((cell, False))
+                    if turned & face_up == open_:
+                        found.append((cell, True))
+                else:
+                    if printed & face_up == open_ and printed & joined:
+                        found.append((cell, False))
+                    if turned & face_up == open_ and turned & joined:
+                        found.append((cell, True))
+            listed = self._listed[key] = tuple(found)
+        return listed
 
 
 _CACHE_SIZE: Final = 16
@@ -281,39 +324,21 @@ def legal_placements(board: Board, kind: str) -> list[tuple[Cell, bool]]:
     Both orientations are listed even when they look alike (a cross): each is a move
     :func:`placement_error` accepts.
     """
-    frontier = _analysis(board).frontier
     printed, turned = _OPENINGS[kind]
-    ladder = PATHS[kind].ladder
-    found: list[tuple[Cell, bool]] = []
-    for cell in sorted(frontier):
-        masks = frontier[cell]
-        if _check(masks, printed, ladder) is None:
-            found.append((cell, False))
-        if _check(masks, turned, ladder) is None:
-            found.append((cell, True))
-    return found
+    return list(_analysis(board).placements(printed, turned, PATHS[kind].ladder))
 
 
 def reached_goals(board: Board) -> list[Cell]:
     """Face-down goals sharing an edge with a connected segment's opening (§4.3)."""
-    connected = _analysis(board).connected
+    live = _analysis(board).live
     reached: list[Cell] = []
-    for cell in sorted(board):
-        if board[cell].face_up:
+    for cell, tile in board.items():
+        if tile.face_up:
             continue
         x, y = cell
-        for _, dx, dy, back in _STEPS:
-            there = (x + dx, y + dy)
-            other = board.get(there)
-            if other is None or not other.face_up:
-                continue
-            if any(
-                segment & back and (there, i) in connected
-                for i, segment in enumerate(other.segments)
-            ):
-                reached.append(cell)
-                break
-    return reached
+        if any(live.get((x + dx, y + dy), 0) & back for _, dx, dy, back in _STEPS):
+            reached.append(cell)
+    return sorted(reached)
 
 
 def _fits(board: Board, cell: Cell, openings: int) -> bool:
@@ -353,27 +378,29 @@ def can_remove(board: Board, cell: Cell) -> bool:
     return tile is not None and tile.kind != START_KIND and not tile.is_goal
 
 
-def _treasure(board: Board) -> Cell | None:
-    for cell, tile in board.items():
-        if tile.kind == TREASURE_KIND and tile.face_up:
-            return cell
-    return None
-
-
-def _reaches(board: Board, target: Cell, avoid: Door) -> bool:
-    return any(cell == target for cell, _ in _reach(board, avoid))
-
-
 def teams_can_pass(board: Board) -> tuple[bool, bool]:
     """(blue can pass, green can pass) from start to the treasure (§4.4).
 
     Blue passes along a path through no green door, green along one through no blue
     door. A treasure face down or not joined to the start lets nobody pass.
     """
-    treasure = _treasure(board)
-    if treasure is None or not any(c == treasure for c, _ in connected_segments(board)):
+    found = _analysis(board)
+    treasure = next((c for c, t in board.items() if t.kind == TREASURE_KIND and t.face_up), None)
+    if treasure is None or treasure not in found.live:
         return (False, False)
-    return (_reaches(board, treasure, Door.GREEN), _reaches(board, treasure, Door.BLUE))
+
+    def passes(door: Door) -> bool:
+        blocked = frozenset(
+            (cell, tile.spec.door_segment)
+            for cell, tile in board.items()
+            if tile.face_up and tile.spec.door is door
+        )
+        if not blocked:
+            return True
+        reached = _reach(found.segments, found.seeds, blocked)
+        return any(cell == treasure for cell, _ in reached)
+
+    return (passes(Door.GREEN), passes(Door.BLUE))
 
 
 def crystals(board: Board) -> int:

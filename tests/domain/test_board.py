@@ -7,10 +7,16 @@ otherwise.
 
 from __future__ import annotations
 
+import doctest
 import random
+from types import ModuleType
 
 import pytest
 
+from domain import ascii as ascii_module
+from domain import board as board_module
+from domain import cards as cards_module
+from domain.ascii import render
 from domain.board import (
     GOAL_CELLS,
     START_CELL,
@@ -20,6 +26,7 @@ from domain.board import (
     can_remove,
     connected_segments,
     crystals,
+    frozen,
     initial_board,
     legal_placements,
     neighbour,
@@ -486,3 +493,43 @@ def test_results_for_a_plain_dict_board_are_not_remembered_across_changes() -> N
     cells[(1, 0)] = Tile("straight_ew")
 
     assert placement_error(cells, "straight_ew", (2, 0), False) is None
+
+
+# -- the maze as text --------------------------------------------------------------------
+
+
+def test_the_maze_draws_as_text_with_every_mark_of_the_legend() -> None:
+    board = maze(
+        {
+            (1, 0): "bridge",
+            (2, 0): "dead_cross",
+            (0, 1): "double_curve_a",
+            (-1, 0): "ladder_stub_n",
+            (0, -1): "green_door_ns_w",
+            (3, 0): "crystal_t_nes_w",
+            (1, 1): "blue_door_ns",
+            **row(0, 4, 7),
+        }
+    )
+    board = reveal(board, TREASURE, (7, 0))
+
+    text = render(board)
+
+    assert text.splitlines()[0].split() == [str(x) for x in range(-2, 10)]
+    assert text.count("???") == 6  # two goals face down, three lines each
+    for mark in "SH╬╳xg*b$":
+        assert mark in text, mark
+    (middle,) = [line for line in text.splitlines() if line.startswith(" 0 ")]
+    assert middle.startswith(" 0  ·  H ─S──╬─╌x╌╌*─")
+    assert middle.endswith("───$─ ·")
+
+
+def test_an_empty_board_draws_as_nothing() -> None:
+    assert render(frozen({})) == ""
+
+
+@pytest.mark.parametrize("module", [board_module, ascii_module, cards_module])
+def test_the_docstring_examples_hold(module: ModuleType) -> None:
+    failures, _ = doctest.testmod(module)
+
+    assert failures == 0
