@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+from contextlib import suppress
 from logging.config import fileConfig
 
 from alembic import context
@@ -9,6 +11,13 @@ from alembic import context
 from infra.db import make_engine
 from infra.schema import metadata
 from infra.settings import load_settings, normalise_database_url
+
+# Modules that register their tables on infra.schema.metadata, so `alembic check`
+# compares them too.
+TABLE_MODULES = ("infra.botstate", "infra.deadlines", "infra.history", "infra.archive")
+for _name in TABLE_MODULES:
+    with suppress(ImportError):
+        importlib.import_module(_name)
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):

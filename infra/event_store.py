@@ -13,10 +13,13 @@ On SQLite an append is a ``BEGIN IMMEDIATE`` transaction, which serialises write
 
 from __future__ import annotations
 
+import copyreg
+import io
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, func, insert, select
@@ -114,6 +117,26 @@ def upcast(event: StoredEvent, upcasters: Upcasters) -> StoredEvent:
     )
 
 
+def _mapping_proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(items)
+
+
+def _reduce_mapping_proxy(proxy: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
+    return _mapping_proxy, (dict(proxy),)
+
+
+def dump_state(state: Any) -> bytes:
+    """Pickle a state; read-only mappings (``MappingProxyType``) included."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {
+        **copyreg.dispatch_table,
+        MappingProxyType: _reduce_mapping_proxy,
+    }
+    pickler.dump(state)
+    return buffer.getvalue()
+
+
 def _aware(moment: datetime) -> datetime:
     # SQLite hands datetimes back naive; we only ever store UTC.
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
@@ -129,6 +152,7 @@ _COLUMNS = (
     events.c.metadata,
     events.c.recorded_at,
 )
+_FOLD_COLUMNS = tuple(c for c in _COLUMNS if c is not events.c.metadata)
 
 
 class EventStore:
@@ -232,18 +256,22 @@ class EventStore:
 
     # -- reading -------------------------------------------------------------------
 
-    def load(self, stream_id: str, after_version: int = 0) -> list[StoredEvent]:
-        """The stream's events after ``after_version``, oldest first, upcast."""
-        with self.engine.connect() as conn:
-            return self._load(conn, stream_id, after_version)
+    def load(
+        self, stream_id: str, after_version: int = 0, *, with_metadata: bool = True
+    ) -> list[StoredEvent]:
+        """The stream's events after ``after_version``, oldest first, upcast.
 
-    def _load(self, conn: Connection, stream_id: str, after_version: int) -> list[StoredEvent]:
-        rows = conn.execute(
-            select(*_COLUMNS)
-            .where(events.c.stream_id == stream_id, events.c.version > after_version)
-            .order_by(events.c.version)
-        )
-        return [self._row(row) for row in rows]
+        ``with_metadata=False`` leaves each event's metadata empty, which folding a
+        state does not need and which costs a JSON decoding per row.
+        """
+        columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(*columns)
+                .where(events.c.stream_id == stream_id, events.c.version > after_version)
+                .order_by(events.c.version)
+            )
+            return [self._row(row) for row in rows]
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
         """Up to ``limit`` events of every stream after ``after_position``, in commit order."""
@@ -315,7 +343,7 @@ class EventStore:
             row.type,
             row.schema_version,
             row.payload,
-            row.metadata,
+            row._mapping.get("metadata") or {},
             _aware(row.recorded_at),
         )
         return upcast(event, self.upcasters) if self.upcasters else event
@@ -324,7 +352,7 @@ class EventStore:
 
     def save_snapshot(self, stream_id: str, version: int, kind: str, state: Any) -> None:
         """Keep ``state`` as the stream's state at ``version`` (replacing an older one)."""
-        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = dump_state(state)
         values = {
             "stream_id": stream_id,
             "version": version,

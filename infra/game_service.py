@@ -123,7 +123,7 @@ class GameService:
             else (self.decider.initial_state(), 0)
         )
         base = version
-        for stored in self.store.load(game_id, after_version=version):
+        for stored in self.store.load(game_id, after_version=version, with_metadata=False):
             state = self.decider.evolve(state, self.decode(stored))
             version = stored.version
         if version - base >= self.snapshot_every:

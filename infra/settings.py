@@ -103,7 +103,8 @@ def load_settings(**overrides: object) -> Settings:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as error:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']).upper() or 'settings'}: {e['msg']}"
+            f"{'.'.join(str(p) for p in e['loc']).upper() or 'settings'}: "
+            f"{e['msg'].removeprefix('Value error, ')}"
             for e in error.errors()
         )
         raise ConfigurationError(f"bad configuration: {problems}") from None

@@ -1,0 +1,73 @@
+"""The composition root: the one place that wires settings, database, store and rules.
+
+Tests call the same function with fakes (``decider=``, ``codec=``, ``clock_ms=``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+
+from infra.db import make_engine
+from infra.event_store import EventStore, Upcasters
+from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
+from infra.projector import Projector
+from infra.settings import ConfigurationError, Settings, load_settings
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    settings: Settings
+    engine: Engine
+    store: EventStore
+    games: GameService
+    projector: Projector
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def domain_modules() -> tuple[Decider, Codec]:
+    """The rules engine's ``domain.decider`` and ``domain.codec`` modules."""
+    try:
+        decider: Any = importlib.import_module("domain.decider")
+        codec: Any = importlib.import_module("domain.codec")
+    except ImportError as error:
+        raise ConfigurationError(f"the rules engine is not available: {error}") from error
+    return decider, codec
+
+
+def bootstrap(
+    settings: Settings | None = None,
+    *,
+    decider: Decider | None = None,
+    codec: Codec | None = None,
+    upcasters: Upcasters | None = None,
+    clock_ms: Callable[[], int] = now_ms,
+    seeds: Callable[[], int] = random_seed,
+    engine: Engine | None = None,
+) -> Services:
+    """Build the services. Without ``decider``/``codec`` the real domain is used."""
+    settings = settings or load_settings()
+    if decider is None or codec is None:
+        real_decider, real_codec = domain_modules()
+        decider = decider or real_decider
+        codec = codec or real_codec
+    if upcasters is None:
+        found = getattr(codec, "UPCASTERS", None)
+        upcasters = found if isinstance(found, Mapping) else {}
+    engine = engine or make_engine(settings.database_url)
+    store = EventStore(engine, upcasters=upcasters)
+    games = GameService(
+        store,
+        decider,
+        codec,
+        snapshot_every=settings.snapshot_every,
+        clock_ms=clock_ms,
+        seeds=seeds,
+    )
+    return Services(settings, engine, store, games, Projector(engine, store))

@@ -1,0 +1,63 @@
+"""Settings from the environment, and the ``saboteur-bot`` command's plumbing."""
+
+from __future__ import annotations
+
+import pytest
+
+from infra.settings import ConfigurationError, load_settings, normalise_database_url
+from tgbot import cli
+
+
+def test_with_nothing_set_everything_runs_on_sqlite_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+    settings = load_settings(_env_file=None)
+
+    assert settings.database_url == "sqlite:///./saboteur.db"
+    assert settings.broker_url.startswith("sqla+sqlite:///")
+
+
+def test_postgres_and_redis_urls_are_normalised_and_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:p@db:5432/app")
+    monkeypatch.setenv("REDIS_URL", "redis://cache:6379/0")
+
+    settings = load_settings(_env_file=None)
+
+    assert settings.database_url == "postgresql+psycopg://u:p@db:5432/app"
+    assert settings.broker_url == "redis://cache:6379/0"
+    assert normalise_database_url("postgresql://h/d") == "postgresql+psycopg://h/d"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("DATABASE_URL", "mysql://x/y"), ("WEBHOOK_PORT", "abc"), ("LOG_LEVEL", "loud")],
+)
+def test_broken_configuration_is_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+
+    with pytest.raises(ConfigurationError) as raised:
+        load_settings(_env_file=None)
+
+    assert name in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_the_command_reports_broken_configuration_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "mysql://x/y")
+
+    assert cli.main(["migrate"]) == 2
+    assert "DATABASE_URL" in capsys.readouterr().err
+
+
+def test_migrate_and_rebuild_run_against_the_configured_database(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
+
+    assert cli.main(["migrate"]) == 0
+    assert cli.main(["projections", "rebuild"]) == 0
+    assert "rebuilt from 0 events" in capsys.readouterr().out

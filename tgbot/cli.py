@@ -1,0 +1,149 @@
+"""The ``saboteur-bot`` command: one subcommand per job, each a thin call into a module.
+
+    saboteur-bot run                  the bot (TELEGRAM_BOT_TOKEN set) or the offline demo
+    saboteur-bot demo [...]           the offline demo
+    saboteur-bot simulate [...]       bots play whole games against the rules engine
+    saboteur-bot migrate              bring the database schema up to date
+    saboteur-bot projections rebuild  rebuild the read models from the event log
+
+To add a subcommand: a ``_name(args) -> int`` function and one ``sub.add_parser`` call
+in :func:`parser` with ``set_defaults(func=_name)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+from infra.settings import ConfigurationError, Settings, load_settings
+
+
+class MissingFeature(RuntimeError):
+    """The module behind a subcommand is not part of this installation yet."""
+
+
+def _module(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and name.startswith(error.name):
+            raise MissingFeature(f"{name} is not available in this version") from error
+        raise
+
+
+def _settings() -> Settings:
+    settings = load_settings()
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    return settings
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = _settings()
+    if settings.telegram_bot_token:
+        result: Any = _module("tgbot.app").run_bot(settings)
+        return int(result or 0)
+    print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)
+    return _demo(args)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    result: Any = _module("tgbot.demo").main(list(args.rest))
+    return int(result or 0)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    result: Any = _module("domain.simulate").main(list(args.rest))
+    return int(result or 0)
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from infra.migrations import upgrade
+
+    settings = _settings()
+    upgrade(settings.database_url)
+    print(f"database is at the latest schema ({_safe(settings.database_url)})")
+    return 0
+
+
+def _projections_rebuild(args: argparse.Namespace) -> int:
+    from infra.db import make_engine
+    from infra.event_store import EventStore
+    from infra.projector import Projector
+
+    settings = _settings()
+    engine = make_engine(settings.database_url)
+    try:
+        count = Projector(engine, EventStore(engine)).rebuild()
+    finally:
+        engine.dispose()
+    print(f"read models rebuilt from {count} events")
+    return 0
+
+
+def _safe(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(
+        prog="saboteur-bot", description="Play Saboteur in Telegram group chats."
+    )
+    root.set_defaults(func=_run, rest=[])
+    sub = root.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the bot, or the offline demo without a token")
+    run.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    run.set_defaults(func=_run)
+
+    demo = sub.add_parser("demo", help="play an offline demo game", add_help=False)
+    demo.add_argument("rest", nargs=argparse.REMAINDER)
+    demo.set_defaults(func=_demo)
+
+    simulate = sub.add_parser("simulate", help="simulate games between bots", add_help=False)
+    simulate.add_argument("rest", nargs=argparse.REMAINDER)
+    simulate.set_defaults(func=_simulate)
+
+    migrate = sub.add_parser("migrate", help="bring the database schema up to date")
+    migrate.set_defaults(func=_migrate)
+
+    projections = sub.add_parser("projections", help="manage the read models")
+    projections_sub = projections.add_subparsers(title="actions", metavar="ACTION", required=True)
+    rebuild = projections_sub.add_parser("rebuild", help="rebuild the read models from the log")
+    rebuild.set_defaults(func=_projections_rebuild)
+    return root
+
+
+# These hand every argument after their name to their own parser, options included.
+PASSTHROUGH = {"demo": _demo, "simulate": _simulate}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in PASSTHROUGH:
+        args = argparse.Namespace(func=PASSTHROUGH[argv[0]], rest=argv[1:])
+    else:
+        args = parser().parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except ConfigurationError as error:
+        print(f"saboteur-bot: {error}", file=sys.stderr)
+        return 2
+    except MissingFeature as error:
+        print(f"saboteur-bot: {error}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
