@@ -1,0 +1,70 @@
+"""The deadlines read model and the sweeper's claim, on SQLite and PostgreSQL (no worker)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from deadline_harness import Table
+
+from infra import deadlines
+
+
+@pytest.fixture
+def desk(fresh_db_url: str) -> Iterator[Table]:
+    table = Table(fresh_db_url, "memory://")
+    yield table
+    table.close()
+
+
+def at(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def claim(table: Table, now: datetime) -> list[tuple[int, str]]:
+    with table.engine.begin() as conn:
+        return [(d.decision, d.which) for d in deadlines.claim_due(conn, now, timedelta(seconds=2))]
+
+
+def test_an_opened_decision_owes_two_reminders_and_a_deadline(desk: Table) -> None:
+    game = desk.new_game(first_deadline_in=60)
+    desk.project()
+    owed = desk.pending(game)
+    assert desk.alarms(game) == [(owed.decision, w) for w in ("half", "soon", "timeout")]
+
+
+def test_a_claimed_alarm_is_not_claimed_again_until_its_lease_runs_out(desk: Table) -> None:
+    game = desk.new_game(first_deadline_in=60)
+    desk.project()
+    owed = desk.pending(game)
+    due = at(owed.deadline)
+    # At the deadline the reminders are stale (dropped) and the timeout is claimed once.
+    assert claim(desk, due) == [(owed.decision, "timeout")]
+    assert claim(desk, due + timedelta(seconds=1)) == []
+    assert claim(desk, due + timedelta(seconds=2)) == [(owed.decision, "timeout")]
+    assert desk.alarms(game) == [(owed.decision, "timeout")]
+
+
+def test_a_new_decision_replaces_the_alarms_of_the_last(desk: Table) -> None:
+    game = desk.new_game(first_deadline_in=60)
+    first = desk.pending(game)
+    desk.pass_turn(game)
+    desk.project()
+    second = desk.pending(game)
+    assert second.decision != first.decision
+    assert {d for d, _ in desk.alarms(game)} == {second.decision}
+
+
+def test_concurrent_sweepers_claim_different_alarms(desk: Table) -> None:
+    if desk.engine.dialect.name != "postgresql":
+        pytest.skip("SKIP LOCKED is PostgreSQL's; SQLite has one writer at a time")
+    games = [desk.new_game(first_deadline_in=60) for _ in range(4)]
+    desk.project()
+    later = datetime.now(UTC) + timedelta(seconds=31)  # the half-time reminders are due
+    with desk.engine.connect() as one, desk.engine.connect() as two, one.begin():
+        mine = deadlines.claim_due(one, later, limit=2)
+        with two.begin():
+            theirs = deadlines.claim_due(two, later)
+    assert len(mine) == 2 and len(theirs) == len(games) - 2
+    assert {d.game_id for d in mine}.isdisjoint(d.game_id for d in theirs)
