@@ -78,6 +78,7 @@ def test_the_same_fire_delivered_twice_applies_once(table: Table, celery_worker:
     assert timeouts(table, game) == [DecisionTimedOut(owed.decision, owed.player)]
 
 
+@pytest.mark.parametrize("broker", ["redis"], indirect=True)
 def test_a_worker_killed_mid_flight_leaves_every_deadline_to_fire_exactly_once(
     table: Table, database: str, broker: str, tmp_path: Path
 ) -> None:
