@@ -276,7 +276,7 @@ def _analysis(board: Board) -> _Analysis:
         return hit[1]
     found = _Analysis(board)
     if len(_cache) >= _CACHE_SIZE:
-        _cache.pop(next(iter(_cache)))
+        _cache.clear()  # atomic, unlike evicting one entry, when threads share the cache
     # The entry holds the board itself, so its id cannot be reused while remembered.
     _cache[id(board)] = (board, found)
     return found

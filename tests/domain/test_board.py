@@ -533,3 +533,83 @@ def test_the_docstring_examples_hold(module: ModuleType) -> None:
     failures, _ = doctest.testmod(module)
 
     assert failures == 0
+
+
+# -- connectivity against an independent model -----------------------------------------
+
+
+def reference_components(board: Board, avoid: str | None = None) -> set[tuple[Cell, int]]:
+    """Union-find over every segment pair §4.2 joins, skipping door segments of ``avoid``."""
+    parent: dict[tuple[Cell, int], tuple[Cell, int]] = {}
+
+    def root(node: tuple[Cell, int]) -> tuple[Cell, int]:
+        while parent.setdefault(node, node) != node:
+            node = parent[node]
+        return node
+
+    def kept(cell: Cell, index: int) -> bool:
+        spec = board[cell].spec
+        if spec.door is None or spec.door.value != avoid:
+            return True
+        return spec.door_segment != index
+
+    up = {c: t for c, t in board.items() if t.face_up}
+    nodes = [(c, i) for c, t in up.items() for i in range(len(t.segments)) if kept(c, i)]
+    for node in nodes:
+        root(node)
+    ladders = [(c, i) for c, i in nodes if up[c].spec.ladder]
+    for node in ladders[1:]:
+        parent[root(node)] = root(ladders[0])
+    for (cell, i), (other, j) in ((a, b) for a in nodes for b in nodes):
+        side = next((s for s in (N, E, S, W) if neighbour(cell, s) == other), None)
+        if side is None:
+            continue
+        back = {N: S, S: N, E: W, W: E}[side]
+        if up[cell].segments[i] & side and up[other].segments[j] & back:
+            parent[root((cell, i))] = root((other, j))
+    start = (START_CELL, 0)
+    return {n for n in nodes if root(n) == root(start)} if start in parent else set()
+
+
+def random_mazes(seed: int, count: int) -> list[Board]:
+    chance = random.Random(seed)
+    kinds = [spec.kind for spec, copies in EXPANSION_PATHS for _ in range(copies)]
+    kinds += ["cross", "t_nse", "straight_ew", "dead_t_esw", "curve_se"] * 3
+    boards = []
+    for _ in range(count):
+        board = initial_board(GOALS)
+        for _ in range(25):
+            kind = chance.choice(kinds)
+            options = legal_placements(board, kind)
+            if options:
+                cell, rotated = chance.choice(options)
+                board = with_tile(board, cell, Tile(kind, card=0, rotated=rotated))
+            if chance.random() < 0.15:
+                removable = [c for c in board if can_remove(board, c)]
+                if removable:
+                    board = without_tile(board, chance.choice(sorted(removable)))
+        boards.append(board)
+    return boards
+
+
+def test_connected_segments_agree_with_a_union_find_model_on_random_mazes() -> None:
+    for board in random_mazes(seed=11, count=12):
+        assert connected_segments(board) == reference_components(board), render(board)
+
+
+def test_door_verdicts_agree_with_a_union_find_model_on_random_mazes() -> None:
+    verdicts = set()
+    for board in random_mazes(seed=12, count=20):
+        # The treasure, face up, on the cell farthest east where a cross would join the maze.
+        options = legal_placements(board, "cross")
+        if not options:
+            continue  # a maze closed on every side
+        cell = max(options)[0]
+        board = with_tile(board, cell, Tile("goal_treasure"))
+        blue = cell in {c for c, _ in reference_components(board, avoid="green")}
+        green = cell in {c for c, _ in reference_components(board, avoid="blue")}
+
+        assert teams_can_pass(board) == (blue, green), render(board)
+        verdicts.add((blue, green))
+
+    assert len(verdicts) >= 3  # the mazes try more than one door situation
