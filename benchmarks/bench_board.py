@@ -40,7 +40,7 @@ GOALS = ("goal_stone_a", "goal_stone_b", "goal_treasure")
 
 
 def build(cards: int, seed: int) -> tuple[Board, list[str]]:
-    """A maze of ``cards`` path cards and the kinds of a 6-card hand still in the deck."""
+    """A maze of ``cards`` path cards and a 6-card hand of path cards not on the table."""
     chance = random.Random(seed)
     pile = [c for c in deck("saboteur2") if c.path is not None]
     chance.shuffle(pile)
@@ -60,7 +60,9 @@ def build(cards: int, seed: int) -> tuple[Board, list[str]]:
             if board[goal].kind == "goal_treasure":
                 continue  # keep the round going: a live maze, not a finished one
             board = reveal(board, goal, _reacher(goal, cell))
-    hand = [c.kind for c in pile[:6]]
+    on_table = {tile.card for tile in board.values()}
+    unplayed = [c.kind for c in deck("saboteur2") if c.path is not None and c.id not in on_table]
+    hand = chance.sample(unplayed, 6)
     return board, hand
 
 
