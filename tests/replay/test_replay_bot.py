@@ -1,0 +1,168 @@
+"""The replay through the real bot against the fake Bot API: /replay, the step buttons
+(edited in place), round jumps, the GIF, /history, /stats, and the refusals."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from functools import partial
+
+import pytest
+from PIL import Image
+
+from domain import codec
+from infra.db import make_engine
+from infra.event_store import EventStore
+from infra.migrations import upgrade
+from tests.fakebotapi import Call, FakeBotAPI
+from tests.replay.games import PlayedGame, play
+from tests.replay.test_history_figures import store_game
+from tests.replay.test_replay_gif import small_board
+from tests.tgbot.bot_harness import bot_services, running_bot
+from tgbot.handlers import history as handlers
+from tgbot.replay import Replay
+from tgbot.replay_gif import replay_gif
+
+GROUP = -3001
+USER = 101
+
+
+@pytest.fixture(scope="module")
+def group_games() -> list[PlayedGame]:
+    return [
+        play(31, players=3, edition="base", chat_id=GROUP),
+        play(32, players=3, edition="saboteur2", chat_id=GROUP),
+        play(33, players=3, edition="base", chat_id=GROUP, finish=False),
+    ]
+
+
+def buttons(message: dict) -> list[tuple[str, str]]:
+    rows = message.get("reply_markup", {}).get("inline_keyboard", [])
+    return [(b["text"], b["callback_data"]) for row in rows for b in row]
+
+
+def sent_message(api: FakeBotAPI, caption: str) -> dict:
+    """The bot's newest message in the group with this caption, as edited since."""
+    return next(m for m in reversed(api.messages_in(GROUP)) if m.get("caption") == caption)
+
+
+async def replay_photo(api: FakeBotAPI, after: int) -> Call:
+    """The first replay photo the bot sent after call ``after`` (the notifier also sends
+    the running game's board to the group)."""
+
+    def found() -> Call | None:
+        return next(
+            (
+                c
+                for c in api.calls[after:]
+                if c.method == "sendPhoto" and c.get("caption", "").startswith("Replay")
+            ),
+            None,
+        )
+
+    return await api.wait_for(found, 20)
+
+
+def by_id(api: FakeBotAPI, message_id: int) -> dict:
+    return next(m for m in api.messages_in(GROUP) if m["message_id"] == message_id)
+
+
+def button(message: dict, label: str) -> str:
+    return next(data for text, data in buttons(message) if text.strip("·") == label)
+
+
+async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
+    empty_database: Callable[[str], str],
+    group_games: list[PlayedGame],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(handlers, "replay_gif", partial(replay_gif, renderer=small_board))
+    url = empty_database("sqlite")
+    upgrade(url)
+    store = EventStore(make_engine(url))
+    first, second, running = (store_game(store, g.events, day) for day, g in enumerate(group_games))
+    async with FakeBotAPI() as api, running_bot(api, url) as app:
+        if not any(
+            getattr(h, "callback", None) is handlers.on_button
+            for group in app.handlers.values()
+            for h in group
+        ):
+            handlers.register(app)
+        api.group(GROUP)
+        api.user(USER, "Ann")
+        key = bot_services(app).callback_key
+
+        # /replay opens the group's last finished game at its first step.
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, "/replay")
+        call = await replay_photo(api, sent)
+        assert "1/" in call["caption"] and "Round 1" in call["caption"]
+        message = sent_message(api, call["caption"])
+        labels = [t.strip("·") for t, _ in buttons(message)]
+        assert labels[:4] == ["⏮", "◀", "▶", "⏭"]
+        assert labels[4:10] == ["R1▶", "R1■", "R2▶", "R2■", "R3▶", "R3■"]
+        replay = Replay(second, [codec.decode(e.type, e.payload) for e in store.load(second)])
+
+        # ▶ edits the same message to the next step; a round-end jump goes there.
+        sent = len(api.calls)
+        api.press(GROUP, USER, message["message_id"], button(message, "▶"))
+        edit = await api.wait_for_call("editMessageMedia", 20, after=sent)
+        message_id = message["message_id"]
+        assert edit["message_id"] == message_id
+        message = await api.wait_for(
+            lambda: (m := by_id(api, message_id)) and f"2/{len(replay)}" in m["caption"] and m, 20
+        )
+        sent = len(api.calls)
+        api.press(GROUP, USER, message["message_id"], button(message, "R2■"))
+        end = replay.jumps()[1][2]
+        message = await api.wait_for(
+            lambda: (
+                (m := by_id(api, message_id)) and f"{end + 1}/{len(replay)}" in m["caption"] and m
+            ),
+            20,
+        )
+        assert "Round 2 ends" in message["caption"]
+        assert (
+            sum(c.get("caption", "").startswith("Replay") for c in api.calls_of("sendPhoto")) == 1
+        )
+
+        # The GIF button sends the whole game, one frame per move.
+        sent = len(api.calls)
+        api.press(GROUP, USER, message["message_id"], button(message, "🎞 GIF"))
+        animation = await api.wait_for_call("sendAnimation", 30, after=sent, chat_id=GROUP)
+        gif = Image.open(io.BytesIO(next(iter(animation.files.values()))))
+        assert gif.n_frames == len(replay)
+
+        # A replay button of one game pressed under another game's replay is refused.
+        other = handlers.replay_button(first, key)
+        sent = len(api.calls)
+        api.press(GROUP, USER, message["message_id"], other.callback_data)  # type: ignore[arg-type]
+        opened = await replay_photo(api, sent)
+        first_message = sent_message(api, opened["caption"])
+        assert first_message["message_id"] != message["message_id"]
+        before = message["caption"]
+        query = api.press(GROUP, USER, message["message_id"], button(first_message, "⏭"))
+        answer = await api.wait_for(lambda: api.answered.get(query), 20)
+        assert answer.get("show_alert") and "another replay" in answer["text"]
+        assert by_id(api, message["message_id"])["caption"] == before
+
+        # A running game cannot be replayed: the button says so.
+        query = api.press(
+            GROUP,
+            USER,
+            message["message_id"],
+            handlers.replay_button(running, key).callback_data,  # type: ignore[arg-type]
+        )
+        answer = await api.wait_for(lambda: api.answered.get(query), 20)
+        assert "still running" in answer["text"]
+
+        # /history lists both finished games with a Replay button each; /stats counts them.
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, "/history")
+        listing = await api.wait_for_call("sendMessage", 20, after=sent, chat_id=GROUP)
+        assert listing["text"].count("\n") == 2
+        assert "Saboteur 2" in listing["text"]
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, "/stats")
+        stats = await api.wait_for_call("sendMessage", 20, after=sent, chat_id=GROUP)
+        assert "2 games" in stats["text"] and "2 finished games" in stats["text"]
