@@ -3,6 +3,9 @@
     saboteur-bot run                  the bot (TELEGRAM_BOT_TOKEN set) or the offline demo
     saboteur-bot demo [...]           the offline demo
     saboteur-bot simulate [...]       bots play whole games against the rules engine
+    saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
+    saboteur-bot export GAME_ID       a game's events as JSON lines
+    saboteur-bot import FILE          load exported events under a new game id
     saboteur-bot migrate              bring the database schema up to date
     saboteur-bot projections rebuild  rebuild the read models from the event log
 
@@ -63,6 +66,21 @@ def _simulate(args: argparse.Namespace) -> int:
     return int(result or 0)
 
 
+def _replay(args: argparse.Namespace) -> int:
+    result: Any = _module("tgbot.replay_gif").main_replay(list(args.rest))
+    return int(result or 0)
+
+
+def _export(args: argparse.Namespace) -> int:
+    result: Any = _module("infra.archive").main_export(list(args.rest))
+    return int(result or 0)
+
+
+def _import(args: argparse.Namespace) -> int:
+    result: Any = _module("infra.archive").main_import(list(args.rest))
+    return int(result or 0)
+
+
 def _migrate(args: argparse.Namespace) -> int:
     from infra.migrations import upgrade
 
@@ -112,6 +130,15 @@ def parser() -> argparse.ArgumentParser:
     simulate.add_argument("rest", nargs=argparse.REMAINDER)
     simulate.set_defaults(func=_simulate)
 
+    for name, func, text in (
+        ("replay", _replay, "write a finished game's animated GIF: GAME_ID --out FILE"),
+        ("export", _export, "write a game's events as JSON lines: GAME_ID"),
+        ("import", _import, "load exported events under a new game id: FILE"),
+    ):
+        command = sub.add_parser(name, help=text, add_help=False)
+        command.add_argument("rest", nargs=argparse.REMAINDER)
+        command.set_defaults(func=func)
+
     migrate = sub.add_parser("migrate", help="bring the database schema up to date")
     migrate.set_defaults(func=_migrate)
 
@@ -123,7 +150,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 # These hand every argument after their name to their own parser, options included.
-PASSTHROUGH = {"demo": _demo, "simulate": _simulate}
+PASSTHROUGH = {
+    "demo": _demo,
+    "simulate": _simulate,
+    "replay": _replay,
+    "export": _export,
+    "import": _import,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
