@@ -1,0 +1,316 @@
+"""State of the Telegram adapter: who opened the private chat, languages, message ids.
+
+None of this is game state (the event log is the only truth): it is what the bot needs to
+talk to Telegram — whether it may message a user, in which language, which message holds a
+game's board or a player's prompt, and how far the notifier has announced the event log.
+Every table is registered on :data:`infra.schema.metadata` so one migration chain covers all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Engine,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    delete,
+    insert,
+    select,
+    update,
+)
+
+from infra.schema import metadata
+
+bot_users = Table(
+    "bot_users",
+    metadata,
+    Column("user_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(200), nullable=False),
+    # The user's Telegram language (IETF tag as Telegram sends it), or a /language choice.
+    Column("language", String(10), nullable=True),
+    # Set when the user opened the private chat; cleared when they blocked the bot.
+    Column("private_chat", Boolean, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+bot_chats = Table(
+    "bot_chats",
+    metadata,
+    Column("chat_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("language", String(10), nullable=True),  # the group's override
+    Column("migrated_to", BigInteger, nullable=True),  # a group turned into a supergroup
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+bot_messages = Table(
+    "bot_messages",
+    metadata,
+    Column("stream_id", String(200), nullable=False),
+    Column("chat_id", BigInteger, nullable=False),
+    Column("role", String(20), nullable=False),  # "lobby", "board", "prompt"
+    Column("message_id", BigInteger, nullable=False),
+    Column("version", Integer, nullable=False),  # the game version it was drawn for
+    PrimaryKeyConstraint("stream_id", "chat_id", "role", name="pk_bot_messages"),
+)
+
+notifier_positions = Table(
+    "notifier_positions",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("position", BigInteger, nullable=False),
+)
+
+BOT_TABLES = (bot_users, bot_chats, bot_messages, notifier_positions)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class BotUser:
+    user_id: int
+    name: str
+    language: str | None
+    private_chat: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    message_id: int
+    version: int
+
+
+class BotState:
+    """Reads and writes the adapter's tables. Each write is one short transaction.
+
+    Reads are cached in memory and written through: one bot process owns these rows (a
+    second instance would only see another's language choices after a restart).
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._users: dict[int, BotUser | None] = {}
+        self._chat_languages: dict[int, str | None] = {}
+        self._resolved: dict[int, int] = {}
+        self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
+
+    # Users ---------------------------------------------------------------------------
+    def user(self, user_id: int) -> BotUser | None:
+        if user_id in self._users:
+            return self._users[user_id]
+        found = self._read_user(user_id)
+        self._users[user_id] = found
+        return found
+
+    def _read_user(self, user_id: int) -> BotUser | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
+        if row is None:
+            return None
+        return BotUser(row.user_id, row.name, row.language, row.private_chat)
+
+    def users(self, user_ids: Iterable[int]) -> dict[int, BotUser]:
+        ids = list(user_ids)
+        if not ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(bot_users).where(bot_users.c.user_id.in_(ids))).all()
+        return {r.user_id: BotUser(r.user_id, r.name, r.language, r.private_chat) for r in rows}
+
+    def save_user(
+        self,
+        user_id: int,
+        name: str,
+        *,
+        language: str | None = None,
+        private_chat: bool | None = None,
+        keep_language: bool = True,
+    ) -> None:
+        """Create or update a user. ``keep_language`` keeps a language chosen earlier."""
+        known = self.user(user_id)
+        if (
+            known is not None
+            and known.name == name
+            and (private_chat is None or known.private_chat == private_chat)
+            and (
+                language is None or known.language == language or (keep_language and known.language)
+            )
+        ):
+            return  # nothing changes: no write
+        self._users.pop(user_id, None)
+        with self.engine.begin() as conn:
+            row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
+            if row is None:
+                conn.execute(
+                    insert(bot_users).values(
+                        user_id=user_id,
+                        name=name,
+                        language=language,
+                        private_chat=bool(private_chat),
+                        updated_at=_now(),
+                    )
+                )
+                return
+            values: dict[str, object] = {"name": name, "updated_at": _now()}
+            if language is not None and not (keep_language and row.language):
+                values["language"] = language
+            if private_chat is not None:
+                values["private_chat"] = private_chat
+            conn.execute(update(bot_users).where(bot_users.c.user_id == user_id).values(values))
+
+    def set_user_language(self, user_id: int, name: str, language: str) -> None:
+        self.save_user(user_id, name, language=language, keep_language=False)
+
+    def set_private_chat(self, user_id: int, opened: bool) -> None:
+        self._users.pop(user_id, None)
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(bot_users)
+                .where(bot_users.c.user_id == user_id)
+                .values(private_chat=opened, updated_at=_now())
+            )
+
+    # Chats ---------------------------------------------------------------------------
+    def chat_language(self, chat_id: int) -> str | None:
+        if chat_id not in self._chat_languages:
+            with self.engine.connect() as conn:
+                self._chat_languages[chat_id] = conn.execute(
+                    select(bot_chats.c.language).where(bot_chats.c.chat_id == chat_id)
+                ).scalar()
+        return self._chat_languages[chat_id]
+
+    def _upsert_chat(self, chat_id: int, **values: object) -> None:
+        self._chat_languages.clear()
+        self._resolved.clear()
+        with self.engine.begin() as conn:
+            found = conn.execute(
+                select(bot_chats.c.chat_id).where(bot_chats.c.chat_id == chat_id)
+            ).first()
+            if found is None:
+                conn.execute(insert(bot_chats).values(chat_id=chat_id, updated_at=_now(), **values))
+            else:
+                conn.execute(
+                    update(bot_chats)
+                    .where(bot_chats.c.chat_id == chat_id)
+                    .values(updated_at=_now(), **values)
+                )
+
+    def set_chat_language(self, chat_id: int, language: str | None) -> None:
+        self._upsert_chat(chat_id, language=language)
+
+    def set_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        """Remember that a group became a supergroup; its language goes with it."""
+        language = self.chat_language(old_chat_id)
+        self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
+        if language is not None:
+            self._upsert_chat(new_chat_id, language=language)
+
+    def resolve_chat(self, chat_id: int) -> int:
+        """The chat's current id, following group-to-supergroup migrations."""
+        if chat_id not in self._resolved:
+            self._resolved[chat_id] = self._resolve(chat_id)
+        return self._resolved[chat_id]
+
+    def _resolve(self, chat_id: int) -> int:
+        seen = {chat_id}
+        with self.engine.connect() as conn:
+            while True:
+                target = conn.execute(
+                    select(bot_chats.c.migrated_to).where(bot_chats.c.chat_id == chat_id)
+                ).scalar()
+                if target is None or target in seen:
+                    return chat_id
+                seen.add(target)
+                chat_id = target
+
+    def chats_migrated_to(self, chat_id: int) -> list[int]:
+        """Earlier ids of a chat (groups that became this supergroup)."""
+        found: list[int] = []
+        frontier = [chat_id]
+        with self.engine.connect() as conn:
+            while frontier:
+                rows = conn.execute(
+                    select(bot_chats.c.chat_id).where(bot_chats.c.migrated_to.in_(frontier))
+                ).scalars()
+                frontier = [r for r in rows if r not in found and r != chat_id]
+                found.extend(frontier)
+        return found
+
+    # Messages ------------------------------------------------------------------------
+    def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
+        key = (stream_id, chat_id, role)
+        if key not in self._messages:
+            self._messages[key] = self._read_message(stream_id, chat_id, role)
+        return self._messages[key]
+
+    def _read_message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(bot_messages.c.message_id, bot_messages.c.version).where(
+                    bot_messages.c.stream_id == stream_id,
+                    bot_messages.c.chat_id == chat_id,
+                    bot_messages.c.role == role,
+                )
+            ).first()
+        return None if row is None else StoredMessage(row.message_id, row.version)
+
+    def save_message(
+        self, stream_id: str, chat_id: int, role: str, message_id: int, version: int
+    ) -> None:
+        self._messages[(stream_id, chat_id, role)] = StoredMessage(message_id, version)
+        with self.engine.begin() as conn:
+            conn.execute(
+                delete(bot_messages).where(
+                    bot_messages.c.stream_id == stream_id,
+                    bot_messages.c.chat_id == chat_id,
+                    bot_messages.c.role == role,
+                )
+            )
+            conn.execute(
+                insert(bot_messages).values(
+                    stream_id=stream_id,
+                    chat_id=chat_id,
+                    role=role,
+                    message_id=message_id,
+                    version=version,
+                )
+            )
+
+    def forget_message(self, stream_id: str, chat_id: int, role: str) -> None:
+        self._messages[(stream_id, chat_id, role)] = None
+        with self.engine.begin() as conn:
+            conn.execute(
+                delete(bot_messages).where(
+                    bot_messages.c.stream_id == stream_id,
+                    bot_messages.c.chat_id == chat_id,
+                    bot_messages.c.role == role,
+                )
+            )
+
+    # Notifier position ---------------------------------------------------------------
+    def position(self, name: str = "notifier") -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(notifier_positions.c.position).where(notifier_positions.c.name == name)
+            ).scalar()
+        return int(value or 0)
+
+    def save_position(self, position: int, name: str = "notifier") -> None:
+        with self.engine.begin() as conn:
+            changed = conn.execute(
+                update(notifier_positions)
+                .where(notifier_positions.c.name == name)
+                .values(position=position)
+            ).rowcount
+            if not changed:
+                conn.execute(insert(notifier_positions).values(name=name, position=position))

@@ -1,0 +1,155 @@
+"""Run the real bot against the fake Bot API, and play it by pressing its buttons.
+
+:func:`running_bot` starts the production :class:`telegram.ext.Application` (long polling,
+notifier and all) on a database; :class:`Table` seats fake users and presses buttons the
+bot sent, chosen by a seeded random generator, until the game ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from infra.bootstrap import Services, bootstrap
+from infra.settings import load_settings
+from tests.fakebotapi import FakeBotAPI
+from tgbot.app import (
+    NOTIFIER_KEY,
+    BotApplication,
+    build_application,
+    start_background,
+    stop_background,
+)
+from tgbot.context import SERVICES_KEY, BotServices
+from tgbot.notifier import Notifier
+
+
+def counter_seeds(start: int = 1) -> Callable[[], int]:
+    numbers = itertools.count(start)
+    return lambda: next(numbers)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    api: FakeBotAPI,
+    url: str,
+    *,
+    seed: int = 1,
+    clock_ms: Callable[[], int] | None = None,
+    rate_limit: bool = False,
+) -> AsyncIterator[BotApplication]:
+    """The bot, polling ``api``, on the migrated database ``url``."""
+    settings = load_settings(telegram_bot_token=api.token, database_url=url)
+    extra: dict[str, Any] = {"seeds": counter_seeds(seed)}
+    if clock_ms is not None:
+        extra["clock_ms"] = clock_ms
+    services: Services = bootstrap(settings, **extra)
+    app = build_application(
+        services,
+        settings,
+        base_url=api.base_url,
+        base_file_url=api.base_file_url,
+        poll_interval=0.05,
+        rate_limit=rate_limit,
+    )
+    await app.initialize()
+    await start_background(app)
+    await app.start()
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0.0, timeout=1)
+    try:
+        yield app
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await stop_background(app)
+        await app.shutdown()
+        services.close()
+
+
+def bot_services(app: BotApplication) -> BotServices:
+    services: BotServices = app.bot_data[SERVICES_KEY]
+    return services
+
+
+def notifier_of(app: BotApplication) -> Notifier:
+    notifier: Notifier = app.bot_data[NOTIFIER_KEY]
+    return notifier
+
+
+async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) -> None:
+    """Wait until every update was fetched and handled and the notifier announced every
+    event (polled: the notifier may finish without another request to the fake)."""
+    services = bot_services(app)
+    notifier = notifier_of(app)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        idle = not api._updates and app.update_queue.empty() and not busy(app)
+        if idle and notifier.position == services.store.last_position():
+            return
+        if loop.time() > deadline:
+            raise AssertionError("the bot did not settle")
+        await asyncio.sleep(0.002)
+
+
+def busy(app: BotApplication) -> bool:
+    """Whether a handler is still running (updates are handled concurrently)."""
+    return app.update_processor.current_concurrent_updates > 0
+
+
+async def press_and_wait(
+    api: FakeBotAPI, app: BotApplication, chat: int, user: int, message_id: int, data: str
+) -> dict[str, Any]:
+    """Press a button and wait for the bot's answer (and the notifier). Returns the answer."""
+    query_id = api.press(chat, user, message_id, data)
+    answer: dict[str, Any] = await api.wait_for(lambda: api.answered.get(query_id), 10.0)
+    await settle(api, app)
+    return answer
+
+
+@dataclass
+class Table:
+    """A group and its players, driving a game only through the buttons the bot sent."""
+
+    api: FakeBotAPI
+    app: BotApplication
+    group: int
+    players: list[int]
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+    presses: int = 0
+
+    def prompt_owner(self) -> tuple[int, dict[str, Any]] | None:
+        """The player whose newest private message has buttons (their decision)."""
+        for player in self.players:
+            messages = self.api.messages_in(player)
+            for message in reversed(messages):
+                if self.api.keyboard(message):
+                    return player, message
+        return None
+
+    async def play_one(self) -> bool:
+        found = self.prompt_owner()
+        if found is None:
+            return False
+        player, message = found
+        buttons = [b for row in self.api.keyboard(message) for b in row if b.callback_data]
+        forward = [b for b in buttons if not b.text.startswith("«")]
+        choice = self.rng.choice(forward if forward and self.rng.random() < 0.9 else buttons)
+        assert choice.callback_data is not None
+        await press_and_wait(
+            self.api, self.app, player, player, message["message_id"], choice.callback_data
+        )
+        self.presses += 1
+        return True
+
+    async def play_to_end(self, max_presses: int = 20_000) -> None:
+        for _ in range(max_presses):
+            if not await self.play_one():
+                return
+        raise AssertionError("the game did not end")

@@ -1,0 +1,106 @@
+"""Whole games played only by pressing the buttons the bot sent, through the fake Bot API."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from domain.cards import Role, deck
+from infra.migrations import upgrade
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import Table, press_and_wait, running_bot, settle
+from tgbot.texts import Texts
+
+pytestmark = pytest.mark.timeout(120)
+
+GROUP = -1001
+
+
+@pytest.fixture
+def db(empty_database: Callable[[str], str]) -> str:
+    url = empty_database("sqlite")
+    upgrade(url)
+    return url
+
+
+async def open_lobby(api: FakeBotAPI, app: object, players: list[int], edition: str) -> int:
+    """The first player opens a game, the others press Join; returns the lobby message."""
+    api.send_text(GROUP, players[0], f"/newgame {edition}")
+    await settle(api, app)  # type: ignore[arg-type]
+    lobby = next(m for m in api.messages_in(GROUP) if api.keyboard(m))
+    join = next(b for row in api.keyboard(lobby) for b in row if "Join" in b.text)
+    for player in players[1:]:
+        answer = await press_and_wait(
+            api, app, GROUP, player, lobby["message_id"], join.callback_data
+        )  # type: ignore[arg-type]
+        assert "url" not in answer
+    return int(lobby["message_id"])
+
+
+async def start_game(api: FakeBotAPI, app: object, creator: int, lobby: int) -> None:
+    message = api.messages[GROUP][lobby]
+    start = next(b for row in api.keyboard(message) for b in row if "Start" in b.text)
+    await press_and_wait(api, app, GROUP, creator, lobby, start.callback_data)  # type: ignore[arg-type]
+
+
+def role_words() -> set[str]:
+    """Role names as the catalogs spell them (lower case: "Saboteur" is the edition)."""
+    texts = Texts("en")
+    return {texts.role_name(r.value) for r in Role}
+
+
+def group_texts(api: FakeBotAPI) -> list[str]:
+    """Every text and caption the bot sent or edited into the group, in order."""
+    found = []
+    for call in api.calls:
+        if str(call.get("chat_id")) != str(GROUP):
+            continue
+        media = call.get("media")
+        caption = media.get("caption") if isinstance(media, dict) else None
+        found.append(call.get("text") or call.get("caption") or caption or "")
+    return found
+
+
+def assert_no_secret_in_group(api: FakeBotAPI) -> None:
+    """No group message names a role, except the round-end reveal; none lists a hand."""
+    roles = role_words()
+    for text in group_texts(api):
+        if "is over" in text:
+            continue
+        for role in roles:
+            assert not re.search(rf"\b{re.escape(role)}\b", text), (role, text)
+        assert "Your cards" not in text and "Your dwarf card" not in text, text
+
+
+async def play_game(db: str, edition: str, count: int, seed: int) -> FakeBotAPI:
+    async with FakeBotAPI() as api:
+        api.group(GROUP, "Mine", admins=(1,))
+        players = list(range(1, count + 1))
+        for p in players:
+            api.user(p, f"P{p}", "en")
+            api.send_text(p, p, "/start")
+        async with running_bot(api, db, seed=seed) as app:
+            await settle(api, app)
+            lobby = await open_lobby(api, app, players, edition)
+            await start_game(api, app, players[0], lobby)
+            table = Table(api, app, GROUP, players)
+            await table.play_to_end()
+            await settle(api, app)
+            texts = api.texts_in(GROUP)
+            assert any("Game over" in t for t in texts), texts[-3:]
+            assert_no_secret_in_group(api)
+        return api
+
+
+async def test_a_three_player_base_game_is_played_to_the_end_by_pressing_buttons(db: str) -> None:
+    api = await play_game(db, "base", 3, seed=11)
+    assert len(deck("base")) == 67
+    assert api.calls_of("editMessageMedia")
+
+
+async def test_a_five_player_saboteur2_game_is_played_to_the_end_by_pressing_buttons(
+    db: str,
+) -> None:
+    await play_game(db, "saboteur2", 5, seed=5)

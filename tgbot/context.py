@@ -1,0 +1,117 @@
+"""What handlers reach: the services behind the bot, through a typed custom context.
+
+No globals: :func:`tgbot.app.build_application` puts one :class:`BotServices` in the
+application's ``bot_data`` and every handler gets it as ``context.services``. Nothing about
+a game is kept in ``chat_data``, ``user_data`` or the job queue: the event log is the truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from telegram.ext import Application, CallbackContext, ExtBot
+
+from domain.state import GameState
+from infra.bootstrap import Services
+from infra.botstate import BotState
+from infra.event_store import EventStore
+from infra.game_service import GameService
+from infra.projector import Projector
+from infra.schema import games
+from tgbot.callback import key_from_token
+from tgbot.texts import Texts, pick_language
+
+SERVICES_KEY = "services"
+ACTIVE = ("lobby", "playing")
+
+
+@dataclass
+class BotServices:
+    """The bot's ports: the game service and event store, the adapter's own state, and
+    a wake-up for the notifier when this process appended events."""
+
+    service: GameService
+    store: EventStore
+    botstate: BotState
+    projector: Projector
+    callback_key: bytes
+    default_language: str = "en"
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @classmethod
+    def from_services(cls, services: Services, token: str) -> BotServices:
+        """Wrap the composition root's services (see :func:`infra.bootstrap.bootstrap`)."""
+        return cls(
+            services.games,
+            services.store,
+            BotState(services.engine),
+            services.projector,
+            key_from_token(token),
+            services.settings.default_language,
+        )
+
+    # -- games -------------------------------------------------------------------
+
+    def load(self, game_id: str) -> tuple[GameState, int]:
+        loaded = self.service.load(game_id)
+        return loaded.state, loaded.version
+
+    def active_game(self, chat_id: int) -> str | None:
+        """The chat's game in the lobby or being played (the ``games`` read model)."""
+        self.projector.catch_up()
+        chats = [chat_id, *self.botstate.chats_migrated_to(chat_id)]
+        with self.store.engine.connect() as conn:
+            return conn.execute(
+                select(games.c.stream_id)
+                .where(games.c.chat_id.in_(chats), games.c.status.in_(ACTIVE))
+                .order_by(games.c.created_at.desc())
+                .limit(1)
+            ).scalar()
+
+    def next_game_id(self, chat_id: int) -> str:
+        """A short id (12 characters at most, as callback data requires) that two racing
+        ``/newgame`` compute alike, so only one of them can create the game."""
+        with self.store.engine.connect() as conn:
+            count = conn.execute(
+                select(func.count()).select_from(games).where(games.c.chat_id == chat_id)
+            ).scalar_one()
+        return game_id_for(chat_id, int(count) + 1)
+
+    def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:
+        user = self.botstate.user(user_id)
+        chosen = user.language if user is not None else None
+        return Texts(pick_language(chosen or telegram_language, self.default_language))
+
+    def texts_for_chat(self, chat_id: int, telegram_language: str | None = None) -> Texts:
+        chosen = self.botstate.chat_language(chat_id)
+        return Texts(pick_language(chosen or telegram_language, self.default_language))
+
+
+def game_id_for(chat_id: int, number: int) -> str:
+    """>>> game_id_for(-100123, 1) == game_id_for(-100123, 1) != game_id_for(-100123, 2)
+    True
+    """
+    digest = hashlib.sha256(f"{chat_id}:{number}".encode()).digest()
+    return "g" + base64.urlsafe_b64encode(digest).decode()[:10]
+
+
+class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """The context every handler receives."""
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        chat_id: int | None = None,
+        user_id: int | None = None,
+    ) -> None:
+        super().__init__(application=application, chat_id=chat_id, user_id=user_id)
+
+    @property
+    def services(self) -> BotServices:
+        services: BotServices = self.application.bot_data[SERVICES_KEY]
+        return services

@@ -1,0 +1,76 @@
+"""Helpers every handler uses: who is writing, in which language, running a command."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Chat, Update, User
+from telegram.constants import ChatMemberStatus
+
+from domain.commands import Command
+from domain.errors import DomainError
+from infra.event_store import ConcurrencyError
+from tgbot.context import BotContext
+from tgbot.texts import Texts
+
+log = logging.getLogger(__name__)
+
+
+def display_name(user: User) -> str:
+    return user.full_name or user.username or str(user.id)
+
+
+def remember(context: BotContext, user: User, *, private_chat: bool | None = None) -> None:
+    """Keep the user's name and Telegram language; ``private_chat`` when we know it."""
+    context.services.botstate.save_user(
+        user.id, display_name(user), language=user.language_code, private_chat=private_chat
+    )
+
+
+def user_texts(context: BotContext, user: User) -> Texts:
+    return context.services.texts_for_user(user.id, user.language_code)
+
+
+def chat_texts(context: BotContext, chat: Chat, user: User | None = None) -> Texts:
+    if chat.type == Chat.PRIVATE and user is not None:
+        return user_texts(context, user)
+    return context.services.texts_for_chat(chat.id, user.language_code if user else None)
+
+
+def run(context: BotContext, game_id: str, command: Command, update: Update) -> str | None:
+    """Run ``command``; the error code when refused, None when done.
+
+    The update id is the idempotency key: Telegram delivering an update twice runs it once.
+    """
+    try:
+        context.services.service.handle(game_id, command, idempotency_key=f"tg:{update.update_id}")
+    except DomainError as error:
+        return error.code
+    except ConcurrencyError:
+        return "busy"
+    context.services.wake.set()
+    return None
+
+
+async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except Exception:  # a chat we cannot ask: nobody is admin there
+        log.info("could not read membership of %s in %s", user_id, chat_id, exc_info=True)
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+def error_text(texts: Texts, code: str) -> str:
+    key = f"error_{code}"
+    return texts.t(key) if texts.has(key) else texts.t("error.domain_error")
+
+
+def start_payload(args: list[str] | None) -> str:
+    return args[0] if args else ""
+
+
+def username(context: BotContext) -> str:
+    name: Any = context.bot.username
+    return str(name or "")

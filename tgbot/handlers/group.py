@@ -1,0 +1,242 @@
+"""Group chat: the lobby (``/newgame``, join, leave, start, cancel, settings).
+
+Handlers only run commands; the notifier draws the lobby and the board from the events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
+from telegram.constants import ParseMode
+
+from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
+from domain.state import GameState
+from tgbot import keyboards as kb
+from tgbot.context import BotContext
+from tgbot.handlers.common import (
+    chat_texts,
+    display_name,
+    error_text,
+    is_admin,
+    remember,
+    run,
+    username,
+)
+from tgbot.notifier import lobby_text, start_link
+from tgbot.texts import Texts
+
+DEFAULT_TURN_SECONDS = 180
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What to tell the person: a short text, or a link to open (a deep link)."""
+
+    text: str = ""
+    url: str | None = None
+    alert: bool = False
+
+
+def in_group(update: Update) -> bool:
+    chat = update.effective_chat
+    return chat is not None and chat.type in (Chat.GROUP, Chat.SUPERGROUP)
+
+
+async def newgame(update: Update, context: BotContext) -> None:
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    texts = chat_texts(context, chat, user)
+    if not in_group(update):
+        await message.reply_text(texts.t("lobby.group_only"))
+        return
+    remember(context, user)
+    edition = (context.args or ["base"])[0].lower()
+    if edition not in kb.EDITIONS:
+        await message.reply_text(texts.t("bot.newgame_usage"))
+        return
+    services = context.services
+    if services.active_game(chat.id) is not None:
+        await message.reply_text(texts.t("lobby.already_running"))
+        return
+    game_id = services.next_game_id(chat.id)
+    command = CreateGame(
+        user.id, display_name(user), edition, chat.id, turn_seconds=DEFAULT_TURN_SECONDS
+    )
+    error = run(context, game_id, command, update)
+    if error == "game_already_created":
+        await message.reply_text(texts.t("lobby.already_running"))
+    elif error is not None:
+        await message.reply_text(error_text(texts, error))
+    else:
+        await _private_hint(update, context, user, game_id, texts)
+
+
+async def _private_hint(
+    update: Update, context: BotContext, user: User, game_id: str, texts: Texts
+) -> None:
+    """A user the bot cannot write to yet gets a deep link to open the private chat."""
+    known = context.services.botstate.user(user.id)
+    message = update.effective_message
+    if message is None or (known is not None and known.private_chat):
+        return
+    link = start_link(username(context), f"j{game_id}")
+    await message.reply_text(
+        texts.t("lobby.open_private", name=display_name(user)),
+        reply_markup=InlineKeyboardMarkup(
+            [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=link)]]
+        ),
+    )
+
+
+async def join_game(
+    update: Update, context: BotContext, user: User, game_id: str, texts: Texts
+) -> Reply:
+    """Join, or send the user to the private chat first (the bot cannot write to a user
+    who never opened it)."""
+    remember(context, user)
+    known = context.services.botstate.user(user.id)
+    if known is None or not known.private_chat:
+        return Reply(
+            texts.t("lobby.open_private", name=display_name(user)),
+            url=start_link(username(context), f"j{game_id}"),
+        )
+    error = run(context, game_id, JoinGame(user.id, display_name(user)), update)
+    if error is not None:
+        return Reply(error_text(texts, error), alert=True)
+    return Reply(texts.t("bot.joined"))
+
+
+async def may_manage(context: BotContext, state: GameState, chat_id: int, user: User) -> bool:
+    """The game's creator or an admin of the group."""
+    return user.id == state.creator or await is_admin(context, chat_id, user.id)
+
+
+async def lobby_action(
+    update: Update, context: BotContext, game_id: str, action: str, user: User, texts: Texts
+) -> Reply:
+    """join / leave / start / cancel as asked by a button or a command."""
+    services = context.services
+    state, _ = services.load(game_id)
+    chat = update.effective_chat
+    chat_id = chat.id if chat is not None else state.chat_id
+    if action == kb.JOIN:
+        return await join_game(update, context, user, game_id, texts)
+    if action == kb.LEAVE:
+        error = run(context, game_id, LeaveGame(user.id), update)
+        return Reply(error_text(texts, error), alert=True) if error else Reply(texts.t("bot.left"))
+    if not await may_manage(context, state, chat_id, user):
+        return Reply(texts.t("lobby.only_creator"), alert=True)
+    actor = state.creator if state.creator is not None else user.id
+    command = StartGame(actor) if action == kb.START else CancelGame(actor)
+    error = run(context, game_id, command, update)
+    return Reply(error_text(texts, error), alert=True) if error else Reply()
+
+
+async def _active(update: Update, context: BotContext) -> tuple[str, Texts] | None:
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return None
+    texts = chat_texts(context, chat, user)
+    if not in_group(update):
+        await message.reply_text(texts.t("lobby.group_only"))
+        return None
+    game_id = context.services.active_game(chat.id)
+    if game_id is None:
+        await message.reply_text(texts.t("lobby.no_game"))
+        return None
+    return game_id, texts
+
+
+async def _command(update: Update, context: BotContext, action: str) -> None:
+    found = await _active(update, context)
+    user, message = update.effective_user, update.effective_message
+    if found is None or user is None or message is None:
+        return
+    game_id, texts = found
+    reply = await lobby_action(update, context, game_id, action, user, texts)
+    if reply.url is not None:
+        await message.reply_text(
+            reply.text,
+            reply_markup=InlineKeyboardMarkup(
+                [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=reply.url)]]
+            ),
+        )
+    elif reply.text:
+        await message.reply_text(reply.text)
+
+
+async def join(update: Update, context: BotContext) -> None:
+    await _command(update, context, kb.JOIN)
+
+
+async def leave(update: Update, context: BotContext) -> None:
+    await _command(update, context, kb.LEAVE)
+
+
+async def cancel(update: Update, context: BotContext) -> None:
+    await _command(update, context, kb.CANCEL)
+
+
+async def settings(update: Update, context: BotContext) -> None:
+    found = await _active(update, context)
+    chat, message = update.effective_chat, update.effective_message
+    if found is None or chat is None or message is None:
+        return
+    game_id, texts = found
+    state, version = context.services.load(game_id)
+    if state.phase != "lobby":
+        await message.reply_text(error_text(texts, "not_in_lobby"))
+        return
+    rows = kb.settings_rows(state, texts.lang, texts)
+    await message.reply_text(
+        texts.t("lobby.settings_title"),
+        parse_mode=ParseMode.HTML,
+        reply_markup=kb.markup(rows, game_id, version, context.services.callback_key),
+    )
+
+
+async def change_setting(
+    update: Update, context: BotContext, game_id: str, press: kb.Press, user: User, texts: Texts
+) -> Reply:
+    """A settings button: edition and timer are game settings, language is the group's."""
+    services = context.services
+    state, version = services.load(game_id)
+    chat = update.effective_chat
+    if chat is None or state.phase != "lobby":
+        return Reply(error_text(texts, "not_in_lobby"), alert=True)
+    if not await may_manage(context, state, chat.id, user):
+        return Reply(texts.t("lobby.only_creator"), alert=True)
+    actor = state.creator if state.creator is not None else user.id
+    value = press.value if press.value is not None else -1
+    query = update.callback_query
+    if press.action == kb.SET_LANGUAGE:
+        if not 0 <= value < len(kb.LANGUAGES):
+            return Reply(texts.t("error.forged_button"), alert=True)
+        services.botstate.set_chat_language(chat.id, kb.LANGUAGES[value])
+        texts = services.texts_for_chat(chat.id)
+    elif press.action == kb.SET_EDITION:
+        if not 0 <= value < len(kb.EDITIONS):
+            return Reply(texts.t("error.forged_button"), alert=True)
+        error = run(context, game_id, ChangeSettings(actor, edition=kb.EDITIONS[value]), update)
+        if error:
+            return Reply(error_text(texts, error), alert=True)
+    elif press.action == kb.SET_TIMER:
+        if not 0 <= value < len(kb.TIMER_PRESETS):
+            return Reply(texts.t("error.forged_button"), alert=True)
+        command = ChangeSettings(actor, turn_seconds=kb.TIMER_PRESETS[value])
+        error = run(context, game_id, command, update)
+        if error:
+            return Reply(error_text(texts, error), alert=True)
+    if press.action == kb.SET_LANGUAGE and query is not None and query.message is not None:
+        # No event for a language: redraw the lobby here, in the new language.
+        state, version = services.load(game_id)
+        await context.bot.edit_message_text(
+            chat_id=chat.id,
+            message_id=query.message.message_id,
+            text=lobby_text(state, texts, username(context)),
+            parse_mode=ParseMode.HTML,
+            reply_markup=kb.markup(kb.lobby_rows(texts), game_id, version, services.callback_key),
+        )
+    return Reply(texts.t("bot.settings_saved"))

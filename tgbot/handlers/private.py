@@ -1,0 +1,141 @@
+"""Private chat and chat-agnostic commands: ``/start`` (deep links), ``/help``, ``/rules``,
+``/language``, ``/hand``; and group-to-supergroup migrations."""
+
+from __future__ import annotations
+
+from telegram import Chat, Update
+from telegram.constants import ParseMode
+
+from domain.commands import JoinGame
+from tgbot.context import BotContext
+from tgbot.handlers.common import (
+    chat_texts,
+    display_name,
+    error_text,
+    is_admin,
+    remember,
+    run,
+    start_payload,
+    user_texts,
+)
+from tgbot.notifier import PROMPT, Notifier
+from tgbot.texts import LANGUAGES, Texts
+
+
+async def start(update: Update, context: BotContext) -> None:
+    """``/start`` in private: the user opened the chat. Payload ``j<game>`` completes a
+    join; ``r<game>`` sends the prompt again (after unblocking the bot)."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    if chat.type != Chat.PRIVATE:
+        await help_command(update, context)
+        return
+    remember(context, user, private_chat=True)
+    texts = user_texts(context, user)
+    payload = start_payload(context.args)
+    services = context.services
+    if payload[:1] == "j" and len(payload) > 1:
+        game_id = payload[1:]
+        error = run(context, game_id, JoinGame(user.id, display_name(user)), update)
+        if error is None:
+            await message.reply_text(texts.t("bot.joined_private"))
+        else:
+            await message.reply_text(error_text(texts, error))
+        return
+    if payload[:1] == "r" and len(payload) > 1:
+        if not await resend_prompt(context, payload[1:], user.id):
+            await message.reply_text(texts.t("bot.nothing_pending"))
+        return
+    await message.reply_text(texts.t("private.welcome", name=display_name(user)))
+    del services
+
+
+async def resend_prompt(context: BotContext, game_id: str, player: int) -> bool:
+    """Send the player's current prompt again, if they owe a decision in ``game_id``."""
+    services = context.services
+    try:
+        state, version = services.load(game_id)
+    except Exception:
+        return False
+    pending = state.pending
+    if state.phase != "playing" or pending is None or pending.player != player:
+        return False
+    notifier: Notifier | None = context.bot_data.get("notifier")
+    if notifier is None:
+        return False
+    services.botstate.forget_message(game_id, player, PROMPT)
+    await notifier.send_prompt(game_id, state, version, player, ())
+    return True
+
+
+async def help_command(update: Update, context: BotContext) -> None:
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or message is None:
+        return
+    texts = chat_texts(context, chat, user)
+    await message.reply_text(texts.t("help.text"))
+
+
+async def rules(update: Update, context: BotContext) -> None:
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or message is None:
+        return
+    texts = chat_texts(context, chat, user)
+    editions = [a for a in (context.args or []) if a in ("base", "saboteur2")] or [
+        "base",
+        "saboteur2",
+    ]
+    await message.reply_text("\n\n".join(texts.t(f"rules.{e}") for e in editions))
+
+
+async def language(update: Update, context: BotContext) -> None:
+    """``/language xx``: the user's language in private, the group's (admins) in a group."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    texts = chat_texts(context, chat, user)
+    choice = (context.args or [""])[0].lower()
+    if choice not in LANGUAGES:
+        await message.reply_text(f"{texts.t('language.prompt')}\n{texts.t('bot.language_usage')}")
+        return
+    botstate = context.services.botstate
+    if chat.type == Chat.PRIVATE:
+        remember(context, user, private_chat=True)
+        botstate.set_user_language(user.id, display_name(user), choice)
+    else:
+        if not await is_admin(context, chat.id, user.id):
+            await message.reply_text(texts.t("bot.admins_only"))
+            return
+        botstate.set_chat_language(chat.id, choice)
+    await message.reply_text(Texts(choice).t("language.chosen"), parse_mode=ParseMode.HTML)
+
+
+async def hand(update: Update, context: BotContext) -> None:
+    """``/hand``: the prompt (cards, dwarf, gold) again in private."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    texts = chat_texts(context, chat, user)
+    services = context.services
+    game_id = services.active_game(chat.id) if chat.type != Chat.PRIVATE else None
+    if game_id is None or not await resend_prompt(context, game_id, user.id):
+        await message.reply_text(texts.t("bot.nothing_pending"))
+
+
+async def private_message(update: Update, context: BotContext) -> None:
+    """Any private message proves the chat is open."""
+    user = update.effective_user
+    if user is not None:
+        remember(context, user, private_chat=True)
+
+
+async def migrated(update: Update, context: BotContext) -> None:
+    """A group became a supergroup: follow it to its new id."""
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        context.services.botstate.set_migrated(message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        context.services.botstate.set_migrated(message.migrate_from_chat_id, message.chat.id)

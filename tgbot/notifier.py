@@ -1,0 +1,721 @@
+"""Messages derived from events: the notifier follows the event log and tells the chats.
+
+Whoever appended an event — a button press in this process, a deadline in a Celery worker,
+another bot instance — the notifier announces it once: it reads :meth:`EventStore.read_all`
+from its recorded position, folds each game's state, sends or edits the messages the new
+events call for, and records the position after each game's batch, so a restart goes on
+where it stopped and repeats nothing. What a chat sees always goes through
+:func:`domain.view.view_for` and :func:`domain.view.describe`: the group as the public
+(``None``), a private chat as its player.
+
+Per turn the group's one board message is edited (a new one per round), the player who
+acted gets their prompt edited and the next player gets a new prompt: three calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from functools import lru_cache
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
+
+from domain import events as ev
+from domain.board import Cell, Tile
+from domain.cards import PLAYER_LIMITS
+from domain.decider import evolve, fold
+from domain.moves import legal_moves
+from domain.state import GameState, PlayerId
+from domain.view import View, describe, view_for
+from infra.event_store import StoredEvent
+from tgbot import keyboards as kb
+from tgbot import render
+from tgbot.context import BotServices
+from tgbot.texts import Texts, cell_text, esc, mention
+
+log = logging.getLogger(__name__)
+
+LOBBY, BOARD, PROMPT = "lobby", "board", "prompt"
+# Events after which a keyboard drawn earlier still means the same thing.
+HARMLESS = (ev.PlayerReminded,)
+FRONT_ICONS = {
+    "broken_pickaxe": "⛏✖",
+    "broken_lantern": "🔦✖",
+    "broken_cart": "🛒✖",
+    "trapped": "⛓",
+    "theft": "💰",
+}
+
+
+def start_link(username: str, payload: str) -> str:
+    return f"https://t.me/{username}?start={payload}"
+
+
+class Outbox:
+    """Sends to Telegram, handling what Telegram answers: a user who blocked the bot, a
+    group that became a supergroup, "message is not modified", flood limits."""
+
+    def __init__(self, bot: Bot, services: BotServices) -> None:
+        self.bot = bot
+        self.services = services
+
+    async def call(self, chat_id: int, method: str, **kwargs: Any) -> Any:
+        """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused."""
+        chat_id = self.services.botstate.resolve_chat(chat_id)
+        for _attempt in range(4):
+            try:
+                return await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
+            except RetryAfter as error:
+                await asyncio.sleep(_seconds(error.retry_after))
+            except ChatMigrated as error:
+                self.services.botstate.set_migrated(chat_id, error.new_chat_id)
+                if method != "send_message" and method != "send_photo":
+                    return None  # the message lives in the old chat: the caller sends anew
+                chat_id = error.new_chat_id
+            except BadRequest as error:
+                if "not modified" in error.message.lower():
+                    return True
+                log.info("%s to %s refused: %s", method, chat_id, error.message)
+                return None
+            except Forbidden as error:
+                log.info("%s to %s forbidden: %s", method, chat_id, error.message)
+                if chat_id > 0:
+                    raise
+                return None
+        return None
+
+
+def _seconds(value: object) -> float:
+    total = getattr(value, "total_seconds", None)
+    return float(total()) if callable(total) else float(value)  # type: ignore[arg-type]
+
+
+class Notifier:
+    """Follows the event log and announces every event once."""
+
+    def __init__(
+        self,
+        services: BotServices,
+        bot: Bot,
+        *,
+        bot_username: str,
+        poll_interval: float = 1.0,
+        name: str = "notifier",
+    ) -> None:
+        self.services = services
+        self.bot = bot
+        self.outbox = Outbox(bot, services)
+        self.bot_username = bot_username
+        self.poll_interval = poll_interval
+        self.name = name
+        self.position: int | None = None
+        self.cache: dict[str, tuple[GameState, int]] = {}
+        self.sent: list[tuple[str, float]] = []  # (method, seconds) for the benchmark
+
+    async def run(self) -> None:
+        """Forever: catch up, then wait for a wake-up or the poll interval."""
+        wake = self.services.wake
+        while True:
+            wake.clear()
+            try:
+                handled = await self.catch_up()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("notifier failed; retrying")
+                await asyncio.sleep(self.poll_interval)
+                continue
+            if handled:
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), self.poll_interval)
+
+    async def catch_up(self, limit: int = 200) -> int:
+        """Announce the events after the recorded position; returns how many."""
+        botstate = self.services.botstate
+        if self.position is None:
+            self.position = botstate.position(self.name)
+        records = self.services.store.read_all(self.position, limit=limit)
+        for chunk in _by_stream(records):
+            await self.announce(chunk[0].stream_id, chunk)
+            self.position = chunk[-1].position
+            botstate.save_position(self.position, self.name)
+        return len(records)
+
+    def state_before(self, game_id: str, version: int) -> GameState:
+        cached = self.cache.get(game_id)
+        if cached is not None and cached[1] == version:
+            return cached[0]
+        events = [
+            self.services.service.decode(e)
+            for e in self.services.store.load(game_id)
+            if e.version <= version
+        ]
+        return fold(events)
+
+    async def announce(self, game_id: str, records: Sequence[StoredEvent]) -> None:
+        first = records[0].version - 1
+        state = self.state_before(game_id, first)
+        events = [self.services.service.decode(r) for r in records]
+        batch = _Batch(self, game_id, state, first)
+        await batch.run(events)
+        if batch.state.phase in ("finished", "cancelled"):
+            self.cache.pop(game_id, None)
+        else:
+            self.cache[game_id] = (batch.state, first + len(events))
+
+    # -- building blocks shared with the handlers ------------------------------------
+
+    def group_texts(self, state: GameState) -> Texts:
+        return self.services.texts_for_chat(self.services.botstate.resolve_chat(state.chat_id))
+
+    def user_texts(self, player: PlayerId) -> Texts:
+        return self.services.texts_for_user(player)
+
+    def markup(self, rows: Sequence[kb.Row], game_id: str, version: int) -> InlineKeyboardMarkup:
+        return kb.markup(rows, game_id, version, self.services.callback_key)
+
+    def lobby_text(self, state: GameState, texts: Texts) -> str:
+        return lobby_text(state, texts, self.bot_username)
+
+    async def send_prompt(
+        self, game_id: str, state: GameState, version: int, player: PlayerId, news: Sequence[str]
+    ) -> None:
+        texts = self.user_texts(player)
+        caption, rows = prompt(state, player, texts, news)
+        png = await asyncio.to_thread(board_png, view_for(state, player))
+        message = await self.private(
+            game_id,
+            state,
+            player,
+            "send_photo",
+            photo=png,
+            caption=caption,
+            parse_mode=ParseMode.HTML,
+            reply_markup=self.markup(rows, game_id, version) if rows else None,
+        )
+        if isinstance(message, Message):
+            self.services.botstate.save_message(
+                game_id, player, PROMPT, message.message_id, version
+            )
+
+    async def private(
+        self, game_id: str, state: GameState, player: PlayerId, method: str, **kwargs: Any
+    ) -> Any:
+        """Send to a player; if they blocked the bot, tell the group how to fix it."""
+        botstate = self.services.botstate
+        try:
+            result = await self.outbox.call(player, method, **kwargs)
+        except Forbidden:
+            user = botstate.user(player)
+            was_open = user is None or user.private_chat
+            botstate.save_user(player, state.names.get(player, "?"), private_chat=False)
+            if was_open:
+                await self.blocked_notice(game_id, state, player)
+            return None
+        return result
+
+    async def blocked_notice(self, game_id: str, state: GameState, player: PlayerId) -> None:
+        texts = self.group_texts(state)
+        link = start_link(self.bot_username, f"r{game_id}")
+        button = InlineKeyboardMarkup(
+            [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=link)]]
+        )
+        await self.outbox.call(
+            state.chat_id,
+            "send_message",
+            text=texts.t("blocked.notice", name=mention(player, state.names.get(player, "?"))),
+            parse_mode=ParseMode.HTML,
+            reply_markup=button,
+        )
+
+
+def prompt(
+    state: GameState, player: PlayerId, texts: Texts, news: Sequence[str] = ()
+) -> tuple[str, list[kb.Row]]:
+    """A player's private message: news, their secrets, and the decision they owe."""
+    view = view_for(state, player)
+    lines = [*news, *private_status(view, state, texts)]
+    rows: list[kb.Row] = []
+    pending = view.pending
+    if pending is not None and pending.player == player and state.phase == "playing":
+        lines.append("")
+        if pending.kind == "gold_pick":
+            values = ", ".join(str(v) for v in sorted(view.gold_pick_offer))
+            lines.append(texts.t("turn.gold_pick_prompt", values=values))
+        elif pending.kind == "theft":
+            lines.append(texts.t("turn.theft_prompt"))
+        else:
+            lines.append(texts.t("turn.prompt_private", group=texts.t("bot.your_group")))
+        lines.append(texts.t("bot.deadline", time=deadline_text(pending.deadline)))
+        rows = kb.root_rows(state, player, legal_moves(state, player), texts)
+    return _caption("\n".join(lines)), rows
+
+
+def prompt_caption(state: GameState, player: PlayerId, texts: Texts) -> str:
+    return prompt(state, player, texts)[0]
+
+
+def board_png(view: View, labels: Mapping[Cell, str] | None = None) -> bytes:
+    """The board as a PNG, as ``view`` shows it: ``labels`` drawn on cells, else the last
+    move framed; goals the viewer mapped peeked at."""
+    last = view.last_move.cell if view.last_move is not None else None
+    marks = tuple(sorted(labels.items())) if labels else ()
+    peeks = tuple(sorted(view.known_goals.items()))
+    return _png(tuple(sorted(view.board.items())), marks, last, peeks)
+
+
+@lru_cache(maxsize=256)
+def _png(
+    board: tuple[tuple[Cell, Tile], ...],
+    marks: tuple[tuple[Cell, str], ...],
+    last: Cell | None,
+    peeks: tuple[tuple[Cell, str], ...],
+) -> bytes:
+    # The group's board and the next player's prompt usually show the same picture.
+    highlight: Mapping[Cell, str] | Cell | None = dict(marks) if marks else last
+    return render.render_board(
+        dict(board), highlight=highlight, show_goal_kinds=dict(peeks) or None
+    )
+
+
+def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
+    names = [esc(state.names[p]) for p in state.seating]
+    low, high = PLAYER_LIMITS[state.edition]
+    creator = esc(state.names.get(state.creator, "?")) if state.creator is not None else "?"
+    lines = [
+        texts.t("lobby.title", edition=texts.t(f"edition.{state.edition}"), creator=creator),
+        texts.t("lobby.settings", seconds=state.turn_seconds, min=low, max=high),
+        texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
+        if names
+        else texts.t("lobby.nobody"),
+        "",
+        texts.t("lobby.hint"),
+        texts.t("bot.open_private_hint", link=start_link(bot_username, "hello")),
+    ]
+    return "\n".join(lines)
+
+
+def deadline_text(deadline_ms: int) -> str:
+    import datetime as dt
+
+    moment = dt.datetime.fromtimestamp(deadline_ms / 1000, tz=dt.UTC)
+    return moment.strftime("%H:%M UTC")
+
+
+def _caption(text: str) -> str:
+    return text if len(text) <= 1024 else text[:1020] + "…"
+
+
+def _by_stream(records: Sequence[StoredEvent]) -> list[list[StoredEvent]]:
+    chunks: list[list[StoredEvent]] = []
+    for record in records:
+        if chunks and chunks[-1][0].stream_id == record.stream_id:
+            chunks[-1].append(record)
+        else:
+            chunks.append([record])
+    return chunks
+
+
+# ------------------------------------------------------------------------- texts
+
+
+def private_status(view: View, state: GameState, texts: Texts) -> list[str]:
+    """The viewer's secrets: dwarf, gold, hand, what they mapped or inspected."""
+    lines: list[str] = []
+    if view.phase not in ("playing", "finished") or view.viewer is None:
+        return lines
+    lines.append(texts.t("turn.round", round=view.round))
+    if view.role is not None:
+        lines.append(texts.t("turn.your_role", role=texts.role_name(view.role)))
+    if view.gold is not None:
+        lines.append(texts.t("turn.your_gold", gold=view.gold))
+    hand = ", ".join(texts.card_name(view.edition, c) for c in sorted(view.hand)) or "—"
+    lines.append(f"{texts.t('turn.your_hand')} {hand}")
+    me = next((s for s in view.seats if s.player == view.viewer), None)
+    if me is not None and me.front:
+        front = ", ".join(texts.front_name(k) for k in me.front)
+        lines.append(texts.t("turn.front_cards", name=esc(me.name), cards=front))
+    for cell, kind in sorted(view.known_goals.items()):
+        lines.append(texts.t("turn.map_result", cell=cell_text(cell), goal=texts.goal_name(kind)))
+    for player, role in view.inspected.items():
+        name = next((s.name for s in view.seats if s.player == player), "?")
+        lines.append(texts.t("turn.inspection_result", name=esc(name), role=texts.role_name(role)))
+    return lines
+
+
+def public_line(d: dict[str, Any], state: GameState, texts: Texts) -> str | None:
+    """One line of the group's summary for a described event (``describe(event, None)``)."""
+    names = state.names
+
+    def name(player: object) -> str:
+        return esc(names.get(player, "?")) if isinstance(player, int) else "?"
+
+    kind = d["type"]
+    if kind == "path_placed":
+        return texts.t(
+            "move.path_placed",
+            name=name(d["player"]),
+            card=texts.card_name(state.edition, d["card"]),
+            cell=cell_text(tuple(d["cell"])),
+        )
+    if kind == "goal_revealed":
+        key = "move.goal_treasure" if d["kind"] == "goal_treasure" else "move.goal_stone"
+        return texts.t(key, cell=cell_text(tuple(d["cell"])))
+    if kind == "action_played":
+        cell = d.get("target_cell")
+        tool = d.get("tool")
+        return texts.t(
+            f"move.action.{d['action']}",
+            name=name(d["player"]),
+            target=name(d.get("target_player")),
+            cell=cell_text(tuple(cell)) if cell is not None else "",
+            tool=texts.tool_name(tool) if tool else "",
+        )
+    if kind == "cards_discarded":
+        count = d.get("count") or len(d.get("cards") or ()) or 1
+        if count == 1:
+            return texts.t("move.passed_one", name=name(d["player"]))
+        return texts.t("move.passed_many", name=name(d["player"]), count=count)
+    if kind == "front_card_removed":
+        return texts.t(
+            "move.front_removed", name=name(d["player"]), card=texts.front_name(d["removed"])
+        )
+    if kind == "decision_timed_out":
+        return texts.t("move.timed_out", name=name(d["player"]))
+    if kind == "player_went_away":
+        return texts.t("away.went", name=name(d["player"]))
+    if kind == "player_came_back":
+        return texts.t("away.back", name=name(d["player"]))
+    if kind == "round_started":
+        return texts.t("move.round_started", round=d["round"], name=name(d["first_player"]))
+    if kind == "gold_picked":
+        return texts.t("move.gold_picked", name=name(d["player"]))
+    if kind == "theft_resolved":
+        if d.get("victim") is None:
+            return texts.t("move.theft_nobody", thief=name(d["thief"]))
+        return texts.t("move.theft", thief=name(d["thief"]), victim=name(d["victim"]))
+    return None
+
+
+def private_line(d: dict[str, Any], state: GameState, me: PlayerId, texts: Texts) -> str | None:
+    """News only ``me`` may read, from ``describe(event, me)``; None when nothing new."""
+    names = state.names
+    kind = d["type"]
+    if kind == "round_started":
+        roles = {p: r for p, r in d["roles"]}
+        if me in roles:
+            return texts.t(
+                "move.round_started", round=d["round"], name=esc(names.get(d["first_player"], "?"))
+            )
+    elif kind == "action_played" and d.get("result") is not None:
+        if d["action"] == "map" and d.get("target_cell") is not None:
+            return texts.t(
+                "turn.map_result",
+                cell=cell_text(tuple(d["target_cell"])),
+                goal=texts.goal_name(d["result"]),
+            )
+        if d["action"] == "inspection":
+            return texts.t(
+                "turn.inspection_result",
+                name=esc(names.get(d["target_player"], "?")),
+                role=texts.role_name(d["result"]),
+            )
+        if d["action"] == "swap_hats":
+            return texts.t("turn.swap_hats_yours", role=texts.role_name(d["result"]))
+    elif kind == "action_played" and d["action"] == "swap_hand" and d.get("target_player") == me:
+        return texts.t("turn.swap_hand_received", name=esc(names.get(d["player"], "?")))
+    elif kind == "gold_paid":
+        for player, amount in d.get("payouts") or ():
+            if player == me:
+                return texts.t("move.gold_paid_private", gold=amount, total=state.gold.get(me, 0))
+    elif kind == "gold_picked" and d.get("player") == me and d.get("value") is not None:
+        return texts.t("bot.gold_picked_private", gold=d["value"])
+    elif kind == "player_reminded" and d.get("player") == me:
+        pending = state.pending
+        left = max(0, (pending.deadline - d.get("at", pending.deadline)) // 1000) if pending else 0
+        return texts.t(f"reminder.{d['which']}", name=esc(names.get(me, "?")), seconds=left or "…")
+    return None
+
+
+def seats_line(state: GameState, view: View, texts: Texts) -> list[str]:
+    lines = []
+    for seat in view.seats:
+        icons = " ".join(FRONT_ICONS.get(k, "") for k in seat.front)
+        away = " 💤" if seat.away else ""
+        lines.append(f"• {esc(seat.name)} 🃏{seat.hand_count} {icons}{away}".rstrip())
+    return lines
+
+
+# ---------------------------------------------------------------------------- batch
+
+
+@dataclass
+class _Batch:
+    """One game's new events: what to send once they are all applied."""
+
+    notifier: Notifier
+    game_id: str
+    state: GameState
+    version: int
+    lines: list[str] = field(default_factory=list)
+    news: dict[PlayerId, list[str]] = field(default_factory=lambda: defaultdict(list))
+    closed: dict[PlayerId, int] = field(default_factory=dict)
+    lobby_changed: bool = False
+    cancelled_by: PlayerId | None = None
+    user_texts: dict[PlayerId, Texts] = field(default_factory=dict)
+    board_changed: bool = False
+    new_board: bool = False
+
+    def texts(self, player: PlayerId) -> Texts:
+        found = self.user_texts.get(player)
+        if found is None:
+            found = self.user_texts[player] = self.notifier.user_texts(player)
+        return found
+
+    async def run(self, events: Sequence[ev.Event]) -> None:
+        n = self.notifier
+        gtexts = n.group_texts(self.state)
+        start_pending = self.state.pending
+        for event in events:
+            before = self.state
+            self.state = evolve(before, event)
+            self.version += 1
+            state = self.state
+            if before.pending is not None and (
+                state.pending is None or state.pending.id != before.pending.id
+            ):
+                self.closed.setdefault(before.pending.player, before.pending.id)
+            public = describe(event, None)
+            line = public_line(public, state, gtexts)
+            if line is not None:
+                self.lines.append(line)
+                self.board_changed = True
+            for player in state.seating:
+                news = private_line(describe(event, player), state, player, self.texts(player))
+                if news is not None:
+                    self.news[player].append(news)
+            match event:
+                case ev.GameCreated() | ev.PlayerJoined() | ev.PlayerLeft() | ev.SettingsChanged():
+                    self.lobby_changed = True
+                case ev.GameStarted():
+                    await self.close_lobby(
+                        gtexts.t(
+                            "lobby.started",
+                            count=len(state.seating),
+                            edition=gtexts.t(f"edition.{state.edition}"),
+                        )
+                    )
+                case ev.GameCancelled():
+                    self.cancelled_by = event.by
+                    await self.cancelled(gtexts)
+                case ev.RoundStarted():
+                    self.new_board = True
+                case ev.DecisionOpened():
+                    self.board_changed = True
+                case ev.RoundEnded():
+                    await self.update_board(gtexts, over=True)
+                    await self.group_text(round_end_text(event, state, gtexts))
+                    self.new_board = True
+                case ev.GameEnded():
+                    await self.group_text(game_end_text(event, state, gtexts))
+                case _:
+                    pass
+        state = self.state
+        if self.lobby_changed and state.phase == "lobby":
+            await self.update_lobby(gtexts)
+        if state.phase == "playing" and (self.board_changed or self.new_board):
+            await self.update_board(gtexts)
+        await self.update_private(start_pending)
+
+    # -- group --------------------------------------------------------------------
+
+    async def group_text(self, text: str) -> None:
+        await self.notifier.outbox.call(
+            self.state.chat_id, "send_message", text=text, parse_mode=ParseMode.HTML
+        )
+
+    async def update_lobby(self, texts: Texts) -> None:
+        n = self.notifier
+        botstate = n.services.botstate
+        chat = botstate.resolve_chat(self.state.chat_id)
+        text = n.lobby_text(self.state, texts)
+        markup = n.markup(kb.lobby_rows(texts), self.game_id, self.version)
+        stored = botstate.message(self.game_id, chat, LOBBY)
+        if stored is not None:
+            done = await n.outbox.call(
+                chat,
+                "edit_message_text",
+                message_id=stored.message_id,
+                text=text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+            )
+            if done is not None:
+                return
+        message = await n.outbox.call(
+            chat, "send_message", text=text, parse_mode=ParseMode.HTML, reply_markup=markup
+        )
+        if isinstance(message, Message):
+            botstate.save_message(
+                self.game_id, message.chat.id, LOBBY, message.message_id, self.version
+            )
+
+    async def close_lobby(self, text: str) -> None:
+        n = self.notifier
+        botstate = n.services.botstate
+        chat = botstate.resolve_chat(self.state.chat_id)
+        stored = botstate.message(self.game_id, chat, LOBBY)
+        body = n.lobby_text(self.state, n.group_texts(self.state)).split("\n\n")[0]
+        if stored is not None:
+            await n.outbox.call(
+                chat,
+                "edit_message_text",
+                message_id=stored.message_id,
+                text=f"{body}\n\n{text}",
+                parse_mode=ParseMode.HTML,
+            )
+            botstate.forget_message(self.game_id, chat, LOBBY)
+
+    async def cancelled(self, texts: Texts) -> None:
+        n = self.notifier
+        if self.lobby_changed or n.services.botstate.message(
+            self.game_id, n.services.botstate.resolve_chat(self.state.chat_id), LOBBY
+        ):
+            self.lobby_changed = False
+            await self.close_lobby(texts.t("lobby.cancelled", name=self.canceller()))
+        else:
+            await self.group_text(texts.t("move.cancelled"))
+
+    def canceller(self) -> str:
+        return esc(self.state.names.get(self.cancelled_by, "?"))
+
+    def board_caption(self, texts: Texts, over: bool) -> str:
+        state = self.state
+        view = view_for(state, None)
+        head = f"{texts.t('turn.round', round=view.round)} · " + texts.t(
+            "turn.draw_pile", count=view.draw_pile
+        )
+        lines = [head, *self.lines[-8:], "", *seats_line(state, view, texts)]
+        pending = view.pending
+        if over:
+            lines.append(texts.t("bot.board_round_over"))
+        elif pending is not None:
+            who = mention(pending.player, state.names.get(pending.player, "?"))
+            key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
+            lines.append(texts.t(key, name=who, seconds=state.turn_seconds))
+            lines.append(texts.t("bot.deadline", time=deadline_text(pending.deadline)))
+        return _caption("\n".join(lines))
+
+    async def update_board(self, texts: Texts, *, over: bool = False) -> None:
+        n = self.notifier
+        botstate = n.services.botstate
+        state = self.state
+        chat = botstate.resolve_chat(state.chat_id)
+        caption = self.board_caption(texts, over)
+        self.lines.clear()
+        self.board_changed = False
+        png = await asyncio.to_thread(board_png, view_for(state, None))
+        stored = botstate.message(self.game_id, chat, BOARD)
+        if stored is not None and not self.new_board:
+            done = await n.outbox.call(
+                chat,
+                "edit_message_media",
+                message_id=stored.message_id,
+                media=InputMediaPhoto(png, caption=caption, parse_mode=ParseMode.HTML),
+            )
+            if done is not None:
+                return
+        self.new_board = False
+        message = await n.outbox.call(
+            chat, "send_photo", photo=png, caption=caption, parse_mode=ParseMode.HTML
+        )
+        if isinstance(message, Message):
+            botstate.save_message(
+                self.game_id, message.chat.id, BOARD, message.message_id, self.version
+            )
+
+    # -- private ------------------------------------------------------------------
+
+    async def update_private(self, start_pending: Any) -> None:
+        n = self.notifier
+        state = self.state
+        botstate = n.services.botstate
+        pending = state.pending
+        opened = (
+            pending.player
+            if pending is not None
+            and state.phase == "playing"
+            and (start_pending is None or start_pending.id != pending.id)
+            else None
+        )
+        for player in state.seating:
+            news = self.news.get(player, [])
+            texts = self.texts(player)
+            if player in self.closed:
+                stored = botstate.message(self.game_id, player, PROMPT)
+                if stored is not None:
+                    caption, _ = prompt(state, player, texts, news if player != opened else ())
+                    await n.private(
+                        self.game_id,
+                        state,
+                        player,
+                        "edit_message_caption",
+                        message_id=stored.message_id,
+                        caption=caption,
+                        parse_mode=ParseMode.HTML,
+                        reply_markup=None,
+                    )
+                    botstate.forget_message(self.game_id, player, PROMPT)
+                    if player != opened:
+                        continue
+                    news = []
+            if player == opened:
+                await n.send_prompt(self.game_id, state, self.version, player, news)
+            elif news:
+                caption, _ = prompt(state, player, texts, news)
+                await n.private(
+                    self.game_id,
+                    state,
+                    player,
+                    "send_message",
+                    text=caption,
+                    parse_mode=ParseMode.HTML,
+                )
+
+
+def round_end_text(event: ev.RoundEnded, state: GameState, texts: Texts) -> str:
+    names = state.names
+    head = (
+        texts.t(
+            "move.round_ended_treasure",
+            round=event.round,
+            name=esc(names.get(event.reached_by, "?")),
+        )
+        if event.treasure_reached and event.reached_by is not None
+        else texts.t("move.round_ended_blocked", round=event.round)
+    )
+    roles = ", ".join(
+        texts.t("move.role_of", name=esc(names.get(p, "?")), role=texts.role_name(r))
+        for p, r in event.roles
+    )
+    winners = ", ".join(esc(names.get(p, "?")) for p in event.winners)
+    tail = texts.t("move.winners", names=winners) if winners else texts.t("move.no_winners")
+    return "\n".join([head, texts.t("move.roles", roles=roles), tail])
+
+
+def game_end_text(event: ev.GameEnded, state: GameState, texts: Texts) -> str:
+    names = state.names
+    winners = ", ".join(esc(names.get(p, "?")) for p in event.winners) or "—"
+    scores = [
+        texts.t("move.score_line", name=esc(names.get(p, "?")), gold=g)
+        for p, g in sorted(event.gold, key=lambda pg: -pg[1])
+    ]
+    return "\n".join([texts.t("move.game_ended", names=winners), *scores])

@@ -1,0 +1,80 @@
+"""The bot's words: a thin layer over :mod:`tgbot.i18n` for cards, roles and durations.
+
+The bot's own extra messages live in ``tgbot/locales/bot_<lang>.json`` (``bot.`` keys),
+merged into the catalogs by :mod:`tgbot.i18n` like every ``<part>_<lang>.json``.
+
+>>> Texts("es").t("lobby.button_join")
+'✋ Unirse'
+>>> Texts("en").card_name("base", 0)
+'cross ┼'
+"""
+
+from __future__ import annotations
+
+import html
+
+from domain.cards import card
+from tgbot import i18n
+
+LANGUAGES = i18n.LANGUAGES
+
+
+def pick_language(code: str | None, default: str = "en") -> str:
+    """The catalog for a chosen language or Telegram ``language_code``, else ``default``."""
+    found = i18n.pick_language(code, None)
+    if code and code.split("-")[0].split("_")[0].lower() == found:
+        return found
+    return default if default in LANGUAGES else i18n.DEFAULT
+
+
+class Texts:
+    """Messages in one language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang if lang in LANGUAGES else i18n.DEFAULT
+
+    def t(self, key: str, **values: object) -> str:
+        return i18n.t(self.lang, key, **values)
+
+    def has(self, key: str) -> bool:
+        return i18n.has(self.lang, key)
+
+    def card_name(self, edition: str, card_id: int) -> str:
+        found = card(edition, card_id)  # type: ignore[arg-type]
+        return self.kind_name(found.kind)
+
+    def kind_name(self, kind: str) -> str:
+        """A path card kind (``cross``) or an action (``map``)."""
+        return self.t(f"path.{kind}") if self.has(f"path.{kind}") else self.t(f"action.{kind}")
+
+    def role_name(self, role: str) -> str:
+        return self.t(f"role.{role}")
+
+    def front_name(self, kind: str) -> str:
+        return self.t(f"action.{kind}")
+
+    def goal_name(self, kind: str) -> str:
+        return self.t(f"goal.{kind}")
+
+    def tool_name(self, tool: str) -> str:
+        return self.t(f"tool.{tool}")
+
+    def duration(self, seconds: int) -> str:
+        for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+            if seconds % size == 0:
+                return self.t(f"bot.duration_{unit}", n=seconds // size)
+        return self.t("bot.duration_seconds", n=seconds)
+
+
+def esc(text: str) -> str:
+    """A user-supplied string made safe for HTML parse mode."""
+    return html.escape(text, quote=False)
+
+
+def mention(user_id: int, name: str) -> str:
+    return f'<a href="tg://user?id={user_id}">{esc(name)}</a>'
+
+
+def cell_text(cell: tuple[int, int]) -> str:
+    """Coordinates as the board image prints them."""
+    return f"{cell[0]},{cell[1]}"
