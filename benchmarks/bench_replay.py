@@ -62,7 +62,7 @@ def play(seed: int, players: int) -> tuple[list[Event], list[GameState]]:
             run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
         else:
             move = rng.choice(legal_moves(state, pending.player))
-            run(replace(move, seed=rng.getrandbits(48)))  # type: ignore[type-var]
+            run(replace(move, seed=rng.getrandbits(48)))
     return events, states
 
 

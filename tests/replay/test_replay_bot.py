@@ -106,9 +106,8 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         # ▶ edits the same message to the next step; a round-end jump goes there.
         sent = len(api.calls)
         api.press(GROUP, USER, message["message_id"], button(message, "▶"))
-        edit = await api.wait_for_call("editMessageMedia", 20, after=sent)
         message_id = message["message_id"]
-        assert edit["message_id"] == message_id
+        await api.wait_for_call("editMessageMedia", 20, after=sent, message_id=message_id)
         message = await api.wait_for(
             lambda: (m := by_id(api, message_id)) and f"2/{len(replay)}" in m["caption"] and m, 20
         )
