@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "deadlines"), str(ROOT)]
 
 from conftest import (  # noqa: E402  (tests/conftest.py: database helpers)
-    REDIS_SERVER_URL,
     create_postgres_database,
     drop_postgres_database,
 )
@@ -47,6 +46,7 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=60.0, help="deadlines spread (s)")
     parser.add_argument("--sweep", type=float, default=2.0, help="sweep interval (s)")
     parser.add_argument("--broker", choices=("redis", "embedded"), default="redis")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
     parser.add_argument("--turn", type=int, default=60, help="turn timer of the games (s)")
     parser.add_argument("--threads", type=int, default=8, help="worker threads (0: solo pool)")
     args = parser.parse_args()
@@ -56,7 +56,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-deadlines-"))
     database = create_postgres_database("bench_deadlines")
     if args.broker == "redis":
-        broker = REDIS_SERVER_URL
+        broker = args.redis_url
         redis.Redis.from_url(broker).flushdb()
     else:
         broker = f"sqla+sqlite:///{work / 'broker.db'}"

@@ -48,6 +48,7 @@ from sqlalchemy import (
     delete,
     insert,
     select,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -221,6 +222,8 @@ def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
     while True:
         with _writer(engine) as conn:
             position = _lock_position(conn)
+            if position is None:
+                return total
             stored = store.read_all(after_position=position, limit=batch)
             for record in stored:
                 if record.type in WATCHED:
@@ -236,12 +239,14 @@ def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
             return total
 
 
-def _lock_position(conn: Connection) -> int:
+def _lock_position(conn: Connection) -> int | None:
+    """This projection's position, locked; None when another process holds it."""
     table = projector_positions
     query = select(table.c.position).where(table.c.name == PROJECTION)
     if conn.dialect.name == "postgresql":
         conn.execute(pg_insert(table).values(name=PROJECTION, position=0).on_conflict_do_nothing())
-        query = query.with_for_update()
+        # Another sweeper holding the row is projecting right now: no need to wait for it.
+        return conn.execute(query.with_for_update(skip_locked=True)).scalar()
     position = conn.execute(query).scalar()
     if position is None:  # SQLite: BEGIN IMMEDIATE already made us the only writer
         conn.execute(insert(table).values(name=PROJECTION, position=0))
@@ -281,20 +286,23 @@ def claim_due(
     if conn.dialect.name == "postgresql":
         # Concurrent sweepers each take different rows and never wait on each other.
         query = query.with_for_update(skip_locked=True)
-    claimed: list[Due] = []
-    for row in conn.execute(query).mappings().all():
-        key = _key(row)
-        fire_at, deadline = _aware(row["fire_at"]), _aware(row["deadline"])
-        if row["which"] != TIMEOUT and deadline <= now:
-            conn.execute(delete(deadlines).where(*key))
-            continue
+    rows = conn.execute(query).mappings().all()
+    stale = [_key(r) for r in rows if r["which"] != TIMEOUT and _aware(r["deadline"]) <= now]
+    live = [r for r in rows if r["which"] == TIMEOUT or _aware(r["deadline"]) > now]
+    key = tuple_(c.game_id, c.decision, c.which)
+    if stale:
+        conn.execute(delete(deadlines).where(key.in_(stale)))
+    if live:
+        # Every claimed alarm fires by now + lookahead: its task has ``lease`` after that.
         conn.execute(
             update(deadlines)
-            .where(*key)
-            .values(leased_until=max(fire_at, now) + lease, dispatches=c.dispatches + 1)
+            .where(key.in_([_key(r) for r in live]))
+            .values(leased_until=now + lookahead + lease, dispatches=c.dispatches + 1)
         )
-        claimed.append(Due(row["game_id"], row["decision"], row["which"], fire_at, deadline))
-    return claimed
+    return [
+        Due(r["game_id"], r["decision"], r["which"], _aware(r["fire_at"]), _aware(r["deadline"]))
+        for r in live
+    ]
 
 
 def sweep(
@@ -335,9 +343,8 @@ def pending(conn: Connection, game_ids: Iterable[str] | None = None) -> Sequence
     return conn.execute(query).mappings().all()
 
 
-def _key(row: RowMapping) -> tuple[Any, ...]:
-    c = deadlines.c
-    return (c.game_id == row["game_id"], c.decision == row["decision"], c.which == row["which"])
+def _key(row: RowMapping) -> tuple[str, int, str]:
+    return (row["game_id"], row["decision"], row["which"])
 
 
 def _aware(moment: datetime) -> datetime:
