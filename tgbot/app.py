@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 from typing import Any
 
@@ -43,6 +44,7 @@ NOTIFIER_KEY = "notifier"
 TASK_KEY = "notifier_task"
 
 GROUP_COMMANDS = ("newgame", "join", "leave", "cancel", "settings", "rules", "help", "language")
+HISTORY_COMMANDS = ("history", "stats", "replay")
 PRIVATE_COMMANDS = ("start", "hand", "rules", "help", "language")
 
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
@@ -102,6 +104,19 @@ def register(app: BotApplication) -> None:
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)
+    history = optional_history()
+    if history is not None:
+        history.register(app)
+
+
+def optional_history() -> Any:
+    """The history and replay handlers (``/history``, ``/stats``, ``/replay``), if present."""
+    try:
+        return importlib.import_module("tgbot.handlers.history")
+    except ModuleNotFoundError as error:
+        if error.name != "tgbot.handlers.history":
+            raise
+        return None
 
 
 async def on_error(update: object, context: BotContext) -> None:
@@ -144,10 +159,11 @@ async def stop_background(app: BotApplication) -> None:
 async def set_commands(app: BotApplication) -> None:
     """Command menus per scope (groups, private chats) and per language."""
     bot = app.bot
+    group_commands = GROUP_COMMANDS + (HISTORY_COMMANDS if optional_history() else ())
     for lang in (None, *LANGUAGES):
         texts = Texts(lang or "en")
         for scope, names in (
-            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+            (BotCommandScopeAllGroupChats(), group_commands),
             (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
         ):
             commands = [BotCommand(name, texts.t(f"command.{name}")[:256]) for name in names]

@@ -1,0 +1,181 @@
+"""``saboteur-bot demo``: a whole game between computer players, offline.
+
+The real bot (handlers, notifier, keyboards, renderer) runs against an in-process fake of
+the Telegram Bot API and a temporary SQLite database. Computer players press buttons the
+bot sent them, chosen uniformly at random (seeded). The chat transcript is printed and
+every board picture the group received is written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from infra.bootstrap import bootstrap
+from infra.migrations import upgrade
+from infra.settings import load_settings
+from tgbot.app import (
+    NOTIFIER_KEY,
+    BotApplication,
+    build_application,
+    start_background,
+    stop_background,
+)
+from tgbot.context import SERVICES_KEY, BotServices
+from tgbot.devserver import fake_bot_api
+
+GROUP = -100500
+NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu")
+TAG = re.compile(r"<[^>]+>")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="saboteur-bot demo", description=__doc__)
+    p.add_argument("--edition", choices=("base", "saboteur2"), default="base")
+    p.add_argument("--players", type=int, default=4, help="3–10 (base) or 2–12 (saboteur2)")
+    p.add_argument("--seed", type=int, default=1, help="chance of the deals and the players")
+    p.add_argument("--out", type=Path, default=Path("demo-out"), help="folder for the boards")
+    p.add_argument("--database", default="", help="database URL (default: a temporary file)")
+    p.add_argument("--quiet", action="store_true", help="print only the group's messages")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(list(argv or []))
+    with tempfile.TemporaryDirectory(prefix="saboteur-demo-") as folder:
+        url = args.database or f"sqlite:///{Path(folder) / 'demo.db'}"
+        return asyncio.run(play(args, url))
+
+
+async def play(args: argparse.Namespace, url: str) -> int:
+    upgrade(url)
+    api = fake_bot_api()
+    await api.start()
+    rng = random.Random(args.seed)
+    seeds = iter(range(args.seed * 1000, args.seed * 1000 + 1_000_000))
+    settings = load_settings(telegram_bot_token=api.token, database_url=url)
+    services = bootstrap(settings, seeds=lambda: next(seeds))
+    app = build_application(
+        services,
+        settings,
+        base_url=api.base_url,
+        base_file_url=api.base_file_url,
+        poll_interval=0.05,
+        rate_limit=False,
+    )
+    players = list(range(1, args.players + 1))
+    api.group(GROUP, "Demo mine", admins=(players[0],))
+    for p in players:
+        api.user(p, NAMES[(p - 1) % len(NAMES)], "en")
+    try:
+        await app.initialize()
+        await start_background(app)
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        for p in players:
+            api.send_text(p, p, "/start")
+        await settle(api, app)
+        api.send_text(GROUP, players[0], f"/newgame {args.edition}")
+        await settle(api, app)
+        lobby = next(m for m in api.messages_in(GROUP) if api.keyboard(m))
+        buttons = [b for row in api.keyboard(lobby) for b in row]
+        for p in players[1:]:
+            await press(api, app, GROUP, p, lobby["message_id"], buttons[0].callback_data)
+        await press(api, app, GROUP, players[0], lobby["message_id"], buttons[2].callback_data)
+        presses = 0
+        while (turn := prompt_owner(api, players)) is not None and presses < 50_000:
+            player, message = turn
+            choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
+            choice = rng.choice(choices)
+            await press(api, app, player, player, message["message_id"], choice.callback_data)
+            presses += 1
+        await settle(api, app)
+    finally:
+        if app.running:
+            assert app.updater is not None
+            await app.updater.stop()
+            await app.stop()
+        await stop_background(app)
+        await app.shutdown()
+        services.close()
+        await api.stop()
+    written = write_boards(api, args.out)
+    print_transcript(api, players, quiet=args.quiet)
+    print(f"\n{presses} button presses; {written} board pictures written to {args.out}/")
+    return 0
+
+
+def prompt_owner(api: Any, players: list[int]) -> tuple[int, dict[str, Any]] | None:
+    for player in players:
+        for message in reversed(api.messages_in(player)):
+            if api.keyboard(message):
+                return player, message
+    return None
+
+
+async def press(
+    api: Any, app: BotApplication, chat: int, user: int, message: int, data: Any
+) -> None:
+    query = api.press(chat, user, message, data)
+    await api.wait_for(lambda: api.answered.get(query), 10.0)
+    await settle(api, app)
+
+
+async def settle(api: Any, app: BotApplication, timeout: float = 10.0) -> None:
+    """Until the bot handled every update and announced every event."""
+    services: BotServices = app.bot_data[SERVICES_KEY]
+    notifier = app.bot_data[NOTIFIER_KEY]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        idle = not api._updates and app.update_queue.empty()
+        busy = app.update_processor.current_concurrent_updates > 0
+        if idle and not busy and notifier.position == services.store.last_position():
+            return
+        await asyncio.sleep(0.002)
+
+
+def write_boards(api: Any, out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for call in api.calls:
+        if str(call.get("chat_id")) != str(GROUP):
+            continue
+        data = call.files.get("photo") or next(iter(call.files.values()), None)
+        if call.method in ("sendPhoto", "editMessageMedia") and data:
+            count += 1
+            (out / f"board-{count:03d}.png").write_bytes(data)
+    return count
+
+
+def print_transcript(api: Any, players: list[int], *, quiet: bool) -> None:
+    names = {p: api.users[p]["first_name"] for p in players}
+    for call in api.calls:
+        if call.method not in (
+            "sendMessage",
+            "sendPhoto",
+            "editMessageText",
+            "editMessageCaption",
+            "editMessageMedia",
+        ):
+            continue
+        chat = int(call.get("chat_id") or 0)
+        if quiet and chat != GROUP:
+            continue
+        media = call.get("media")
+        text = (
+            call.get("text")
+            or call.get("caption")
+            or (media.get("caption") if isinstance(media, dict) else "")
+        )
+        where = "group" if chat == GROUP else f"to {names.get(chat, chat)}"
+        kind = " [board]" if call.method in ("sendPhoto", "editMessageMedia") else ""
+        body = TAG.sub("", text or "").strip().replace("\n", "\n    ")
+        print(f"── {where}{kind} ({call.method})\n    {body}")
