@@ -358,44 +358,34 @@ class BadPress(ValueError):
 
 def command_for(state: GameState, player: PlayerId, press: Press) -> Command:
     """The domain command a final press stands for. Raises :class:`BadPress`."""
+    card_id, cell, value, page = press.card, press.cell, press.value, press.page
     try:
         match press.action:
-            case "p":
-                _need(press.card is not None and press.cell is not None)
-                return PlacePath(player, press.card, press.cell, press.rotated)
-            case "a":
-                _need(press.card is not None)
+            case "p" if card_id is not None and cell is not None:
+                return PlacePath(player, card_id, cell, press.rotated)
+            case "a" if card_id is not None:
                 return PlayAction(
                     player,
-                    press.card,
+                    card_id,
                     target_player=press.player,
-                    target_cell=press.cell,
+                    target_cell=cell,
                     tool=Tool(press.tool) if press.tool is not None else None,
                 )
-            case "sp":
-                _need(press.value is not None)
-                return Pass(player, cards_of_mask(state, player, press.value))
-            case "rr":
-                _need(press.value is not None and press.page is not None)
-                cards = cards_of_mask(state, player, press.value)
+            case "sp" if value is not None:
+                return Pass(player, cards_of_mask(state, player, value))
+            case "rr" if value is not None and page is not None:
+                cards = cards_of_mask(state, player, value)
                 if len(cards) != 2:
                     raise BadPress("two cards")
-                kind = front_kinds(state, player)[press.page]
+                kind = front_kinds(state, player)[page]
                 return DiscardToRemove(player, (cards[0], cards[1]), kind)
-            case "gp":
-                _need(press.value is not None)
-                return PickGold(player, press.value)
-            case "th":
-                _need(press.player is not None)
+            case "gp" if value is not None:
+                return PickGold(player, value)
+            case "th" if press.player is not None:
                 return ChooseTheftVictim(player, press.player)
     except (ValueError, IndexError) as error:
         raise BadPress(str(error)) from error
     raise BadPress(press.action)
-
-
-def _need(condition: bool) -> None:
-    if not condition:
-        raise BadPress("missing argument")
 
 
 def is_path_card(state: GameState, card_id: int) -> bool:

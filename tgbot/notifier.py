@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from functools import lru_cache
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
@@ -595,7 +595,8 @@ class _Batch:
             await self.group_text(texts.t("move.cancelled"))
 
     def canceller(self) -> str:
-        return esc(self.state.names.get(self.cancelled_by, "?"))
+        by = self.cancelled_by
+        return esc(self.state.names.get(by, "?")) if by is not None else "?"
 
     def board_caption(self, texts: Texts, over: bool) -> str:
         state = self.state

@@ -220,7 +220,7 @@ async def _navigate(
 
 def choose_text(state: GameState, card_id: int, texts: Texts) -> str:
     """What the player is asked after picking a card."""
-    played = card(state.edition, card_id)  # type: ignore[arg-type]
+    played = card(state.edition, card_id)
     name = texts.card_name(state.edition, card_id)
     if played.path is not None:
         return texts.t("turn.choose_cell", card=name)

@@ -62,7 +62,11 @@ async def newgame(update: Update, context: BotContext) -> None:
         return
     game_id = services.next_game_id(chat.id)
     command = CreateGame(
-        user.id, display_name(user), edition, chat.id, turn_seconds=DEFAULT_TURN_SECONDS
+        user.id,
+        display_name(user),
+        "saboteur2" if edition == "saboteur2" else "base",
+        chat.id,
+        turn_seconds=DEFAULT_TURN_SECONDS,
     )
     error = run(context, game_id, command, update)
     if error == "game_already_created":
