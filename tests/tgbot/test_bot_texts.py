@@ -1,0 +1,82 @@
+"""Every message key the bot's code names exists in English, Spanish and Polish."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from domain.cards import Action, Role, deck
+from tgbot import i18n
+from tgbot.texts import Texts, pick_language
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = [
+    ROOT / "tgbot" / name for name in ("notifier.py", "keyboards.py", "app.py", "texts.py")
+] + sorted((ROOT / "tgbot" / "handlers").glob("[cgp]*.py"))
+LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")
+
+
+def keys_in_code() -> set[str]:
+    keys: set[str] = set()
+    for path in SOURCES:
+        keys.update(LITERAL.findall(path.read_text("utf-8")))
+    return keys
+
+
+def expand(key: str) -> list[str]:
+    """A key with a ``{placeholder}`` stands for every value the code puts there."""
+    values = {
+        "{e}": ["base", "saboteur2"],
+        "{state.edition}": ["base", "saboteur2"],
+        "{unit}": ["days", "hours", "minutes", "seconds"],
+        "{name}": [
+            "newgame",
+            "join",
+            "leave",
+            "cancel",
+            "settings",
+            "rules",
+            "help",
+            "language",
+            "start",
+            "hand",
+        ],
+        "{role}": [r.value for r in Role],
+        "{kind}": [],
+        "{tool}": ["pickaxe", "lantern", "cart"],
+        "{which}": ["half", "soon"],
+        "{d['action']}": [a.value for a in Action],
+        "{code}": [],
+    }
+    for placeholder, options in values.items():
+        if placeholder in key:
+            return [key.replace(placeholder, option) for option in options]
+    return [key]
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_key_the_bot_uses_exists_in_every_language(lang: str) -> None:
+    keys = [k for key in keys_in_code() for k in expand(key) if "{" not in k]
+    assert len(keys) > 60
+    missing = sorted(k for k in keys if k not in i18n.catalog(lang))
+    assert missing == []
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_card_role_and_front_card_has_a_name_in_every_language(lang: str) -> None:
+    catalog = i18n.catalog(lang)
+    for card in deck("saboteur2"):
+        key = f"path.{card.kind}" if card.path is not None else f"action.{card.kind}"
+        assert key in catalog, key
+    for role in Role:
+        assert f"role.{role.value}" in catalog
+    assert Texts(lang).card_name("base", 0) != "path.cross"
+
+
+def test_the_language_is_the_users_telegram_language_unless_unknown() -> None:
+    assert pick_language("es-ES", "en") == "es"
+    assert pick_language("pl", "en") == "pl"
+    assert pick_language("de", "en") == "en"
+    assert pick_language(None, "pl") == "pl"
