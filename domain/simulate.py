@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 # The one clock of domain/: it measures how fast the rules run, it never decides anything.
-from time import perf_counter  # noqa: TID251
+from time import perf_counter, process_time  # noqa: TID251
 from typing import Any, TypeVar
 
 from domain import rng
@@ -165,6 +165,7 @@ def simulate(
     """Play ``games`` random games with a player count in ``players`` (inclusive)."""
     dice = _Dice(seed)
     started = perf_counter()
+    cpu_started = process_time()
     total_events = 0
     violations: list[str] = []
     timings: list[float] = []
@@ -175,6 +176,7 @@ def simulate(
         violations.extend(found)
         timings.extend(times)
     elapsed = perf_counter() - started
+    cpu = process_time() - cpu_started  # wall time lies on a shared machine; CPU time less
     return {
         "games": games,
         "edition": edition,
@@ -184,6 +186,8 @@ def simulate(
         "violation_samples": violations[:5],
         "seconds": round(elapsed, 3),
         "games_per_s": round(games / elapsed, 2) if elapsed else None,
+        "cpu_seconds": round(cpu, 3),
+        "games_per_cpu_s": round(games / cpu, 2) if cpu else None,
         "legal_moves_calls": len(timings),
         "legal_moves_ms_mean": round(1000 * sum(timings) / len(timings), 4) if timings else None,
         "legal_moves_ms_max": round(1000 * max(timings), 4) if timings else None,

@@ -28,7 +28,10 @@ GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")  # treasure at (8, 0)
 def given(*events: Event | Iterable[Event]) -> GameState:
     flat: list[Event] = []
     for item in events:
-        flat.extend(item if isinstance(item, list | tuple) else [item])  # type: ignore[arg-type]
+        if isinstance(item, list | tuple):
+            flat.extend(item)
+        else:
+            flat.append(item)  # type: ignore[arg-type]
     return fold(flat)
 
 

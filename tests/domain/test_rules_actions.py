@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from given import T0, TURN, dealt, given, ids, then_raises, when
 
 from domain import errors
@@ -9,7 +11,7 @@ from domain.cards import Role, Tool
 from domain.commands import PlacePath, PlayAction
 from domain.events import ActionPlayed, CardDrawn, DecisionOpened, Event
 
-S2 = "saboteur2"
+S2: Final = "saboteur2"
 DEADLINE = T0 + TURN * 1000
 AGAIN = DecisionOpened(2, 1, "turn", DEADLINE)
 

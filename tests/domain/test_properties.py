@@ -1,0 +1,115 @@
+"""Properties of random legal games: replay, conservation, secrecy, and one move generator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain import rng
+from domain.board import GOAL_CELLS
+from domain.cards import Tool
+from domain.commands import (
+    ChooseTheftVictim,
+    Command,
+    DiscardToRemove,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
+from domain.decider import decide, fold
+from domain.errors import DomainError
+from domain.moves import canonical, is_legal, legal_moves
+from domain.simulate import play_one
+from domain.state import GameState
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+games = st.one_of(
+    st.tuples(st.just("base"), st.integers(3, 10)),
+    st.tuples(st.just("saboteur2"), st.integers(2, 12)),
+)
+
+
+@SETTINGS
+@given(games, st.integers(0, 2**32), st.integers(20, 120))
+def test_random_games_replay_and_conserve_cards_gold_and_secrets(
+    game: tuple[str, int], seed: int, commands: int
+) -> None:
+    """play_one checks, after every event, card and gold conservation and every player's
+    view; at the end, that folding the recorded events gives the state played."""
+    edition, players = game
+    _, violations, _ = play_one(edition, players, seed, check=True, max_commands=commands)  # type: ignore[arg-type]
+    assert violations == []
+
+
+T = TypeVar("T")
+SIDES = ((1, 0), (0, 1), (-1, 0), (0, -1))
+
+
+def _candidates(state: GameState, seed: int) -> list[Command]:
+    """Plausible commands, legal or not, from every player: to compare with legal_moves."""
+    numbers = rng.stream(seed)
+
+    def pick(items: Sequence[T]) -> T:
+        return items[next(numbers) % len(items)]
+
+    players = [*state.seating, 99]
+    near = sorted({(x + dx, y + dy) for x, y in state.board for dx, dy in SIDES})
+    cells = sorted({*state.board, *GOAL_CELLS, *near, (5, 5)})
+    found: list[Command] = []
+    for player in state.seating:
+        hand = list(state.hand(player)) or [0]
+        for _ in range(12):
+            card = pick(hand)
+            target = pick(players)
+            found.append(PlacePath(player, card, pick(near), pick((False, True))))
+            found.append(PlayAction(player, card, target_player=target))
+            found.append(PlayAction(player, card, target_cell=pick(cells)))
+            found.append(PlayAction(player, card, target_player=target, tool=pick(list(Tool))))
+            cards = tuple(sorted({pick(hand) for _ in range(1 + next(numbers) % 3)}))
+            found.append(Pass(player, cards))
+            found.append(Pass(player, tuple(reversed(cards))))
+            if len(cards) == 2:
+                front = [*state.front_of(player), "trapped", "theft"]
+                found.append(DiscardToRemove(player, (cards[0], cards[1]), pick(front)))
+        found += [PickGold(player, v) for v in range(5)]
+        found += [ChooseTheftVictim(player, p) for p in players]
+    return found
+
+
+@SETTINGS
+@given(games, st.integers(0, 2**32), st.integers(0, 150))
+def test_decide_accepts_exactly_the_legal_moves(
+    game: tuple[str, int], seed: int, commands: int
+) -> None:
+    edition, players = game
+    events, _, _ = play_one(edition, players, seed, check=False, max_commands=commands)  # type: ignore[arg-type]
+    state = fold(events)
+    listed = {p: legal_moves(state, p) for p in state.seating}
+    for moves in listed.values():
+        for move in moves[:: max(1, len(moves) // 25)]:
+            decide(state, move)  # raises if a listed move is refused
+    legal = {canonical(m) for moves in listed.values() for m in moves}
+    for command in _candidates(state, seed):
+        accepted = is_legal(state, command)
+        assert accepted == (canonical(command) in legal), command
+        if not accepted:
+            try:
+                decide(state, command)
+            except DomainError:
+                pass
+            else:  # pragma: no cover - is_legal said no
+                raise AssertionError(command)
+
+
+def test_at_and_seed_never_change_what_is_legal() -> None:
+    events, _, _ = play_one("saboteur2", 4, 5, check=False, max_commands=30)
+    state = fold(events)
+    pending = state.pending
+    assert pending is not None
+    for move in legal_moves(state, pending.player)[:20]:
+        assert is_legal(state, replace(move, at=123, seed=456))

@@ -1,0 +1,81 @@
+"""What a player, and the public, may see (§6.3, §7)."""
+
+from __future__ import annotations
+
+from given import T0, dealt, given, ids, when
+
+from domain.commands import PlayAction
+from domain.events import ActionPlayed, CardDrawn, CardsDiscarded, GameEnded, GoldPicked
+from domain.view import HIDDEN_GOAL, describe, view_for
+
+MAP = ids("base", "map")
+
+
+def test_a_player_sees_their_own_hand_and_dwarf_and_only_counts_of_others() -> None:
+    state = given(dealt(hands={1: (0, 1, 2), 2: (3, 4)}, roles={1: "saboteur"}))
+    mine = view_for(state, 1)
+    assert mine.hand == (0, 1, 2) and mine.role == "saboteur"
+    assert [s.hand_count for s in mine.seats] == [3, 2, 4]
+    assert not mine.hands and not mine.roles
+    public = view_for(state, None)
+    assert public.hand == () and public.role is None and public.gold is None
+
+
+def test_face_down_goals_are_hidden_from_everyone() -> None:
+    state = given(dealt())
+    for viewer in (None, 1, 2):
+        goals = [t for c, t in view_for(state, viewer).board.items() if not t.face_up]
+        assert len(goals) == 3 and {t.kind for t in goals} == {HIDDEN_GOAL}
+
+
+def test_a_mapped_goal_is_known_to_the_mapper_alone() -> None:
+    setup = dealt(hands={1: (MAP[0],)})
+    state = given(setup, when(given(setup), PlayAction(1, MAP[0], target_cell=(8, 0), at=T0)))
+    assert dict(view_for(state, 1).known_goals) == {(8, 0): "goal_treasure"}
+    assert dict(view_for(state, 2).known_goals) == {}
+
+
+def test_saboteur2_shows_who_has_gold_but_base_shows_nothing() -> None:
+    from domain.events import GoldPaid
+
+    sab2 = given(dealt("saboteur2"), GoldPaid(((2, 3),)))
+    assert [s.has_gold for s in view_for(sab2, None).seats] == [False, True, False]
+    assert view_for(sab2, 2).gold == 3 and view_for(sab2, 1).gold == 0
+    base = given(dealt("base"))
+    assert {s.has_gold for s in view_for(base, None).seats} == {None}
+
+
+def test_once_finished_everything_is_public() -> None:
+    state = given(
+        dealt(hands={1: (0,), 2: (1,), 3: (2,)}), GameEnded(((1, 5), (2, 1), (3, 0)), (1,))
+    )
+    public = view_for(state, None)
+    assert dict(public.hands) == {1: (0,), 2: (1,), 3: (2,)}
+    assert len(public.roles) == 3 and dict(public.final_gold) == {1: 0, 2: 0, 3: 0}
+    assert public.winners == (1,)
+    assert all(t.kind != HIDDEN_GOAL for t in public.board.values())
+
+
+def test_describe_tells_each_viewer_only_their_share_of_an_event() -> None:
+    assert describe(CardDrawn(1, 17), 1)["card"] == 17
+    assert describe(CardDrawn(1, 17), 2)["card"] is None
+    assert describe(CardDrawn(1, 17), None, finished=True)["card"] == 17
+    seen = ActionPlayed(1, 61, "map", target_cell=(8, 0), result="goal_treasure")
+    assert describe(seen, 1)["result"] == "goal_treasure"
+    assert describe(seen, 2)["result"] is None and describe(seen, 2)["target_cell"] == [8, 0]
+    hats = ActionPlayed(1, 108, "swap_hats", target_player=3, result="boss")
+    assert describe(hats, 3)["result"] == "boss" and describe(hats, 1)["result"] is None
+    other = describe(CardsDiscarded(1, (4, 5)), 2)
+    assert other["cards"] is None and other["count"] == 2
+    assert describe(GoldPicked(2, 3), 1)["value"] is None
+
+
+def test_describe_keeps_a_new_rounds_deal_private() -> None:
+    from domain.events import RoundStarted
+
+    started = next(e for e in dealt() if isinstance(e, RoundStarted))
+    shown = describe(started, 2)
+    assert [p for p, _ in shown["hands"]] == [2] and [p for p, _ in shown["roles"]] == [2]
+    assert shown["goals"] is None and isinstance(shown["draw_pile"], int)
+    public = describe(started, None)
+    assert public["hands"] == [] and public["roles"] == []
