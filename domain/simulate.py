@@ -22,7 +22,7 @@ from time import perf_counter, process_time  # noqa: TID251
 from typing import Any, TypeVar
 
 from domain import rng
-from domain.cards import Edition, deck, nugget_cards
+from domain.cards import PLAYER_LIMITS, Edition, deck, nugget_cards
 from domain.commands import Command, CreateGame, JoinGame, StartGame, TimeOut
 from domain.decider import decide, evolve, execute, fold, initial_state
 from domain.events import Event, GoldPaid
@@ -169,8 +169,10 @@ def simulate(
     total_events = 0
     violations: list[str] = []
     timings: list[float] = []
-    for _ in range(games):
-        count = players[0] + dice.below(players[1] - players[0] + 1)
+    span = players[1] - players[0] + 1
+    for number in range(games):
+        # Round-robin over the player counts, so every count is played as often as any other.
+        count = players[0] + number % span
         events, found, times = play_one(edition, count, dice.seed(), check)
         total_events += len(events)
         violations.extend(found)
@@ -195,17 +197,37 @@ def simulate(
     }
 
 
+def _player_range(text: str) -> tuple[int, int]:
+    """``"5"`` or ``"3-10"``: an inclusive range of player counts.
+
+    >>> _player_range("3-10"), _player_range("4")
+    ((3, 10), (4, 4))
+    """
+    low, _, high = text.partition("-")
+    try:
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a player count or range: {text!r}") from None
+    if bounds[0] > bounds[1]:
+        raise argparse.ArgumentTypeError(f"empty range: {text!r}")
+    return bounds
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="simulate", description=__doc__)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--edition", choices=("base", "saboteur2"), default="saboteur2")
-    parser.add_argument("--players", type=int, nargs=2, default=(5, 5), metavar=("MIN", "MAX"))
+    parser.add_argument(
+        "--players", type=_player_range, default=(5, 5), metavar="P|P-Q", help="player counts"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-check", action="store_true", help="skip the invariant checks")
     args = parser.parse_args(argv)
-    report = simulate(
-        args.games, args.edition, (args.players[0], args.players[1]), args.seed, not args.no_check
-    )
+    low, high = args.players
+    limits = PLAYER_LIMITS[args.edition]
+    if not limits[0] <= low <= high <= limits[1]:
+        parser.error(f"{args.edition} is played by {limits[0]} to {limits[1]} players")
+    report = simulate(args.games, args.edition, (low, high), args.seed, not args.no_check)
     print(json.dumps(report))
     return 1 if report["violations"] else 0
 

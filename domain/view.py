@@ -72,18 +72,35 @@ class View:
     winners: tuple[PlayerId, ...]
 
 
-def view_for(state: GameState, viewer: PlayerId | None) -> View:
-    """``state`` as ``viewer`` (a player, or None for the public) may see it."""
-    finished = state.phase == "finished"
-    me = viewer if viewer is not None and state.is_player(viewer) else None
-    board = state.board
-    if not finished and any(not t.face_up for t in board.values()):
-        board = geo.frozen(
+_last_public: list[tuple[geo.Board, geo.Board]] = []
+
+
+def public_board(board: geo.Board) -> geo.Board:
+    """``board`` with every face-down goal's kind hidden.
+
+    Boards are immutable, so the last answer is kept for the same board object: every
+    viewer of one state shares it.
+    """
+    last = _last_public[0] if _last_public else None  # one read: other threads may replace it
+    if last is not None and last[0] is board:
+        return last[1]
+    public = board
+    if any(not t.face_up for t in board.values()):
+        public = geo.frozen(
             {
                 c: t if t.face_up else geo.Tile(HIDDEN_GOAL, None, False, False)
                 for c, t in board.items()
             }
         )
+    _last_public[:] = [(board, public)]
+    return public
+
+
+def view_for(state: GameState, viewer: PlayerId | None) -> View:
+    """``state`` as ``viewer`` (a player, or None for the public) may see it."""
+    finished = state.phase == "finished"
+    me = viewer if viewer is not None and state.is_player(viewer) else None
+    board = state.board if finished else public_board(state.board)
     sab2 = state.edition == "saboteur2"
     seats = tuple(
         SeatView(

@@ -23,6 +23,6 @@ def test_fifty_random_games_break_no_invariant(
 
 
 def test_main_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--games", "2", "--edition", "base", "--players", "3", "4"]) == 0
+    assert main(["--games", "2", "--edition", "base", "--players", "3-4"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["games"] == 2 and report["violations"] == 0
