@@ -85,15 +85,18 @@ def wait_for(condition: Callable[[], T], timeout: float = 15.0, every: float = 0
 
 
 def build_runtime(database_url: str, rules: Rules) -> tasks.Runtime:
-    """What the worker runs on: the project's services (bootstrap) with the test's rules."""
-    settings = load_settings(database_url=database_url, sweep_interval_seconds=SWEEP_INTERVAL)
+    """What the worker runs on: the project's services (bootstrap) with the test's rules,
+    and the sweep interval and lease of the environment (the harness's by default)."""
+    interval = float(os.environ.get("SWEEP_INTERVAL_SECONDS", SWEEP_INTERVAL))
+    lease = float(os.environ.get("DEADLINE_LEASE_SECONDS", LEASE_SECONDS))
+    settings = load_settings(database_url=database_url, sweep_interval_seconds=interval)
     services = bootstrap(settings, decider=rules.decider, codec=codec)
     return tasks.Runtime(
         services.engine,
         services.store,
         services.games.handle,
-        lease=timedelta(seconds=LEASE_SECONDS),
-        lookahead=timedelta(seconds=SWEEP_INTERVAL),
+        lease=timedelta(seconds=lease),
+        lookahead=timedelta(seconds=interval),
     )
 
 
