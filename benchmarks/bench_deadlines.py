@@ -6,12 +6,13 @@ deadlines are spread evenly over ``--window`` seconds (the steady state of that 
 games on a ``--window``-second timer), and prints how late each timeout was appended:
 ``recorded_at`` of ``DecisionTimedOut`` minus the deadline. Target: p99 ≤ sweep + 1 s.
 
-    .venv/bin/python benchmarks/bench_deadlines.py --games 1000 --window 60 --sweep 2
+    .venv/bin/python benchmarks/bench_deadlines.py --games 1000 --window 180 --turn 180
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -48,6 +49,12 @@ def main() -> None:
     parser.add_argument("--broker", choices=("redis", "embedded"), default="redis")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
     parser.add_argument("--turn", type=int, default=60, help="turn timer of the games (s)")
+    parser.add_argument(
+        "--rules",
+        choices=("clockwork", "real"),
+        default="clockwork",
+        help="clockwork: turns and the clock only (measures the machinery); real: the rules",
+    )
     parser.add_argument("--threads", type=int, default=8, help="worker threads (0: solo pool)")
     args = parser.parse_args()
 
@@ -60,7 +67,12 @@ def main() -> None:
         redis.Redis.from_url(broker).flushdb()
     else:
         broker = f"sqla+sqlite:///{work / 'broker.db'}"
-    env = {"SWEEP_INTERVAL_SECONDS": str(args.sweep), "DEADLINE_LEASE_SECONDS": "30"}
+    env = {
+        "SWEEP_INTERVAL_SECONDS": str(args.sweep),
+        "DEADLINE_LEASE_SECONDS": "30",
+        "DEADLINE_TEST_RULES": args.rules,
+    }
+    os.environ["DEADLINE_TEST_RULES"] = args.rules
     pool, threads = ("threads", args.threads) if args.threads else ("solo", 1)
     table = Table(database, broker)
     try:
@@ -114,7 +126,8 @@ def main() -> None:
             lateness.append(recorded_at.timestamp() - owed[stream_id] / 1000)
         print(
             f"broker={args.broker} games={args.games} window={args.window:.0f}s "
-            f"sweep={args.sweep}s turn={args.turn}s pool={pool}x{threads} timeouts={len(lateness)} "
+            f"rules={args.rules} sweep={args.sweep}s turn={args.turn}s pool={pool}x{threads} "
+            f"timeouts={len(lateness)} "
             f"alarms still pending={left}"
         )
         print(

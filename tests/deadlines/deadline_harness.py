@@ -58,8 +58,8 @@ class Rules:
 
 
 def rules_from_env() -> Rules:
-    """``DEADLINE_TEST_RULES``: ``clockwork`` (default) or ``real`` (the rules engine)."""
-    name = os.environ.get("DEADLINE_TEST_RULES", "clockwork")
+    """``DEADLINE_TEST_RULES``: ``real`` (the rules engine, default) or ``clockwork``."""
+    name = os.environ.get("DEADLINE_TEST_RULES", "real")
     if name == "real":
         return Rules(name, importlib.import_module("domain.decider"))
     return Rules("clockwork", clockwork)
@@ -267,7 +267,7 @@ def celery_env(database_url: str, broker_url: str, **extra: str) -> dict[str, st
         REDIS_URL="",
         SWEEP_INTERVAL_SECONDS=str(SWEEP_INTERVAL),
         DEADLINE_LEASE_SECONDS=str(LEASE_SECONDS),
-        DEADLINE_TEST_RULES=os.environ.get("DEADLINE_TEST_RULES", "clockwork"),
+        DEADLINE_TEST_RULES=os.environ.get("DEADLINE_TEST_RULES", "real"),
         PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")]),
     )
     env.update(extra)
