@@ -137,16 +137,24 @@ class Notifier:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), self.poll_interval)
 
-    async def catch_up(self, limit: int = 200) -> int:
-        """Announce the events after the recorded position; returns how many."""
+    async def catch_up(self, limit: int = 500) -> int:
+        """Announce the events after the recorded position; returns how many.
+
+        Games are announced side by side (each game's events in order); the position is
+        recorded once every game of the batch is done.
+        """
         botstate = self.services.botstate
         if self.position is None:
             self.position = botstate.position(self.name)
         records = self.services.store.read_all(self.position, limit=limit)
-        for chunk in _by_stream(records):
-            await self.announce(chunk[0].stream_id, chunk)
-            self.position = chunk[-1].position
-            botstate.save_position(self.position, self.name)
+        if not records:
+            return 0
+        by_game: dict[str, list[StoredEvent]] = {}
+        for record in records:
+            by_game.setdefault(record.stream_id, []).append(record)
+        await asyncio.gather(*(self.announce(g, chunk) for g, chunk in by_game.items()))
+        self.position = records[-1].position
+        botstate.save_position(self.position, self.name)
         return len(records)
 
     def state_before(self, game_id: str, version: int) -> GameState:
@@ -312,16 +320,6 @@ def deadline_text(deadline_ms: int) -> str:
 
 def _caption(text: str) -> str:
     return text if len(text) <= 1024 else text[:1020] + "…"
-
-
-def _by_stream(records: Sequence[StoredEvent]) -> list[list[StoredEvent]]:
-    chunks: list[list[StoredEvent]] = []
-    for record in records:
-        if chunks and chunks[-1][0].stream_id == record.stream_id:
-            chunks[-1].append(record)
-        else:
-            chunks.append([record])
-    return chunks
 
 
 # ------------------------------------------------------------------------- texts

@@ -140,7 +140,11 @@ class Table:
         player, message = found
         buttons = [b for row in self.api.keyboard(message) for b in row if b.callback_data]
         forward = [b for b in buttons if not b.text.startswith("«")]
-        choice = self.rng.choice(forward if forward and self.rng.random() < 0.9 else buttons)
+        confirm = [b for b in buttons if "Confirm" in b.text]
+        if confirm and self.rng.random() < 0.7:  # do not wander in the toggle menus
+            choice = confirm[0]
+        else:
+            choice = self.rng.choice(forward if forward and self.rng.random() < 0.9 else buttons)
         assert choice.callback_data is not None
         await press_and_wait(
             self.api, self.app, player, player, message["message_id"], choice.callback_data

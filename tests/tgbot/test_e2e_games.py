@@ -13,7 +13,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import Table, press_and_wait, running_bot, settle
 from tgbot.texts import Texts
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(240)
 
 GROUP = -1001
 
@@ -100,6 +100,7 @@ async def test_a_three_player_base_game_is_played_to_the_end_by_pressing_buttons
     assert api.calls_of("editMessageMedia")
 
 
+@pytest.mark.slow
 async def test_a_five_player_saboteur2_game_is_played_to_the_end_by_pressing_buttons(
     db: str,
 ) -> None:
