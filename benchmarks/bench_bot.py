@@ -32,10 +32,10 @@ from sqlalchemy.engine import make_url
 from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
-from tests.fakebotapi import FakeBotAPI
 from tgbot import notifier as notifier_module
 from tgbot.app import NOTIFIER_KEY, build_application, start_background, stop_background
 from tgbot.context import SERVICES_KEY, BotServices
+from tgbot.fakeapi import FakeBotAPI
 
 SERVER = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 NOTIFIER_METHODS = (
