@@ -239,6 +239,19 @@ def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
             return total
 
 
+def rebuild(engine: Engine, store: EventStore) -> int:
+    """Empty the deadlines (never the events) and project the whole log again."""
+    with _writer(engine) as conn:
+        _lock_position(conn)
+        conn.execute(delete(deadlines))
+        conn.execute(
+            update(projector_positions)
+            .where(projector_positions.c.name == PROJECTION)
+            .values(position=0)
+        )
+    return project(engine, store)
+
+
 def _lock_position(conn: Connection) -> int | None:
     """This projection's position, locked; None when another process holds it."""
     table = projector_positions

@@ -93,15 +93,20 @@ def _migrate(args: argparse.Namespace) -> int:
 def _projections_rebuild(args: argparse.Namespace) -> int:
     from infra.db import make_engine
     from infra.event_store import EventStore
+    from infra.deadlines import rebuild as rebuild_deadlines
+    from infra.history import HistoryProjector
     from infra.projector import Projector
 
     settings = _settings()
     engine = make_engine(settings.database_url)
     try:
-        count = Projector(engine, EventStore(engine)).rebuild()
+        store = EventStore(engine)
+        count = Projector(engine, store).rebuild()
+        HistoryProjector(engine, store).rebuild()
+        rebuild_deadlines(engine, store)
     finally:
         engine.dispose()
-    print(f"read models rebuilt from {count} events")
+    print(f"read models (games, statistics, history, deadlines) rebuilt from {count} events")
     return 0
 
 

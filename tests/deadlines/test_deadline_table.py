@@ -75,3 +75,13 @@ def test_concurrent_sweepers_claim_different_alarms(
     desk.close()
     assert len(mine) == 2 and len(theirs) == 2
     assert {d.game_id for d in mine} | {d.game_id for d in theirs} == set(games)
+
+
+def test_a_rebuild_from_the_log_gives_the_same_alarms(desk: Table) -> None:
+    games = [desk.new_game(first_deadline_in=60) for _ in range(2)]
+    desk.pass_turn(games[0])
+    desk.project()
+    before = {game: desk.alarms(game) for game in games}
+    deadlines.rebuild(desk.engine, desk.store)
+    assert {game: desk.alarms(game) for game in games} == before
+    assert before[games[0]] and before[games[1]]
