@@ -60,7 +60,7 @@ class Settings(BaseSettings):
     webhook_port: int = Field(default=8443, ge=1, le=65535)
     default_language: str = "en"
     snapshot_every: int = Field(default=50, ge=1)
-    sweep_interval_seconds: float = Field(default=5.0, gt=0)
+    sweep_interval_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "INFO"
 
     @field_validator("database_url")
