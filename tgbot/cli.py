@@ -92,8 +92,8 @@ def _migrate(args: argparse.Namespace) -> int:
 
 def _projections_rebuild(args: argparse.Namespace) -> int:
     from infra.db import make_engine
-    from infra.event_store import EventStore
     from infra.deadlines import rebuild as rebuild_deadlines
+    from infra.event_store import EventStore
     from infra.history import HistoryProjector
     from infra.projector import Projector
 
