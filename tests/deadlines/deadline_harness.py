@@ -40,6 +40,8 @@ TURN_SECONDS = 10  # the rules engine's shortest timer
 SWEEP_INTERVAL = 0.5
 LEASE_SECONDS = 2.0
 PLAYERS = (101, 102, 103)
+# What a worker started with DEADLINE_TEST_HOLD_AFTER logs when it holds a task.
+HOLDING = "holding a timeout until killed"
 
 T = TypeVar("T")
 

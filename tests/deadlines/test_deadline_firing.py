@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from deadline_harness import (
+    HOLDING,
     SWEEP_INTERVAL,
     Process,
     Table,
@@ -84,13 +85,15 @@ def test_a_worker_killed_mid_flight_leaves_every_deadline_to_fire_exactly_once(
 ) -> None:
     games = [table.new_game(first_deadline_in=0.5) for _ in range(12)]
     owed = {game: table.pending(game).decision for game in games}
-    first = worker(database, broker, tmp_path / "first.log").start()
+    # The first worker times out one decision, then holds the next one, unacknowledged,
+    # until it is killed.
+    first = worker(database, broker, tmp_path / "first.log", DEADLINE_TEST_HOLD_AFTER="1")
+    first.start()
     try:
-        # Send them all, then kill the worker as soon as it has fired one.
-        table.sweep_until(lambda: _fired(table, owed) >= 1)
+        table.sweep_until(lambda: _fired(table, owed) >= 1 and HOLDING in first.log())
     finally:
         first.kill()
-    assert _fired(table, owed) < len(games), "the worker finished before it was killed"
+    assert _fired(table, owed) == 1
 
     with running(worker(database, broker, tmp_path / "second.log")):
         table.sweep_until(lambda: _fired(table, owed) == len(games), timeout=30)
