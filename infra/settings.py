@@ -16,6 +16,8 @@ from sqlalchemy.exc import ArgumentError
 
 DEFAULT_DATABASE_URL = "sqlite:///./saboteur.db"
 DEFAULT_BROKER_URL = "sqla+sqlite:///./celery-broker.db"
+# The languages the message catalogs (tgbot/locales) are written in.
+LANGUAGES = ("en", "es", "pl")
 
 
 class ConfigurationError(ValueError):
@@ -61,6 +63,9 @@ class Settings(BaseSettings):
     default_language: str = "en"
     snapshot_every: int = Field(default=50, ge=1)
     sweep_interval_seconds: float = Field(default=2.0, gt=0)
+    # A deadline task not done this long after its alarm fired counts as lost and is
+    # sent again by the next sweep.
+    deadline_lease_seconds: float = Field(default=30.0, gt=0)
     log_level: str = "INFO"
 
     @field_validator("database_url")
@@ -73,7 +78,15 @@ class Settings(BaseSettings):
     def _redis_url(cls, value: str) -> str:
         value = value.strip()
         if value and not value.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("REDIS_URL must start with redis:// or rediss://")
+            raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("default_language")
+    @classmethod
+    def _default_language(cls, value: str) -> str:
+        value = value.strip().lower()
+        if value not in LANGUAGES:
+            raise ValueError(f"DEFAULT_LANGUAGE must be one of {', '.join(LANGUAGES)}")
         return value
 
     @field_validator("log_level")

@@ -31,7 +31,15 @@ def test_postgres_and_redis_urls_are_normalised_and_used(monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("DATABASE_URL", "mysql://x/y"), ("WEBHOOK_PORT", "abc"), ("LOG_LEVEL", "loud")],
+    [
+        ("DATABASE_URL", "mysql://x/y"),
+        ("WEBHOOK_PORT", "abc"),
+        ("LOG_LEVEL", "loud"),
+        ("DEFAULT_LANGUAGE", "xx"),
+        ("DEADLINE_LEASE_SECONDS", "0"),
+        ("DEADLINE_LEASE_SECONDS", "soon"),
+        ("REDIS_URL", "http://x"),
+    ],
 )
 def test_broken_configuration_is_one_line_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch, name: str, value: str
@@ -42,6 +50,27 @@ def test_broken_configuration_is_one_line_naming_the_variable(
         load_settings(_env_file=None)
 
     assert name in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_the_deadline_lease_and_language_are_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DEADLINE_LEASE_SECONDS", "12.5")
+    monkeypatch.setenv("DEFAULT_LANGUAGE", " PL ")
+
+    settings = load_settings(_env_file=None)
+
+    assert settings.deadline_lease_seconds == 12.5
+    assert settings.default_language == "pl"
+
+
+def test_a_bad_redis_url_names_every_accepted_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDIS_URL", "http://x")
+
+    with pytest.raises(ConfigurationError) as raised:
+        load_settings(_env_file=None)
+
+    assert all(form in str(raised.value) for form in ("redis://", "rediss://", "unix://"))
 
 
 def test_the_command_reports_broken_configuration_without_a_traceback(
