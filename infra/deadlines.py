@@ -330,14 +330,22 @@ def sweep(
 
     Sending only after the commit means a task never runs before its lease is visible; a
     send that fails (or a message the broker loses) leaves the lease to run out, and a
-    later sweep sends it again.
+    later sweep sends it again. One failed send is logged and the others still go: the
+    claims returned are those sent.
     """
     project(engine, store)
     with _writer(engine) as conn:
         claimed = claim_due(conn, now, lease, lookahead)
+    sent: list[Due] = []
     for due in claimed:
-        send(due)
-    return claimed
+        try:
+            send(due)
+        except Exception:
+            # Its lease stays: once it runs out, a later sweep claims and sends it again.
+            log.exception("sending %s of %s/%s failed", due.which, due.game_id, due.decision)
+        else:
+            sent.append(due)
+    return sent
 
 
 def complete(conn: Connection, game_id: str, decision: int, which: str) -> None:

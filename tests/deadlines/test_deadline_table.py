@@ -85,3 +85,33 @@ def test_a_rebuild_from_the_log_gives_the_same_alarms(desk: Table) -> None:
     deadlines.rebuild(desk.engine, desk.store)
     assert {game: desk.alarms(game) for game in games} == before
     assert before[games[0]] and before[games[1]]
+
+
+def test_a_send_that_fails_holds_back_only_its_own_alarm(desk: Table) -> None:
+    games = [desk.new_game(first_deadline_in=60) for _ in range(3)]
+    broken = games[1]
+    failing = {broken}
+    desk.project()
+    sent: list[str] = []
+
+    def send(due: deadlines.Due) -> None:
+        if due.game_id in failing:
+            raise ConnectionError("the broker is gone")
+        sent.append(due.game_id)
+        with desk.engine.begin() as conn:  # the task ran: the alarm is done
+            deadlines.complete(conn, due.game_id, due.decision, due.which)
+
+    def sweep(now: datetime) -> list[str]:
+        sent.clear()
+        deadlines.sweep(desk.engine, desk.store, send, now, timedelta(seconds=2))
+        return sorted(g for g in sent if g in games)
+
+    due = at(max(desk.pending(g).deadline for g in games))
+    assert sweep(due) == sorted([games[0], games[2]])
+    assert desk.alarms(broken) == [(desk.pending(broken).decision, "timeout")]
+    # The broker is back, but the failed alarm is still leased: once the lease ran out,
+    # a sweep sends it again.
+    failing.clear()
+    assert sweep(due + timedelta(seconds=1)) == []
+    assert sweep(due + timedelta(seconds=2)) == [broken]
+    assert desk.alarms(broken) == []
