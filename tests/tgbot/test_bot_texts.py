@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from domain.cards import Action, Role, deck
+from domain.errors import DomainError
 from tgbot import i18n
+from tgbot.handlers.common import error_text
 from tgbot.texts import Texts, pick_language
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,3 +82,25 @@ def test_the_language_is_the_users_telegram_language_unless_unknown() -> None:
     assert pick_language("pl", "en") == "pl"
     assert pick_language("de", "en") == "en"
     assert pick_language(None, "pl") == "pl"
+
+
+def domain_error_codes() -> set[str]:
+    """Every refusal code the rules can answer with (the subclasses of DomainError)."""
+    codes: set[str] = set()
+    pending = list(DomainError.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        codes.add(cls.code)
+        pending.extend(cls.__subclasses__())
+    return codes
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_refusal_is_explained_with_its_own_message(lang: str) -> None:
+    texts = Texts(lang)
+    generic = texts.t("error.domain_error")
+    codes = domain_error_codes() | {"busy"}
+    assert len(codes) > 15
+    vague = sorted(code for code in codes if error_text(texts, code) == generic)
+    assert vague == []
+    assert error_text(texts, "not_your_turn") == i18n.t(lang, "error.not_your_turn")

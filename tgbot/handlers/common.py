@@ -63,7 +63,8 @@ async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
 
 
 def error_text(texts: Texts, code: str) -> str:
-    key = f"error_{code}"
+    """Why a command was refused, in the reader's language (``error.<code>``)."""
+    key = f"error.{code}"
     return texts.t(key) if texts.has(key) else texts.t("error.domain_error")
 
 
