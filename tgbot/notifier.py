@@ -171,13 +171,12 @@ class Notifier:
     async def announce(self, game_id: str, records: Sequence[StoredEvent]) -> None:
         first = records[0].version - 1
         state = self.state_before(game_id, first)
-        events = [self.services.service.decode(r) for r in records]
         batch = _Batch(self, game_id, state, first)
-        await batch.run(events)
+        await batch.run(records)
         if batch.state.phase in ("finished", "cancelled"):
             self.cache.pop(game_id, None)
         else:
-            self.cache[game_id] = (batch.state, first + len(events))
+            self.cache[game_id] = (batch.state, first + len(records))
 
     # -- building blocks shared with the handlers ------------------------------------
 
@@ -403,8 +402,11 @@ def public_line(d: dict[str, Any], state: GameState, texts: Texts) -> str | None
     return None
 
 
-def private_line(d: dict[str, Any], state: GameState, me: PlayerId, texts: Texts) -> str | None:
-    """News only ``me`` may read, from ``describe(event, me)``; None when nothing new."""
+def private_line(
+    d: dict[str, Any], state: GameState, me: PlayerId, texts: Texts, at_ms: int | None = None
+) -> str | None:
+    """News only ``me`` may read, from ``describe(event, me)``; None when nothing new.
+    ``at_ms``: when the event was recorded (a reminder tells the time left from then)."""
     names = state.names
     kind = d["type"]
     if kind == "round_started":
@@ -438,8 +440,10 @@ def private_line(d: dict[str, Any], state: GameState, me: PlayerId, texts: Texts
         return texts.t("bot.gold_picked_private", gold=d["value"])
     elif kind == "player_reminded" and d.get("player") == me:
         pending = state.pending
-        left = max(0, (pending.deadline - d.get("at", pending.deadline)) // 1000) if pending else 0
-        return texts.t(f"reminder.{d['which']}", name=esc(names.get(me, "?")), seconds=left or "…")
+        if pending is None or at_ms is None:
+            return None
+        left = texts.remaining((pending.deadline - at_ms) / 1000)
+        return texts.t(f"reminder.{d['which']}", name=esc(names.get(me, "?")), left=left)
     return None
 
 
@@ -478,11 +482,13 @@ class _Batch:
             found = self.user_texts[player] = self.notifier.user_texts(player)
         return found
 
-    async def run(self, events: Sequence[ev.Event]) -> None:
+    async def run(self, records: Sequence[StoredEvent]) -> None:
         n = self.notifier
         gtexts = n.group_texts(self.state)
         start_pending = self.state.pending
-        for event in events:
+        for record in records:
+            event = n.services.service.decode(record)
+            at_ms = int(record.recorded_at.timestamp() * 1000)
             before = self.state
             self.state = evolve(before, event)
             self.version += 1
@@ -497,7 +503,8 @@ class _Batch:
                 self.lines.append(line)
                 self.board_changed = True
             for player in state.seating:
-                news = private_line(describe(event, player), state, player, self.texts(player))
+                described = describe(event, player)
+                news = private_line(described, state, player, self.texts(player), at_ms)
                 if news is not None:
                     self.news[player].append(news)
             match event:

@@ -65,6 +65,30 @@ class Texts:
                 return self.t(f"bot.duration_{unit}", n=seconds // size)
         return self.t("bot.duration_seconds", n=seconds)
 
+    def remaining(self, seconds: float) -> str:
+        """A time left as a person says it, rounded up: ``45 s``, ``3 min``, ``1 h 30 min``.
+
+        >>> [Texts("en").remaining(s) for s in (45, 150, 5399, 43200, 90000)]
+        ['45 s', '3 min', '1 h 30 min', '12 h', '1 d 1 h']
+        """
+        whole = max(0, int(-(-seconds // 1)))
+        if whole < 60:
+            return self.t("bot.duration_seconds", n=whole)
+        minutes = -(-whole // 60)
+        if minutes < 60:
+            return self.t("bot.duration_minutes", n=minutes)
+        hours, minutes = divmod(minutes, 60)
+        if hours < 24:
+            parts = [self.t("bot.duration_hours", n=hours)]
+            if minutes and hours < 6:
+                parts.append(self.t("bot.duration_minutes", n=minutes))
+            return " ".join(parts)
+        days, hours = divmod(hours + (minutes > 0), 24)
+        parts = [self.t("bot.duration_days", n=days)]
+        if hours:
+            parts.append(self.t("bot.duration_hours", n=hours))
+        return " ".join(parts)
+
 
 def esc(text: str) -> str:
     """A user-supplied string made safe for HTML parse mode."""

@@ -157,3 +157,46 @@ class Table:
             if not await self.play_one():
                 return
         raise AssertionError("the game did not end")
+
+
+def seat(api: FakeBotAPI, group: int, players: list[int], *, lang: str = "en") -> None:
+    """A group whose first player is its admin; every player opened the private chat."""
+    api.group(group, "Mine", admins=(players[0],))
+    for p in players:
+        api.user(p, f"P{p}", lang)
+        api.send_text(p, p, "/start")
+
+
+def lobby_button(api: FakeBotAPI, message: dict[str, Any], index: int) -> str:
+    """The callback data of the lobby's ``index``-th button (0 Join, 1 Leave, 2 Start, ...)."""
+    buttons = [b for row in api.keyboard(message) for b in row if b.callback_data]
+    data = buttons[index].callback_data
+    assert data is not None
+    return data
+
+
+async def open_game(
+    api: FakeBotAPI, app: BotApplication, group: int, players: list[int], edition: str = "base"
+) -> dict[str, Any]:
+    """The first player sends /newgame, the others press Join; returns the lobby message."""
+    api.send_text(group, players[0], f"/newgame {edition}")
+    await settle(api, app)
+    lobby = next(m for m in api.messages_in(group) if api.keyboard(m))
+    for player in players[1:]:
+        await press_and_wait(
+            api, app, group, player, lobby["message_id"], lobby_button(api, lobby, 0)
+        )
+    return lobby
+
+
+async def start_game(
+    api: FakeBotAPI, app: BotApplication, group: int, players: list[int], edition: str = "base"
+) -> str:
+    """A game opened, joined and started by its creator; returns the game id."""
+    lobby = await open_game(api, app, group, players, edition)
+    await press_and_wait(
+        api, app, group, players[0], lobby["message_id"], lobby_button(api, lobby, 2)
+    )
+    game_id = bot_services(app).active_game(group)
+    assert game_id is not None
+    return game_id
