@@ -13,7 +13,7 @@ everything: roles, hands, what a map or an inspection showed, which cards were p
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -56,6 +56,10 @@ class GameNotFinishedError(ReplayError):
 
 class GameNotFoundError(ReplayError):
     """No events are stored under that game id."""
+
+
+class GameCancelledError(GameNotFinishedError):
+    """The game was cancelled before it ended: there is no finished game to replay."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +106,9 @@ def boundaries(events: Sequence[Event]) -> list[Boundary]:
     return result
 
 
-SnapshotLookup = Callable[[int], "tuple[int, GameState] | None"]
-"""Given a count of events, the nearest stored state at or before it: (count, state)."""
-
-
 CHECKPOINT_EVERY: Final = 64
-"""While folding, keep the state every this many events, so a later jump folds little."""
+"""While folding, keep the state every this many events (in memory), so any step is
+folded from at most this many events back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +139,11 @@ class Step:
 
 
 class Replay:
-    """The steps of one finished game, folded on demand from its events.
+    """The steps of one finished game, folded on demand from its events alone.
 
-    States are cached as they are computed; a state is folded from the nearest cached
-    one, or from the nearest snapshot ``snapshots`` offers, or from the beginning.
+    The replay keeps the state every :data:`CHECKPOINT_EVERY` events in memory as it folds;
+    a step's state is folded from the nearest checkpoint at or before it. Nothing but the
+    events is read: no stored snapshot, no read model.
     """
 
     def __init__(
@@ -149,20 +151,20 @@ class Replay:
         game_id: str,
         events: Sequence[Event],
         *,
-        snapshots: SnapshotLookup | None = None,
         require_finished: bool = True,
     ) -> None:
         if not events:
             raise GameNotFoundError(game_id)
         if require_finished and not any(isinstance(e, ev.GameEnded) for e in events):
+            if any(isinstance(e, ev.GameCancelled) for e in events):
+                raise GameCancelledError(game_id)
             raise GameNotFinishedError(game_id)
         self.game_id = game_id
         self.events: tuple[Event, ...] = tuple(events)
         self.boundaries: tuple[Boundary, ...] = tuple(boundaries(self.events))
         if not self.boundaries:
             raise GameNotFinishedError(game_id)
-        self._snapshots = snapshots
-        self._states: dict[int, GameState] = {}
+        self._checkpoints: dict[int, GameState] = {0: initial_state()}
 
     def __len__(self) -> int:
         return len(self.boundaries)
@@ -188,26 +190,22 @@ class Replay:
         return result
 
     def state_at(self, count: int) -> GameState:
-        """The state after the first ``count`` events of the stream."""
-        if count in self._states:
-            return self._states[count]
-        base_count, state = 0, None
-        cached = [c for c in self._states if c <= count]
-        if cached:
-            base_count = max(cached)
-            state = self._states[base_count]
-        if self._snapshots is not None:
-            found = self._snapshots(count)
-            if found is not None and found[0] > base_count and found[0] <= count:
-                base_count, state = found
-        if state is None:
-            state = initial_state()
-        for position in range(base_count, count):
+        """The state after the first ``count`` events of the stream, folded from the
+        nearest checkpoint."""
+        base = count - count % CHECKPOINT_EVERY
+        while base not in self._checkpoints:
+            base -= CHECKPOINT_EVERY
+        state = self._checkpoints[base]
+        for position in range(base, count):
             state = evolve(state, self.events[position])
             if (position + 1) % CHECKPOINT_EVERY == 0:
-                self._states[position + 1] = state
-        self._states[count] = state
+                self._checkpoints[position + 1] = state
         return state
+
+    @property
+    def checkpoints(self) -> tuple[int, ...]:
+        """The event counts whose state is kept in memory."""
+        return tuple(sorted(self._checkpoints))
 
     def step(self, index: int) -> Step:
         index = max(0, min(index, len(self) - 1))

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import pytest
 
+from domain import codec, decider
 from domain import events as ev
+from domain.decider import evolve, initial_state
+from domain.state import GameState
+from infra.db import make_engine
+from infra.event_store import EventStore
+from infra.game_service import GameService
 from tests.replay.games import PlayedGame
+from tests.replay.test_history_figures import store_game
+from tgbot import replay as replay_module
+from tgbot.handlers.history import load_replay
 from tgbot.replay import (
+    CHECKPOINT_EVERY,
     LANGUAGES,
     MOVE,
     ROUND_END,
@@ -59,17 +69,38 @@ def test_there_is_one_step_per_move_and_per_round_start_and_end(
     ]
 
 
-def test_a_step_folds_from_the_nearest_snapshot_offered(finished_game: PlayedGame) -> None:
-    asked: list[int] = []
-    middle = len(finished_game.events) // 2
+def test_a_step_is_folded_from_the_nearest_checkpoint_in_memory(
+    finished_game: PlayedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replay = Replay("g", finished_game.events)
+    assert replay.final == finished_game.final
+    assert len(replay.checkpoints) > 2
+    folded: list[object] = []
 
-    def snapshots(count: int) -> tuple[int, object] | None:
-        asked.append(count)
-        return (middle, finished_game.states[middle - 1]) if count >= middle else None
+    def counting(state: GameState, event: ev.Event) -> GameState:
+        folded.append(event)
+        return evolve(state, event)
 
-    replay = Replay("g", finished_game.events, snapshots=snapshots)  # type: ignore[arg-type]
-    last = replay.step(len(replay) - 1)
-    assert asked and last.state == finished_game.final
+    monkeypatch.setattr(replay_module, "evolve", counting)
+    for index in (len(replay) - 2, 1, len(replay) // 2):
+        folded.clear()
+        step = replay.step(index)
+        assert step.state == finished_game.states[step.version - 1]
+        assert len(folded) < 2 * CHECKPOINT_EVERY
+
+
+def test_the_bot_replays_from_the_events_alone_never_a_stored_snapshot(
+    sqlite_url: str, finished_game: PlayedGame
+) -> None:
+    store = EventStore(make_engine(sqlite_url), upcasters=codec.UPCASTERS)
+    game_id = store_game(store, finished_game.events, day=0)
+    service = GameService(store, decider, codec)
+    # A snapshot that does not match the log: a replay reading it would show it.
+    store.save_snapshot(game_id, len(finished_game.events) - 1, service.kind, initial_state())
+    replay = load_replay(store, game_id, service.decode)
+    assert replay.final == finished_game.final
+    for step in (replay.step(len(replay) - 1), replay.step(len(replay) // 2)):
+        assert step.state == finished_game.states[step.version - 1]
 
 
 def test_captions_tell_everything_in_every_language(finished_game: PlayedGame) -> None:

@@ -54,8 +54,7 @@ CACHED_REPLAYS: Final = 16
 
 class ReplayCache:
     """The last replays opened, kept in memory: a finished game never changes, so stepping
-    through it folds each event at most once (and from the store's snapshot when there
-    is one before the step)."""
+    through it folds from the replay's in-memory checkpoints."""
 
     def __init__(self, size: int = CACHED_REPLAYS) -> None:
         self.size = size
@@ -66,32 +65,21 @@ class ReplayCache:
         if found is not None:
             self._replays.move_to_end(game_id)
             return found
-        replay = load_replay(
-            services.store, game_id, services.service.decode, services.service.kind
-        )
+        replay = load_replay(services.store, game_id, services.service.decode)
         self._replays[game_id] = replay
         while len(self._replays) > self.size:
             self._replays.popitem(last=False)
         return replay
 
 
-def load_replay(store: EventStore, game_id: str, decode: Any, kind: str | None = None) -> Replay:
-    """A finished game's replay, folded from its stored events only.
+def load_replay(store: EventStore, game_id: str, decode: Any) -> Replay:
+    """A finished game's replay, folded from its stored events only (no snapshot, no read
+    model).
 
     Raises :class:`GameNotFoundError` or :class:`GameNotFinishedError`.
     """
-    stored = store.load(game_id)
-    events: list[Event] = [decode(e) for e in stored]
-
-    def snapshots(count: int) -> tuple[int, Any] | None:
-        if kind is None:
-            return None
-        snapshot = store.load_snapshot(game_id, kind)
-        if snapshot is None or snapshot.version > count:
-            return None
-        return snapshot.version, snapshot.state
-
-    return Replay(game_id, events, snapshots=snapshots)
+    events: list[Event] = [decode(e) for e in store.load(game_id)]
+    return Replay(game_id, events)
 
 
 def _cache(context: BotContext) -> ReplayCache:
