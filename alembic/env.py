@@ -1,16 +1,22 @@
-"""Alembic environment: the URL comes from ``-x url=``, ``sqlalchemy.url`` or settings."""
+"""Alembic environment: the URL comes from ``-x url=``, ``sqlalchemy.url`` or settings.
+
+A URL that cannot be used, or a database that cannot be reached, stops ``alembic`` with
+one line naming the variable and exit status 2. Called from Python
+(:mod:`infra.migrations`), the same problems raise :class:`ConfigurationError` instead.
+"""
 
 from __future__ import annotations
 
 import importlib
+import sys
 from contextlib import suppress
 from logging.config import fileConfig
 
 from alembic import context
 
-from infra.db import make_engine
+from infra.db import connect_or_explain, make_engine
 from infra.schema import metadata
-from infra.settings import load_settings, normalise_database_url
+from infra.settings import ConfigurationError, load_settings, normalise_database_url
 
 # Modules that register their tables on infra.schema.metadata, so `alembic check`
 # compares them too.
@@ -24,10 +30,23 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 
+def _source() -> str:
+    """Where the URL comes from, as the person running alembic wrote it."""
+    return "-x url=" if "url" in context.get_x_argument(as_dictionary=True) else "DATABASE_URL"
+
+
 def _url() -> str:
-    url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option(
-        "sqlalchemy.url"
-    )
+    given = context.get_x_argument(as_dictionary=True)
+    if "url" in given:
+        # `-x url=` with nothing after it is a mistake (an empty variable in a script),
+        # never a request for the default database.
+        if not given["url"].strip():
+            raise ConfigurationError("-x url= is empty: give the database URL to migrate")
+        try:
+            return normalise_database_url(given["url"])
+        except ConfigurationError as error:
+            raise ConfigurationError(str(error).replace("DATABASE_URL", "-x url=", 1)) from None
+    url = config.get_main_option("sqlalchemy.url")
     return normalise_database_url(url) if url else load_settings().database_url
 
 
@@ -52,7 +71,7 @@ def run_migrations_online() -> None:
         return
     engine = make_engine(_url())
     try:
-        with engine.connect() as connection:
+        with connect_or_explain(engine, _source()) as connection:
             _run(connection)
     finally:
         engine.dispose()
@@ -70,7 +89,17 @@ def _run(connection: object) -> None:
         context.run_migrations()
 
 
-if context.is_offline_mode():
-    run_migrations_offline()
-else:
-    run_migrations_online()
+def main() -> None:
+    try:
+        if context.is_offline_mode():
+            run_migrations_offline()
+        else:
+            run_migrations_online()
+    except ConfigurationError as error:
+        if config.attributes.get("raise_configuration_errors"):
+            raise
+        print(f"alembic: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+main()

@@ -13,11 +13,12 @@ service at all. Either way the broker is disposable: deadlines live in the datab
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from celery import Celery
 
-from infra.settings import Settings, load_settings
+from infra.settings import ConfigurationError, Settings, load_settings
 
 # A sent task not acknowledged within this long is handed to another worker by Redis.
 # Tasks take milliseconds; the sweeper's lease, not this, bounds how late a lost one is.
@@ -78,4 +79,14 @@ def create_app(settings: Settings | None = None) -> Celery:
     return app
 
 
-app = create_app()
+def _app_or_exit() -> Celery:
+    # `celery -A infra.celery_app ...` imports this module: a setting that cannot be used
+    # ends the worker or beat with one line, as it ends saboteur-bot.
+    try:
+        return create_app()
+    except ConfigurationError as error:
+        print(f"celery: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+app = _app_or_exit()

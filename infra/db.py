@@ -6,8 +6,9 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 
-from infra.settings import normalise_database_url
+from infra.settings import ConfigurationError, normalise_database_url
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
@@ -46,6 +47,22 @@ def _configure_sqlite(engine: Engine) -> None:
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get("sqlite_begin", "")
         connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def connect_or_explain(engine: Engine, variable: str = "DATABASE_URL") -> Connection:
+    """``engine.connect()``, turning a database that cannot be reached (server down, wrong
+    host, password refused, SQLite folder missing) into one line naming ``variable``.
+
+    Raises :class:`ConfigurationError`.
+    """
+    try:
+        return engine.connect()
+    except OperationalError as error:
+        url = engine.url.render_as_string(hide_password=True)
+        reason = str(error.orig or error).strip().splitlines()
+        raise ConfigurationError(
+            f"{variable} {url}: cannot connect ({reason[0] if reason else 'no reason given'})"
+        ) from None
 
 
 def is_postgres(engine: Engine | Connection) -> bool:

@@ -19,6 +19,8 @@ def alembic_config(url: str) -> Config:
     config.set_main_option("script_location", str(ROOT / "alembic"))
     config.set_main_option("sqlalchemy.url", normalise_database_url(url).replace("%", "%%"))
     config.attributes["configure_logger"] = False
+    # Problems come back as ConfigurationError, not as alembic's exit.
+    config.attributes["raise_configuration_errors"] = True
     return config
 
 

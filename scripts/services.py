@@ -45,9 +45,18 @@ def check() -> int:
 def createdb() -> int:
     name = f"saboteur_check_{uuid.uuid4().hex[:12]}"
     engine = create_engine(_admin(), isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+        print(
+            f"cannot create a database on {POSTGRES}: {reason[0] if reason else error}",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        engine.dispose()
     print(make_url(POSTGRES).set(database=name).render_as_string(hide_password=False))
     return 0
 
