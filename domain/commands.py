@@ -135,6 +135,20 @@ class ChooseTheftVictim:
 
 
 @dataclass(frozen=True, slots=True)
+class ComeBack:
+    """An away player (RULES.md §7) is back: their decisions get the whole timer again.
+
+    Allowed at any time while the game runs, to a seated player who is away. A decision of
+    theirs still pending (opened, while they were away, already due) is opened again with
+    a full deadline; its old deadline then decides nothing.
+    """
+
+    actor: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class TimeOut:
     """The deadline of decision ``decision`` passed. A decision already made: no events."""
 
@@ -169,6 +183,7 @@ Command = (
     | DiscardToRemove
     | PickGold
     | ChooseTheftVictim
+    | ComeBack
     | TimeOut
     | RemindPlayer
 )

@@ -42,6 +42,7 @@ from domain.commands import (
     CancelGame,
     ChangeSettings,
     ChooseTheftVictim,
+    ComeBack,
     Command,
     CreateGame,
     DiscardToRemove,
@@ -181,6 +182,8 @@ def _dispatch(state: GameState, command: Command) -> _Log:
             return _pick_gold(state, command)
         case ChooseTheftVictim():
             return _choose_victim(state, command)
+        case ComeBack():
+            return _come_back(state, command)
         case TimeOut():
             return _time_out(state, command)
         case RemindPlayer():
@@ -663,6 +666,22 @@ def _choose_victim(state: GameState, cmd: ChooseTheftVictim) -> _Log:
     log = _acting(state, cmd.actor)
     log.emit(TheftResolved(cmd.actor, cmd.victim))
     _next_theft(log, cmd.at, cmd.seed)
+    return log
+
+
+def _come_back(state: GameState, cmd: ComeBack) -> _Log:
+    """An away player is back (§7). Their decision still pending was opened with a deadline
+    already due: it is opened again, under a new id, with the whole timer, so the old
+    deadline's ``TimeOut`` is stale and decides nothing."""
+    _require_phase(state, "playing")
+    if not state.is_player(cmd.actor):
+        raise errors.NotAPlayer()
+    if cmd.actor not in state.away:
+        raise errors.NotAway()
+    log = _emitted(state, PlayerCameBack(cmd.actor))
+    pending = state.pending
+    if pending is not None and pending.player == cmd.actor:
+        _open(log, cmd.actor, pending.kind, cmd.at)
     return log
 
 

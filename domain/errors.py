@@ -114,6 +114,12 @@ class InvalidPass(DomainError):
     code = "invalid_pass"
 
 
+class NotAway(DomainError):
+    """Only a player who is away (three timeouts in a row, RULES.md §7) can come back."""
+
+    code = "not_away"
+
+
 class NotInEdition(DomainError):
     """A saboteur2 option used in a base game."""
 

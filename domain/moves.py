@@ -15,6 +15,7 @@ from domain import board as geo
 from domain.cards import Card, card
 from domain.commands import (
     ChooseTheftVictim,
+    ComeBack,
     Command,
     DiscardToRemove,
     Pass,
@@ -28,15 +29,26 @@ from domain.state import GameState, PlayerId
 
 
 def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
-    """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now."""
-    pending = state.pending
-    if state.phase != "playing" or pending is None or pending.player != player:
+    """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now.
+
+    The moves of the decision ``player`` owes come first; a player who is away (RULES.md
+    §7) also finds :class:`~domain.commands.ComeBack` last, whether they owe a decision
+    or not.
+    """
+    if state.phase != "playing":
         return []
+    back: list[Command] = [ComeBack(player)] if player in state.away else []
+    pending = state.pending
+    if pending is None or pending.player != player:
+        return back
+    moves: list[Command]
     if pending.kind == "gold_pick":
-        return [PickGold(player, value) for value in pick_values(state)]
-    if pending.kind == "theft":
-        return [ChooseTheftVictim(player, victim) for victim in theft_victims(state, player)]
-    return _turn_moves(state, player)
+        moves = [PickGold(player, value) for value in pick_values(state)]
+    elif pending.kind == "theft":
+        moves = [ChooseTheftVictim(player, victim) for victim in theft_victims(state, player)]
+    else:
+        moves = _turn_moves(state, player)
+    return moves + back
 
 
 def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:

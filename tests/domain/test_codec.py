@@ -20,6 +20,7 @@ from domain.commands import (
     CancelGame,
     ChangeSettings,
     ChooseTheftVictim,
+    ComeBack,
     Command,
     CreateGame,
     DiscardToRemove,
@@ -105,6 +106,7 @@ COMMANDS: list[Command] = [
     DiscardToRemove(1, (3, 4), "broken_cart"),
     PickGold(1, 3),
     ChooseTheftVictim(1, 4),
+    ComeBack(2, at=8, seed=1),
     TimeOut(12, at=100, seed=3),
     RemindPlayer(12, "half"),
 ]

@@ -14,6 +14,7 @@ from domain.board import GOAL_CELLS
 from domain.cards import Tool
 from domain.commands import (
     ChooseTheftVictim,
+    ComeBack,
     Command,
     DiscardToRemove,
     Pass,
@@ -78,6 +79,7 @@ def _candidates(state: GameState, seed: int) -> list[Command]:
                 found.append(DiscardToRemove(player, (cards[0], cards[1]), pick(front)))
         found += [PickGold(player, v) for v in range(5)]
         found += [ChooseTheftVictim(player, p) for p in players]
+    found += [ComeBack(p) for p in players]
     return found
 
 
