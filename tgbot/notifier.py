@@ -38,6 +38,7 @@ from infra.event_store import StoredEvent
 from tgbot import keyboards as kb
 from tgbot import render
 from tgbot.context import BotServices
+from tgbot.handlers.history import replay_button
 from tgbot.texts import Texts, cell_text, esc, mention
 
 log = logging.getLogger(__name__)
@@ -530,7 +531,13 @@ class _Batch:
                     await self.group_text(round_end_text(event, state, gtexts))
                     self.new_board = True
                 case ev.GameEnded():
-                    await self.group_text(game_end_text(event, state, gtexts))
+                    replay = replay_button(
+                        self.game_id, n.services.callback_key, gtexts.t("bot.button_replay")
+                    )
+                    await self.group_text(
+                        game_end_text(event, state, gtexts),
+                        reply_markup=InlineKeyboardMarkup([[replay]]),
+                    )
                 case _:
                     pass
         state = self.state
@@ -542,9 +549,13 @@ class _Batch:
 
     # -- group --------------------------------------------------------------------
 
-    async def group_text(self, text: str) -> None:
+    async def group_text(self, text: str, reply_markup: InlineKeyboardMarkup | None = None) -> None:
         await self.notifier.outbox.call(
-            self.state.chat_id, "send_message", text=text, parse_mode=ParseMode.HTML
+            self.state.chat_id,
+            "send_message",
+            text=text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=reply_markup,
         )
 
     async def update_lobby(self, texts: Texts) -> None:

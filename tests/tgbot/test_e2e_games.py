@@ -91,7 +91,18 @@ async def play_game(db: str, edition: str, count: int, seed: int) -> FakeBotAPI:
             texts = api.texts_in(GROUP)
             assert any("Game over" in t for t in texts), texts[-3:]
             assert_no_secret_in_group(api)
+            await replay_from_game_over(api, app, players[0])
         return api
+
+
+async def replay_from_game_over(api: FakeBotAPI, app: object, player: int) -> None:
+    """The game-over message carries a Replay button; pressing it opens the replay."""
+    over = next(m for m in api.messages_in(GROUP) if "Game over" in m.get("text", ""))
+    replay = next(b for row in api.keyboard(over) for b in row if "Replay" in b.text)
+    sent = len(api.messages_in(GROUP))
+    await press_and_wait(api, app, GROUP, player, over["message_id"], replay.callback_data)  # type: ignore[arg-type]
+    opened = api.messages_in(GROUP)[sent:]
+    assert any("photo" in m and "Replay" in m.get("caption", "") for m in opened), opened
 
 
 async def test_a_three_player_base_game_is_played_to_the_end_by_pressing_buttons(db: str) -> None:
