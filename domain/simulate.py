@@ -82,13 +82,17 @@ def gold_violations(state: GameState, paid: int) -> list[str]:
 
 
 def view_violations(state: GameState) -> list[str]:
-    """A player's view, while a turn is pending, shows only their own hand and dwarf."""
+    """A player's view, while a decision is pending, shows only their own hand and dwarf,
+    and the nugget cards on offer only to the player picking now."""
     pending = state.pending
-    if state.phase != "playing" or pending is None or pending.kind != "turn":
+    if state.phase != "playing" or pending is None:
         return []
     found: list[str] = []
     for viewer in (None, *state.seating):
         view = view_for(state, viewer)
+        offer = state.gold_pick_offer if viewer == pending.player else ()
+        if view.gold_pick_offer != offer:
+            found.append(f"view of {viewer} shows another player's nugget cards")
         own = state.hand(viewer) if viewer is not None else ()
         if view.hand != own or view.hands or view.roles or view.final_gold:
             found.append(f"view of {viewer} shows other players' secrets")

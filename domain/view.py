@@ -6,7 +6,9 @@ Public (``viewer=None``: the group chat, spectators): the board with unrevealed 
 hidden, seating, names, hand counts, cards in front of players, the draw pile's size, the
 round, the pending decision, who is away, (saboteur2) who has gold, past round results.
 Private to the viewer: their hand, their dwarf, their gold, goals they mapped, roles they
-inspected. Once the game is finished everything is public.
+inspected, and (base, picking gold) the nugget cards passed to them while it is their pick:
+the first picker sees every card drawn, each next one only what is left (§6.1, "gold is
+secret"). Once the game is finished everything is public.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ class View:
     gold: int | None
     known_goals: Mapping[geo.Cell, str]
     inspected: Mapping[PlayerId, str]
-    gold_pick_offer: tuple[int, ...]  # the nugget cards, for the player picking now
+    # base: the nugget cards still being passed round, for the player picking now alone
+    gold_pick_offer: tuple[int, ...]
     # Everything, once finished (empty before):
     hands: Mapping[PlayerId, tuple[int, ...]]
     roles: Mapping[PlayerId, str]
@@ -189,7 +192,9 @@ def describe(event: Event, viewer: PlayerId | None, *, finished: bool = False) -
             out["nuggets"] = [[p, n] for p, n in payload["nuggets"] if p == viewer]
             out["nugget_pile"] = len(event.nugget_pile)
         case GoldPickStarted():
-            if viewer not in event.order:
+            # At the table only the first picker looks at the cards drawn; each next picker
+            # sees what is left when it reaches them (``view_for``'s ``gold_pick_offer``).
+            if not event.order or viewer != event.order[0]:
                 out["nuggets"] = None
                 out["count"] = len(event.nuggets)
         case GoldPicked():

@@ -79,3 +79,39 @@ def test_describe_keeps_a_new_rounds_deal_private() -> None:
     assert shown["goals"] is None and isinstance(shown["draw_pile"], int)
     public = describe(started, None)
     assert public["hands"] == [] and public["roles"] == []
+
+
+def test_base_gold_pick_shows_the_nuggets_only_to_the_player_choosing_now() -> None:
+    from domain.commands import PickGold, PlacePath
+    from domain.events import Event, GoldPickStarted, PathPlaced
+
+    cross, ew = ids("base", "cross"), ids("base", "straight_ew")
+    roles = {1: "gold_digger", 2: "saboteur", 3: "gold_digger", 4: "gold_digger"}
+    path = [PathPlaced(2, c, (x, 0), False) for x, c in enumerate([*cross[:3], *ew], start=1)]
+    setup: list[Event] = [
+        *dealt(players=4, roles=roles, hands={3: (cross[4],)}, first=3),
+        *path,
+    ]
+    reached = when(given(setup), PlacePath(3, cross[4], (7, 0), False, at=T0))
+    started = GoldPickStarted((3, 2, 1), (3, 1, 4))  # player 3 picks first, then 1, then 4
+    assert started in reached
+    assert describe(started, 3)["nuggets"] == [3, 2, 1]
+    for other in (1, 4, 2, None):
+        shown = describe(started, other)
+        assert shown["nuggets"] is None and shown["count"] == 3
+    state = given(setup, reached)
+    assert view_for(state, 3).gold_pick_offer == (3, 2, 1)
+    assert view_for(state, 1).gold_pick_offer == () == view_for(state, None).gold_pick_offer
+
+    kept = when(state, PickGold(3, 3, at=T0))
+    state = given(setup, reached, kept)
+    # Player 1 now sees what was passed to them, and never what player 3 kept.
+    assert view_for(state, 1).gold_pick_offer == (2, 1)
+    assert view_for(state, 4).gold_pick_offer == ()
+    told_1 = [describe(e, 1) for e in [*reached, *kept]]
+    assert not any(d["type"] == "gold_pick_started" and d["nuggets"] for d in told_1)
+    assert all(d["value"] is None for d in told_1 if d["type"] == "gold_picked")
+
+    # Once the game is over, the replay shows everything.
+    assert describe(started, 1, finished=True)["nuggets"] == [3, 2, 1]
+    assert describe(GoldPicked(3, 3), 1, finished=True)["value"] == 3
