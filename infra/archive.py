@@ -5,6 +5,11 @@ their own database and replays it. Each line is one stored event exactly as reco
 its type, schema version, payload, metadata and recording time. Importing appends the
 events through the event store under a new stream id; nothing stored is ever rewritten.
 
+An imported game is never live: its events keep their original chat id, but every one
+carries ``imported_from`` in its metadata, and the read models that make a game live
+(deadlines, the group's history and figures, the group's running game) skip such streams
+(:func:`is_imported`, :func:`imported_streams`). It stays replayable by its id.
+
 >>> line = to_line(StoredEvent(1, "g1", 1, "player_joined", 1, {"player": 2, "name": "Bo"},
 ...                            {}, datetime(2025, 1, 2, tzinfo=UTC)))
 >>> from_line(line).payload == {"player": 2, "name": "Bo"}
@@ -23,10 +28,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from sqlalchemy import Connection, select
+
 from infra.event_store import EventStore, NewEvent, StoredEvent
+from infra.schema import events
 
 FORMAT = "saboteur-bot/events"
 FORMAT_VERSION = 1
+IMPORTED_FROM = "imported_from"
+"""The metadata key every imported event carries: the stream id it was exported from."""
 
 
 class ArchiveError(ValueError):
@@ -111,6 +121,30 @@ def read_lines(lines: Iterable[str]) -> list[ArchivedEvent]:
     return archived
 
 
+def is_imported(metadata: dict[str, Any] | None) -> bool:
+    """Whether an event with this metadata was loaded by :func:`import_game`.
+
+    >>> is_imported({"imported_from": "g1", "command": "Pass"}), is_imported({})
+    (True, False)
+    """
+    return bool(metadata and metadata.get(IMPORTED_FROM))
+
+
+def imported_streams(conn: Connection, stream_ids: Iterable[str]) -> set[str]:
+    """Those of ``stream_ids`` that are imported games (their first event says so), so an
+    event appended to one later is recognised too."""
+    wanted = sorted(set(stream_ids))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        rows = conn.execute(
+            select(events.c.stream_id, events.c.metadata).where(
+                events.c.version == 1, events.c.stream_id.in_(wanted[start : start + 500])
+            )
+        )
+        found.update(stream for stream, metadata in rows if is_imported(metadata))
+    return found
+
+
 def new_game_id() -> str:
     """A fresh id in the bot's game id alphabet (12 URL-safe characters)."""
     return secrets.token_urlsafe(9)
@@ -133,7 +167,7 @@ def import_game(
     for batch in _batches(archived):
         first = batch[0]
         writer = EventStore(store.engine, store.upcasters, clock=_fixed(first.recorded_at))
-        metadata = {**first.metadata, "imported_from": first.stream_id}
+        metadata = {**first.metadata, IMPORTED_FROM: first.stream_id}
         writer.append(
             game_id,
             version,

@@ -62,6 +62,7 @@ from domain.events import (
     PlayerReminded,
     RoundEnded,
 )
+from infra.archive import imported_streams
 from infra.event_store import EventStore
 from infra.schema import metadata, projector_positions
 
@@ -225,8 +226,11 @@ def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
             if position is None:
                 return total
             stored = store.read_all(after_position=position, limit=batch)
-            for record in stored:
-                if record.type in WATCHED:
+            watched = [r for r in stored if r.type in WATCHED]
+            # An imported game is a record to replay, not a game to play: it owes nothing.
+            imported = imported_streams(conn, {r.stream_id for r in watched})
+            for record in watched:
+                if record.stream_id not in imported:
                     apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
             if stored:
                 conn.execute(

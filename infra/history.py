@@ -4,7 +4,8 @@
 ``chat_player_stats`` keeps each player's games, wins and gold per group; ``role_wins``
 counts the rounds each player won with each dwarf, per group. They are rebuilt from the
 log by :class:`HistoryProjector`: when a game ends, its stream's stored events are read
-back and summarised, so nothing but the log is ever trusted.
+back and summarised, so nothing but the log is ever trusted. An imported game
+(:func:`infra.archive.is_imported`) is left out: it was played elsewhere.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from sqlalchemy import (
     update,
 )
 
+from infra.archive import is_imported
 from infra.event_store import EventStore, StoredEvent
 from infra.schema import Json, metadata, projector_positions
 
@@ -139,6 +141,13 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
     return None
 
 
+def _summary(stored: Sequence[StoredEvent]) -> GameSummary | None:
+    # An imported game is replayable by its id but belongs to no group's history.
+    if stored and is_imported(stored[0].metadata):
+        return None
+    return summarise(stored)
+
+
 def record(conn: Connection, game: GameSummary) -> None:
     """Add a finished game to the read models (once: a game already there is skipped)."""
     seen = conn.execute(
@@ -241,7 +250,7 @@ class HistoryProjector:
         if not new:
             return 0
         ended = [e.stream_id for e in new if e.type == "game_ended"]
-        summaries = [s for s in (summarise(self.store.load(g)) for g in ended) if s]
+        summaries = [s for s in (_summary(self.store.load(g)) for g in ended) if s]
         with _writer(self.engine) as conn:
             if self._lock(conn) != start:
                 return 0  # another projector got there first

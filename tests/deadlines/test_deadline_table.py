@@ -9,6 +9,7 @@ import pytest
 from deadline_harness import Table
 
 from infra import deadlines
+from infra.archive import export_game, import_game
 from infra.migrations import upgrade
 
 
@@ -115,3 +116,15 @@ def test_a_send_that_fails_holds_back_only_its_own_alarm(desk: Table) -> None:
     assert sweep(due + timedelta(seconds=1)) == []
     assert sweep(due + timedelta(seconds=2)) == [broken]
     assert desk.alarms(broken) == []
+
+
+def test_an_unfinished_game_imported_into_the_same_database_owes_no_alarm(desk: Table) -> None:
+    game = desk.new_game(first_deadline_in=-5)  # its deadline is already past
+    desk.project()
+    copy, _ = import_game(desk.store, list(export_game(desk.store, game)))
+    desk.project()
+    assert desk.alarms(game) and desk.alarms(copy) == []
+    # Nothing for a sweep to send, now or after a rebuild from the log.
+    assert copy not in {d.game_id for d in desk.claim(lookahead=60)}
+    deadlines.rebuild(desk.engine, desk.store)
+    assert desk.alarms(game) and desk.alarms(copy) == []

@@ -136,3 +136,30 @@ def test_export_import_replay_gives_the_same_final_scores(
 
     assert final_scores(target, new_id) == final_scores(source, game_id)
     assert final_scores(target, new_id) == dict(games["a2"].final.gold)
+
+
+def test_a_game_imported_into_the_same_database_is_in_no_history_but_replays_by_id(
+    fresh_db_url: str, games: dict[str, PlayedGame]
+) -> None:
+    store = EventStore(make_engine(fresh_db_url), upcasters=codec.UPCASTERS)
+    original = store_game(store, games["a1"].events, day=0)
+    projector = HistoryProjector(store.engine, store)
+    projector.catch_up()
+    before = (
+        history(store.engine, CHAT_A),
+        player_figures(store.engine, 101, CHAT_A),
+        group_figures(store.engine, CHAT_A),
+    )
+
+    copy, _ = import_game(store, list(export_game(store, original)))
+    projector.catch_up()
+    after = (
+        history(store.engine, CHAT_A),
+        player_figures(store.engine, 101, CHAT_A),
+        group_figures(store.engine, CHAT_A),
+    )
+    assert after == before and [e.game_id for e in after[0]] == [original]
+    projector.rebuild()
+    assert history(store.engine, CHAT_A) == before[0]
+    events = [codec.decode(e.type, e.payload, e.schema_version) for e in store.load(copy)]
+    assert Replay(copy, events).final == games["a1"].final
