@@ -37,6 +37,7 @@ from sqlalchemy import (
 )
 
 from infra.archive import is_imported
+from infra.botstate import bot_chats
 from infra.event_store import EventStore, StoredEvent
 from infra.schema import Json, metadata, projector_positions
 
@@ -317,13 +318,32 @@ class GroupFigures:
     top_wins: int
 
 
-def history(engine: Engine, chat_id: int, limit: int = 10) -> list[HistoryEntry]:
-    """The group's finished games, most recent first."""
+def group_chats(conn: Connection, chat_id: int) -> list[int]:
+    """The ids one group had: ``chat_id`` first, then the chats it migrated from or to
+    (a group that became a supergroup changes id; its history goes with it)."""
+    found = [chat_id]
+    frontier = [chat_id]
+    c = bot_chats.c
+    while frontier:
+        rows = conn.execute(
+            select(c.chat_id, c.migrated_to).where(
+                c.chat_id.in_(frontier) | c.migrated_to.in_(frontier)
+            )
+        ).all()
+        linked = {x for row in rows for x in row if x is not None}
+        frontier = sorted(linked - set(found))
+        found.extend(frontier)
+    return found
+
+
+def history(engine: Engine, chat_id: int, limit: int = 10, offset: int = 0) -> list[HistoryEntry]:
+    """The group's finished games, most recent first (``offset`` of them skipped)."""
     with engine.connect() as conn:
         rows = conn.execute(
             select(finished_games)
-            .where(finished_games.c.chat_id == chat_id)
+            .where(finished_games.c.chat_id.in_(group_chats(conn, chat_id)))
             .order_by(desc(finished_games.c.finished_at), desc(finished_games.c.stream_id))
+            .offset(offset)
             .limit(limit)
         ).mappings()
         return [_entry(row) for row in rows]
@@ -361,8 +381,9 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
         where = [stats.c.player_id == player_id]
         role_where = [roles.c.player_id == player_id]
         if chat_id is not None:
-            where.append(stats.c.chat_id == chat_id)
-            role_where.append(roles.c.chat_id == chat_id)
+            chats = group_chats(conn, chat_id)
+            where.append(stats.c.chat_id.in_(chats))
+            role_where.append(roles.c.chat_id.in_(chats))
         games, wins, gold = conn.execute(
             select(
                 func.coalesce(func.sum(stats.c.games), 0),
@@ -386,18 +407,22 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
 def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
     stats = chat_player_stats
     with engine.connect() as conn:
+        chats = group_chats(conn, chat_id)
         games = conn.execute(
             select(func.count())
             .select_from(finished_games)
-            .where(finished_games.c.chat_id == chat_id)
+            .where(finished_games.c.chat_id.in_(chats))
         ).scalar_one()
         gold = conn.execute(
-            select(func.coalesce(func.sum(stats.c.gold), 0)).where(stats.c.chat_id == chat_id)
+            select(func.coalesce(func.sum(stats.c.gold), 0)).where(stats.c.chat_id.in_(chats))
         ).scalar_one()
+        wins = func.sum(stats.c.wins).label("wins")
         top = conn.execute(
-            select(stats.c.name, stats.c.wins)
-            .where(stats.c.chat_id == chat_id, stats.c.wins > 0)
-            .order_by(desc(stats.c.wins), desc(stats.c.gold), stats.c.player_id)
+            select(func.max(stats.c.name), wins)
+            .where(stats.c.chat_id.in_(chats))
+            .group_by(stats.c.player_id)
+            .having(wins > 0)
+            .order_by(desc(wins), desc(func.sum(stats.c.gold)), stats.c.player_id)
             .limit(1)
         ).first()
     return GroupFigures(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from domain import codec
 from domain.events import Event
 from infra.archive import export_game, import_game
+from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
 from infra.history import (
@@ -163,3 +165,25 @@ def test_a_game_imported_into_the_same_database_is_in_no_history_but_replays_by_
     assert history(store.engine, CHAT_A) == before[0]
     events = [codec.decode(e.type, e.payload, e.schema_version) for e in store.load(copy)]
     assert Replay(copy, events).final == games["a1"].final
+
+
+def test_a_group_that_became_a_supergroup_keeps_its_history_and_figures(
+    fresh_db_url: str, games: dict[str, PlayedGame]
+) -> None:
+    store = EventStore(make_engine(fresh_db_url))
+    supergroup = -100_2001
+    before = store_game(store, games["a1"].events, day=0)  # played in CHAT_A
+    BotState(store.engine).set_migrated(CHAT_A, supergroup)
+    moved = replace(games["b1"].events[0], chat_id=supergroup)
+    after = store_game(store, (moved, *games["b1"].events[1:]), day=1)
+    HistoryProjector(store.engine, store).catch_up()
+
+    for chat in (supergroup, CHAT_A):
+        assert [e.game_id for e in history(store.engine, chat)] == [after, before]
+        assert group_figures(store.engine, chat).games == 2
+        for player in (101, 102, 103):
+            figures = player_figures(store.engine, player, chat)
+            expected = folded_figures([games["a1"], games["b1"]], None, player)
+            assert (figures.games, figures.wins, figures.gold) == expected[:3]
+    assert last_finished(store.engine, CHAT_A) == after
+    assert history(store.engine, CHAT_B) == []
