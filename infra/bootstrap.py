@@ -41,6 +41,23 @@ def domain_modules() -> tuple[Decider, Codec]:
     return decider, codec
 
 
+def event_store(
+    engine: Engine, codec: Codec | None = None, upcasters: Upcasters | None = None
+) -> EventStore:
+    """The event store every reader uses: it lifts old payloads with the codec's
+    ``UPCASTERS`` (or ``upcasters``) up to the codec's ``SCHEMA_VERSION``.
+
+    Without ``codec`` the rules engine's codec is used.
+    """
+    if codec is None:
+        codec = domain_modules()[1]
+    if upcasters is None:
+        found = getattr(codec, "UPCASTERS", None)
+        upcasters = found if isinstance(found, Mapping) else {}
+    current = int(getattr(codec, "SCHEMA_VERSION", 1))
+    return EventStore(engine, upcasters=upcasters, schema_version=current)
+
+
 def bootstrap(
     settings: Settings | None = None,
     *,
@@ -57,11 +74,8 @@ def bootstrap(
         real_decider, real_codec = domain_modules()
         decider = decider or real_decider
         codec = codec or real_codec
-    if upcasters is None:
-        found = getattr(codec, "UPCASTERS", None)
-        upcasters = found if isinstance(found, Mapping) else {}
     engine = engine or make_engine(settings.database_url)
-    store = EventStore(engine, upcasters=upcasters)
+    store = event_store(engine, codec, upcasters)
     games = GameService(
         store,
         decider,

@@ -3,7 +3,8 @@
 Stored types are stable strings chosen by the codec, never Python import paths. A row
 carries the ``schema_version`` its payload was written with; upcasters registered as
 ``{(type, schema_version): function}`` turn an older payload into the next version's,
-step by step, whenever rows are read.
+step by step up to the current version (skipping versions with none), whenever rows are
+read: every reader (game service, projectors, replays) sees current payloads only.
 
 On PostgreSQL every append takes one transaction-level advisory lock before it draws a
 position, so positions become visible in increasing order and a reader following
@@ -95,22 +96,40 @@ class Snapshot:
     state: Any
 
 
-def upcast(event: StoredEvent, upcasters: Upcasters) -> StoredEvent:
-    """Apply the upcasters registered for ``event``'s type from its schema version on."""
-    payload, version = event.payload, event.schema_version
-    step = upcasters.get((event.type, version))
-    if step is None:
+def upcast(event: StoredEvent, upcasters: Upcasters, current: int = 0) -> StoredEvent:
+    """``event`` as the current schema writes it: the one upcasting path of the project.
+
+    Every version from the event's own up to the current one is walked in turn, and the
+    upcaster registered for ``(type, version)`` applied where there is one; a version
+    with none is a gap (the payload did not change shape then) and is passed over. The
+    current version is ``current`` (the codec's ``SCHEMA_VERSION``) or, if higher, one
+    past the type's last upcaster, so a store given only the upcasters still lifts every
+    payload all the way.
+
+    >>> old = StoredEvent(1, "g", 1, "ticked", 1, {"value": 5})
+    >>> steps = {
+    ...     ("ticked", 1): lambda p: {"n": p["value"]},
+    ...     ("ticked", 3): lambda p: {**p, "u": 1},
+    ... }
+    >>> new = upcast(old, steps)
+    >>> new.schema_version, new.payload
+    (4, {'n': 5, 'u': 1})
+    """
+    last = max((v for t, v in upcasters if t == event.type), default=0)
+    target = max(current, last + 1)
+    if event.schema_version >= target:
         return event
-    while step is not None:
-        payload = step(dict(payload))
-        version += 1
+    payload = event.payload
+    for version in range(event.schema_version, target):
         step = upcasters.get((event.type, version))
+        if step is not None:
+            payload = step(dict(payload))
     return StoredEvent(
         event.position,
         event.stream_id,
         event.version,
         event.type,
-        version,
+        target,
         payload,
         event.metadata,
         event.recorded_at,
@@ -159,11 +178,18 @@ class EventStore:
     """Append to and read from the ``events`` table through ``engine``."""
 
     def __init__(
-        self, engine: Engine, upcasters: Upcasters | None = None, clock: Clock = utc_now
+        self,
+        engine: Engine,
+        upcasters: Upcasters | None = None,
+        clock: Clock = utc_now,
+        *,
+        schema_version: int = 1,
     ) -> None:
         self.engine = engine
-        self.upcasters: Upcasters = upcasters or {}
+        # Kept by reference: upcasters registered later (a codec's table) still apply.
+        self.upcasters: Upcasters = upcasters if upcasters is not None else {}
         self.clock = clock
+        self.schema_version = schema_version
         self._postgres = engine.dialect.name == "postgresql"
 
     # -- writing -------------------------------------------------------------------
@@ -346,7 +372,7 @@ class EventStore:
             row._mapping.get("metadata") or {},
             _aware(row.recorded_at),
         )
-        return upcast(event, self.upcasters) if self.upcasters else event
+        return upcast(event, self.upcasters, self.schema_version) if self.upcasters else event
 
     # -- snapshots -----------------------------------------------------------------
 

@@ -91,21 +91,18 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _projections_rebuild(args: argparse.Namespace) -> int:
-    from infra.db import make_engine
+    from infra.bootstrap import bootstrap
     from infra.deadlines import rebuild as rebuild_deadlines
-    from infra.event_store import EventStore
     from infra.history import HistoryProjector
-    from infra.projector import Projector
 
-    settings = _settings()
-    engine = make_engine(settings.database_url)
+    # The same services as the running bot: the same store, so the same upcasting.
+    services = bootstrap(_settings())
     try:
-        store = EventStore(engine)
-        count = Projector(engine, store).rebuild()
-        HistoryProjector(engine, store).rebuild()
-        rebuild_deadlines(engine, store)
+        count = services.projector.rebuild()
+        HistoryProjector(services.engine, services.store).rebuild()
+        rebuild_deadlines(services.engine, services.store)
     finally:
-        engine.dispose()
+        services.close()
     print(f"read models (games, statistics, history, deadlines) rebuilt from {count} events")
     return 0
 

@@ -152,6 +152,26 @@ def test_upcasters_lift_old_payloads_step_by_step(engine: Engine) -> None:
     assert (event.schema_version, event.payload) == (3, {"n": 5, "unit": "tick"})
 
 
+def test_a_version_with_no_upcaster_is_passed_over_up_to_the_current_one(
+    engine: Engine,
+) -> None:
+    game = stream()
+    EventStore(engine).append(game, 0, [NewEvent("ticked", {"value": 5}, schema_version=1)])
+    upcasters = {
+        ("ticked", 1): lambda p: {"n": p.pop("value")},
+        # version 2 left "ticked" alone
+        ("ticked", 3): lambda p: {**p, "unit": "tick"},
+    }
+
+    [event] = EventStore(engine, upcasters=upcasters, schema_version=5).load(game)
+    [read] = EventStore(engine, upcasters=upcasters, schema_version=5).read_all(
+        after_position=event.position - 1, limit=1
+    )
+
+    assert (event.schema_version, event.payload) == (5, {"n": 5, "unit": "tick"})
+    assert read == event
+
+
 def test_a_snapshot_is_kept_per_stream_and_ignored_when_unreadable(
     store: EventStore, engine: Engine
 ) -> None:
