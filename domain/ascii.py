@@ -32,6 +32,7 @@ from typing import Final
 
 from domain.board import Board, Tile
 from domain.cards import PATHS, E, N, S, W, rotate
+from domain.state import GameState
 
 Block = tuple[str, str, str]
 
@@ -71,6 +72,27 @@ def render(board: Board) -> str:
             text = "".join(f"{block[line]:<3}" for block in blocks)
             lines.append((prefix + text).rstrip())
     return "\n".join(lines)
+
+
+def render_round(state: GameState) -> str:
+    """The round of ``state``, a title line then its maze: for logs and the command line
+    (``simulate --show`` prints one per round as it ended). It shows the whole state, goals
+    face down as ``???``: never hand it to a player (that is :mod:`domain.view`'s job).
+
+    >>> from domain.board import initial_board
+    >>> board = initial_board(("goal_stone_a", "goal_treasure", "goal_stone_b"))
+    >>> print(render_round(GameState().update(round=2, board=board)).splitlines()[0])
+    round 2
+    """
+    ended = [r for r in state.round_results if r.round == state.round]
+    title = f"round {state.round}"
+    if ended and ended[-1].treasure_reached:
+        who = ended[-1].reached_by
+        name = "?" if who is None else state.names.get(who, str(who))
+        title += f": treasure reached by {name}"
+    elif ended:
+        title += ": treasure not reached"
+    return f"{title}\n{render(state.board)}"
 
 
 def _block(tile: Tile | None) -> Block:

@@ -5,32 +5,35 @@ sometimes lets a deadline pass), and checks after every event: every card is som
 exactly once (hands, draw pile, set aside, maze, discards, in front of players); gold is
 conserved; while a round runs no player's view holds another player's hand or dwarf.
 
+The domain reads no clock: the caller passes its timers in (``clock``, wall time, and
+``cpu_clock``, CPU time, e.g. ``time.perf_counter`` and ``time.process_time``), and without
+them the report's speed figures are ``None``.
+
 >>> report = simulate(2, "saboteur2", (3, 4), seed=1)
->>> report["games"], report["violations"]
-(2, 0)
+>>> report["games"], report["violations"], report["games_per_s"]
+(2, 0, None)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-
-# The one clock of domain/: it measures how fast the rules run, it never decides anything.
-from time import perf_counter, process_time  # noqa: TID251
 from typing import Any, TypeVar
 
 from domain import rng
+from domain.ascii import render_round
 from domain.cards import PLAYER_LIMITS, Edition, deck, nugget_cards
 from domain.commands import Command, CreateGame, JoinGame, StartGame, TimeOut
 from domain.decider import decide, evolve, execute, fold, initial_state
-from domain.events import Event, GoldPaid
+from domain.events import Event, GameEnded, GoldPaid, RoundEnded
 from domain.moves import legal_moves
 from domain.state import GameState
 from domain.view import view_for
 
 T = TypeVar("T")
+Clock = Callable[[], float]  # seconds, from any origin
 TIMEOUT_CHANCE = 20  # one command in 20 is a deadline passing
 _NUGGET_GOLD = sum(nugget_cards())
 
@@ -108,17 +111,23 @@ def view_violations(state: GameState) -> list[str]:
 
 
 def play_one(
-    edition: Edition, players: int, seed: int, check: bool = True, max_commands: int = 0
+    edition: Edition,
+    players: int,
+    seed: int,
+    check: bool = True,
+    max_commands: int = 0,
+    clock: Clock | None = None,
 ) -> tuple[list[Event], list[str], list[float]]:
     """One random game (its first ``max_commands`` moves when > 0); returns its events,
-    the violations found and the time of each legal_moves call (seconds)."""
+    the violations found and the time ``clock`` gave each legal_moves call (seconds;
+    nothing timed without a clock)."""
     dice = _Dice(seed)
     state = initial_state()
     events: list[Event] = []
     violations: list[str] = []
     timings: list[float] = []
     paid = 0
-    clock = 1_000_000
+    now = 1_000_000  # the game's own clock (ms), as the commands carry it
 
     def run(command: Command) -> None:
         nonlocal state, paid
@@ -139,7 +148,7 @@ def play_one(
     run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60))
     for player in range(2, players + 1):
         run(JoinGame(player, f"P{player}"))
-    run(StartGame(1, at=clock, seed=dice.seed()))
+    run(StartGame(1, at=now, seed=dice.seed()))
     commands = 0
     while state.phase == "playing" and not (max_commands and commands >= max_commands):
         commands += 1
@@ -147,58 +156,92 @@ def play_one(
         if pending is None:
             violations.append("a running game owes no decision")
             break
-        clock += 1000
+        now += 1000
         if dice.below(TIMEOUT_CHANCE) == 0:
-            run(TimeOut(pending.id, at=clock, seed=dice.seed()))
+            run(TimeOut(pending.id, at=now, seed=dice.seed()))
             continue
-        started = perf_counter()
-        moves = legal_moves(state, pending.player)
-        timings.append(perf_counter() - started)
+        if clock is None:
+            moves = legal_moves(state, pending.player)
+        else:
+            started = clock()
+            moves = legal_moves(state, pending.player)
+            timings.append(clock() - started)
         if not moves:
             violations.append(f"{pending.player} owes a {pending.kind} but has no legal move")
             break
-        run(replace(dice.pick(moves), at=clock, seed=dice.seed()))
+        run(replace(dice.pick(moves), at=now, seed=dice.seed()))
     if check and fold(events) != state:
         violations.append("replaying the events gives another state")
     return events, violations, timings
 
 
 def simulate(
-    games: int, edition: Edition, players: tuple[int, int], seed: int, check: bool = True
+    games: int,
+    edition: Edition,
+    players: tuple[int, int],
+    seed: int,
+    check: bool = True,
+    clock: Clock | None = None,
+    cpu_clock: Clock | None = None,
+    show: Callable[[str], object] | None = None,
 ) -> dict[str, Any]:
-    """Play ``games`` random games with a player count in ``players`` (inclusive)."""
+    """Play ``games`` random games with a player count in ``players`` (inclusive).
+
+    ``clock`` (wall) times the games and each legal_moves call, ``cpu_clock`` (CPU) the
+    games; a figure whose clock is missing is ``None``. ``show``, when given, receives the
+    maze of each round as it ended (see :func:`domain.ascii.render_round`).
+    """
     dice = _Dice(seed)
-    started = perf_counter()
-    cpu_started = process_time()
+    started = clock() if clock is not None else 0.0
+    cpu_started = cpu_clock() if cpu_clock is not None else 0.0
     total_events = 0
+    finished = 0
     violations: list[str] = []
     timings: list[float] = []
     span = players[1] - players[0] + 1
     for number in range(games):
         # Round-robin over the player counts, so every count is played as often as any other.
         count = players[0] + number % span
-        events, found, times = play_one(edition, count, dice.seed(), check)
+        events, found, times = play_one(edition, count, dice.seed(), check, clock=clock)
         total_events += len(events)
         violations.extend(found)
         timings.extend(times)
-    elapsed = perf_counter() - started
-    cpu = process_time() - cpu_started  # wall time lies on a shared machine; CPU time less
+        if events and isinstance(events[-1], GameEnded):
+            finished += 1
+        if show is not None:
+            _show_rounds(events, number + 1, show)
+    elapsed = clock() - started if clock is not None else None
+    cpu = cpu_clock() - cpu_started if cpu_clock is not None else None
     return {
         "games": games,
+        "finished": finished,
         "edition": edition,
         "players": list(players),
         "events": total_events,
         "violations": len(violations),
         "violation_samples": violations[:5],
-        "seconds": round(elapsed, 3),
-        "games_per_s": round(games / elapsed, 2) if elapsed else None,
-        "cpu_seconds": round(cpu, 3),
-        "games_per_cpu_s": round(games / cpu, 2) if cpu else None,
+        "seconds": _rounded(elapsed, 3),
+        "games_per_s": _rounded(games / elapsed, 2) if elapsed else None,
+        # Wall time lies on a shared machine; CPU time less.
+        "cpu_seconds": _rounded(cpu, 3),
+        "games_per_cpu_s": _rounded(games / cpu, 2) if cpu else None,
         "legal_moves_calls": len(timings),
-        "legal_moves_ms_mean": round(1000 * sum(timings) / len(timings), 4) if timings else None,
-        "legal_moves_ms_max": round(1000 * max(timings), 4) if timings else None,
+        "legal_moves_ms_mean": _rounded(1000 * sum(timings) / len(timings), 4) if timings else None,
+        "legal_moves_ms_max": _rounded(1000 * max(timings), 4) if timings else None,
         "invariants_checked": check,
     }
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _show_rounds(events: Sequence[Event], game: int, show: Callable[[str], object]) -> None:
+    state = initial_state()
+    for event in events:
+        state = evolve(state, event)
+        if isinstance(event, RoundEnded):
+            show(f"game {game}, " + render_round(state))
 
 
 def _player_range(text: str) -> tuple[int, int]:
@@ -217,7 +260,16 @@ def _player_range(text: str) -> tuple[int, int]:
     return bounds
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    clock: Clock | None = None,
+    cpu_clock: Clock | None = None,
+) -> int:
+    """The ``simulate`` command: prints one JSON line (after the mazes, with ``--show``).
+
+    The caller owns the clocks (``time.perf_counter``, ``time.process_time``); without
+    them the speed figures print as ``null``.
+    """
     parser = argparse.ArgumentParser(prog="simulate", description=__doc__)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--edition", choices=("base", "saboteur2"), default="saboteur2")
@@ -226,12 +278,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-check", action="store_true", help="skip the invariant checks")
+    parser.add_argument(
+        "--show", action="store_true", help="print the maze of each round as it ended"
+    )
     args = parser.parse_args(argv)
     low, high = args.players
     limits = PLAYER_LIMITS[args.edition]
     if not limits[0] <= low <= high <= limits[1]:
         parser.error(f"{args.edition} is played by {limits[0]} to {limits[1]} players")
-    report = simulate(args.games, args.edition, (low, high), args.seed, not args.no_check)
+    report = simulate(
+        args.games,
+        args.edition,
+        (low, high),
+        args.seed,
+        not args.no_check,
+        clock=clock,
+        cpu_clock=cpu_clock,
+        show=print if args.show else None,
+    )
     print(json.dumps(report))
     return 1 if report["violations"] else 0
 

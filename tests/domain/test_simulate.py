@@ -26,3 +26,34 @@ def test_main_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--games", "2", "--edition", "base", "--players", "3-4"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["games"] == 2 and report["violations"] == 0
+
+
+def test_the_simulator_reads_no_clock_of_its_own_and_times_with_the_callers() -> None:
+    untimed = simulate(1, "base", (3, 3), seed=5)
+    speed = ("seconds", "games_per_s", "cpu_seconds", "games_per_cpu_s")
+    assert [untimed[k] for k in speed] == [None] * 4
+    assert untimed["legal_moves_ms_mean"] is None and untimed["legal_moves_calls"] == 0
+
+    ticks = iter(range(10**7))
+
+    def clock() -> float:  # a second passes at every reading
+        return float(next(ticks))
+
+    timed = simulate(2, "base", (3, 3), seed=5, clock=clock, cpu_clock=lambda: 0.0)
+    assert timed["legal_moves_calls"] > 0
+    assert timed["legal_moves_ms_mean"] == timed["legal_moves_ms_max"] == 1000.0
+    assert timed["seconds"] == 2 * timed["legal_moves_calls"] + 1
+    assert timed["cpu_seconds"] == 0.0 and timed["games_per_cpu_s"] is None
+
+
+def test_show_prints_the_maze_of_every_round_as_it_ended(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--games", "2", "--edition", "saboteur2", "--players", "4", "--show"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    titles = [line for line in lines if line.startswith("game ")]
+    assert [t.split(":")[0] for t in titles] == [
+        f"game {g}, round {r}" for g in (1, 2) for r in (1, 2, 3)
+    ]
+    assert sum("S" in line for line in lines) == 6  # the start card, once per maze
+    assert json.loads(lines[-1])["finished"] == 2
