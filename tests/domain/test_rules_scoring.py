@@ -152,3 +152,52 @@ def test_the_game_ends_after_round_three_and_ties_share_the_victory() -> None:
     state = given(setup, events)
     assert state.phase == "finished" and state.winners == (1, 2)
     then_raises(state, Pass(1, (0,)), errors.GameOver)
+
+
+def test_worked_example_6_3_boss_reaches_through_a_blue_door_untrapped_thief_steals() -> None:
+    # Seed 002: 1 blue, 2 green, boss, profiteer, 2 saboteurs, both saboteurs with a theft
+    # in front of them, one of them trapped; the boss reaches the treasure through a blue
+    # door → blue wins → the blue digger, boss and profiteer (n = 3) get 3, 2, 1 gold; the
+    # untrapped saboteur steals 1; the trapped one cannot.
+    roles = {
+        1: "blue_digger",
+        2: "green_digger",
+        3: "green_digger",
+        4: "boss",
+        5: "profiteer",
+        6: "saboteur",
+        7: "saboteur",
+    }
+    cross = ids("saboteur2", "cross")
+    ew = ids("saboteur2", "straight_ew")
+    door = ids("saboteur2", "blue_door_ew")[0]
+    trap = ids("saboteur2", "trapped")[0]
+    route = [cross[0], cross[1], door, *ew]  # (1, 0) .. (6, 0), the blue door at (3, 0)
+    setup: list[Event] = [
+        *dealt("saboteur2", players=7, roles=roles, hands={4: (cross[2],)}),
+        *[PathPlaced(1 + x % 3, c, (x, 0), False) for x, c in enumerate(route, start=1)],
+        ActionPlayed(6, THEFT[0], "theft", target_player=6),
+        ActionPlayed(7, THEFT[1], "theft", target_player=7),
+        ActionPlayed(2, trap, "trapped", target_player=7),
+        DecisionOpened(2, 4, "turn", DEADLINE),
+    ]
+
+    events = when(given(setup), PlacePath(4, cross[2], (7, 0), False, at=T0))
+
+    ended = _of(events, RoundEnded)[0]
+    assert isinstance(ended, RoundEnded) and ended.treasure_reached and ended.reached_by == 4
+    assert ended.winners == (1, 4, 5)
+    assert _of(events, GoldPaid) == [GoldPaid(((1, 3), (4, 2), (5, 1)))]
+    assert _of(events, TheftsStarted) == [TheftsStarted((6,))]  # the trapped thief is left out
+    assert events[-1] == DecisionOpened(3, 6, "theft", DEADLINE)
+    state = given(setup, events)
+    then_raises(state, ChooseTheftVictim(7, 1), errors.NotYourTurn)
+    then_raises(state, ChooseTheftVictim(6, 2), errors.InvalidTarget)  # 2 has no gold
+
+    stolen = when(state, ChooseTheftVictim(6, 1, at=T0))
+
+    assert stolen[0] == TheftResolved(6, 1)
+    assert not [e for e in stolen if isinstance(e, TheftResolved) and e.thief == 7]
+    assert _of(stolen, RoundStarted)  # nobody else steals: the next round starts
+    after = given(setup, events, stolen)
+    assert dict(after.gold) == {1: 2, 2: 0, 3: 0, 4: 2, 5: 1, 6: 1, 7: 0}
