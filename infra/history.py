@@ -313,7 +313,9 @@ class PlayerFigures:
 class GroupFigures:
     chat_id: int
     games: int
+    wins: int  # games won by its players, one per winner of each game
     gold: int
+    favourite_role: str | None  # the dwarf its players won most rounds with
     top_winner: str | None
     top_wins: int
 
@@ -405,6 +407,8 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
 
 
 def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
+    """A group's figures: its finished games, its players' wins and gold, the dwarf they
+    won most rounds with, and its top winner."""
     stats = chat_player_stats
     with engine.connect() as conn:
         chats = group_chats(conn, chat_id)
@@ -413,18 +417,34 @@ def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
             .select_from(finished_games)
             .where(finished_games.c.chat_id.in_(chats))
         ).scalar_one()
-        gold = conn.execute(
-            select(func.coalesce(func.sum(stats.c.gold), 0)).where(stats.c.chat_id.in_(chats))
-        ).scalar_one()
-        wins = func.sum(stats.c.wins).label("wins")
+        wins, gold = conn.execute(
+            select(
+                func.coalesce(func.sum(stats.c.wins), 0), func.coalesce(func.sum(stats.c.gold), 0)
+            ).where(stats.c.chat_id.in_(chats))
+        ).one()
+        won = func.sum(role_wins.c.rounds_won).label("won")
+        favourite = conn.execute(
+            select(role_wins.c.role, won)
+            .where(role_wins.c.chat_id.in_(chats))
+            .group_by(role_wins.c.role)
+            .order_by(desc(won), role_wins.c.role)
+            .limit(1)
+        ).first()
+        player_wins = func.sum(stats.c.wins).label("player_wins")
         top = conn.execute(
-            select(func.max(stats.c.name), wins)
+            select(func.max(stats.c.name), player_wins)
             .where(stats.c.chat_id.in_(chats))
             .group_by(stats.c.player_id)
-            .having(wins > 0)
-            .order_by(desc(wins), desc(func.sum(stats.c.gold)), stats.c.player_id)
+            .having(player_wins > 0)
+            .order_by(desc(player_wins), desc(func.sum(stats.c.gold)), stats.c.player_id)
             .limit(1)
         ).first()
     return GroupFigures(
-        chat_id, int(games), int(gold), top[0] if top else None, int(top[1]) if top else 0
+        chat_id,
+        int(games),
+        int(wins),
+        int(gold),
+        favourite[0] if favourite else None,
+        top[0] if top else None,
+        int(top[1]) if top else 0,
     )

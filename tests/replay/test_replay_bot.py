@@ -16,11 +16,11 @@ from infra.event_store import EventStore
 from infra.migrations import upgrade
 from tests.fakebotapi import Call, FakeBotAPI
 from tests.replay.games import PlayedGame, play
-from tests.replay.test_history_figures import store_game
+from tests.replay.test_history_figures import folded_group, store_game
 from tests.replay.test_replay_gif import small_board
 from tests.tgbot.bot_harness import bot_services, running_bot
 from tgbot.handlers import history as handlers
-from tgbot.replay import Replay
+from tgbot.replay import Replay, text
 from tgbot.replay_gif import replay_gif
 
 GROUP = -3001
@@ -165,3 +165,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         api.send_text(GROUP, USER, "/stats")
         stats = await api.wait_for_call("sendMessage", 20, after=sent, chat_id=GROUP)
         assert "2 games" in stats["text"] and "2 finished games" in stats["text"]
+        games, wins, gold, role, _top = folded_group(group_games[:2], GROUP)
+        group_line = stats["text"].splitlines()[-1]
+        assert f"{games} finished games, {wins} wins, {gold} gold mined" in group_line
+        assert f"favourite winning role: {text('en', f'role.{role}')}" in group_line

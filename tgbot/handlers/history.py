@@ -214,7 +214,22 @@ def stats_message(
             if group.top_winner
             else text(lang, "replay.nobody")
         )
-        lines.append(text(lang, "stats.group", games=group.games, gold=group.gold, top=top))
+        favourite = (
+            text(lang, f"role.{group.favourite_role}")
+            if group.favourite_role
+            else text(lang, "replay.none")
+        )
+        lines.append(
+            text(
+                lang,
+                "stats.group",
+                games=group.games,
+                wins=group.wins,
+                gold=group.gold,
+                role=favourite,
+                top=top,
+            )
+        )
     return "\n".join(lines)
 
 

@@ -1,0 +1,43 @@
+"""Every message of the replay, history and stats exists in English, Spanish and Polish."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tgbot.i18n import placeholders
+from tgbot.replay import LANGUAGES
+
+TGBOT = Path(__file__).resolve().parents[2] / "tgbot"
+SOURCES = [TGBOT / "replay.py", TGBOT / "replay_gif.py", TGBOT / "handlers" / "history.py"]
+LITERAL = re.compile(r"""\btext\(\s*\w+,\s*["']([a-z_.0-9]+)["']""")
+CATALOGS = {
+    lang: json.loads((TGBOT / "locales" / f"replay_{lang}.json").read_text("utf-8"))
+    for lang in LANGUAGES
+}
+
+
+def keys_in_code() -> set[str]:
+    return {key for path in SOURCES for key in LITERAL.findall(path.read_text("utf-8"))}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_replay_key_the_code_names_exists_in_every_language(lang: str) -> None:
+    keys = keys_in_code()
+    assert len(keys) > 40
+    assert sorted(keys - set(CATALOGS[lang])) == []
+
+
+@pytest.mark.parametrize("lang", ["es", "pl"])
+def test_replay_catalogs_have_the_english_keys_and_placeholders(lang: str) -> None:
+    english = CATALOGS["en"]
+    assert set(CATALOGS[lang]) == set(english)
+    different = {
+        key: text
+        for key, text in CATALOGS[lang].items()
+        if placeholders(text) != placeholders(english[key])
+    }
+    assert different == {}
