@@ -24,7 +24,9 @@ from domain.commands import (
 )
 from domain.decider import decide, fold
 from domain.errors import DomainError
+from domain.events import GameEnded
 from domain.moves import canonical, is_legal, legal_moves
+from domain.scoring import game_winners
 from domain.simulate import play_one
 from domain.state import GameState
 
@@ -45,6 +47,21 @@ def test_random_games_replay_and_conserve_cards_gold_and_secrets(
     edition, players = game
     _, violations, _ = play_one(edition, players, seed, check=True, max_commands=commands)  # type: ignore[arg-type]
     assert violations == []
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.integers(0, 2**32))
+def test_whole_random_games_replay_and_conserve_cards_gold_and_secrets_to_the_end(
+    game: tuple[str, int], seed: int
+) -> None:
+    """The same checks over whole games: three rounds, every score and theft, the end."""
+    edition, players = game
+    events, violations, _ = play_one(edition, players, seed, check=True)  # type: ignore[arg-type]
+    assert violations == []
+    assert isinstance(events[-1], GameEnded)
+    final = fold(events)
+    assert final.phase == "finished" and len(final.round_results) == 3
+    assert set(final.winners) == set(game_winners(dict(final.gold)))
 
 
 T = TypeVar("T")
