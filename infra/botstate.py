@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -24,9 +25,12 @@ from sqlalchemy import (
     Table,
     delete,
     insert,
+    or_,
     select,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 
 from infra.schema import metadata
 
@@ -69,7 +73,35 @@ notifier_positions = Table(
     Column("position", BigInteger, nullable=False),
 )
 
-BOT_TABLES = (bot_users, bot_chats, bot_messages, notifier_positions)
+# How far the notifier announced each game: a game's events up to ``version`` are told.
+# Claimed (compare-and-set) before its messages go out, so nothing is announced twice.
+notifier_games = Table(
+    "notifier_games",
+    metadata,
+    Column("name", String(100), nullable=False),
+    Column("stream_id", String(200), nullable=False),
+    Column("version", Integer, nullable=False),
+    PrimaryKeyConstraint("name", "stream_id", name="pk_notifier_games"),
+)
+
+# The one bot instance that announces: it holds the lease until ``expires_at`` (Unix ms)
+# and renews it while it runs; another instance takes over once it expired.
+notifier_leases = Table(
+    "notifier_leases",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("holder", String(100), nullable=False),
+    Column("expires_at", BigInteger, nullable=False),
+)
+
+BOT_TABLES = (
+    bot_users,
+    bot_chats,
+    bot_messages,
+    notifier_positions,
+    notifier_games,
+    notifier_leases,
+)
 
 
 def _now() -> datetime:
@@ -306,11 +338,87 @@ class BotState:
         return int(value or 0)
 
     def save_position(self, position: int, name: str = "notifier") -> None:
+        """Record the position; it only moves forward (a late writer cannot move it back)."""
         with self.engine.begin() as conn:
-            changed = conn.execute(
+            conn.execute(
+                _insert(conn, notifier_positions)
+                .values(name=name, position=position)
+                .on_conflict_do_nothing(index_elements=["name"])
+            )
+            conn.execute(
                 update(notifier_positions)
-                .where(notifier_positions.c.name == name)
+                .where(notifier_positions.c.name == name, notifier_positions.c.position < position)
                 .values(position=position)
+            )
+
+    # Per game -----------------------------------------------------------------------
+    def game_versions(self, stream_ids: Iterable[str], name: str = "notifier") -> dict[str, int]:
+        """How far each game was announced (games never announced are absent)."""
+        ids = list(stream_ids)
+        if not ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(notifier_games.c.stream_id, notifier_games.c.version).where(
+                    notifier_games.c.name == name, notifier_games.c.stream_id.in_(ids)
+                )
+            ).all()
+        return {row.stream_id: int(row.version) for row in rows}
+
+    def claim_game(self, stream_id: str, old: int | None, new: int, name: str = "notifier") -> bool:
+        """Compare-and-set a game's announced version from ``old`` (None: never announced)
+        to ``new``; False when another writer changed it first."""
+        with self.engine.begin() as conn:
+            if old is None:
+                statement = (
+                    _insert(conn, notifier_games)
+                    .values(name=name, stream_id=stream_id, version=new)
+                    .on_conflict_do_nothing(index_elements=["name", "stream_id"])
+                )
+            else:
+                statement = (
+                    update(notifier_games)
+                    .where(
+                        notifier_games.c.name == name,
+                        notifier_games.c.stream_id == stream_id,
+                        notifier_games.c.version == old,
+                    )
+                    .values(version=new)
+                )
+            return bool(conn.execute(statement).rowcount)
+
+    # The lease -----------------------------------------------------------------------
+    def hold_lease(self, holder: str, now_ms: int, ttl_ms: int, name: str = "notifier") -> bool:
+        """Take or renew the lease for ``holder``; False while another holder has it."""
+        expires = now_ms + ttl_ms
+        with self.engine.begin() as conn:
+            renewed = conn.execute(
+                update(notifier_leases)
+                .where(
+                    notifier_leases.c.name == name,
+                    or_(notifier_leases.c.holder == holder, notifier_leases.c.expires_at < now_ms),
+                )
+                .values(holder=holder, expires_at=expires)
             ).rowcount
-            if not changed:
-                conn.execute(insert(notifier_positions).values(name=name, position=position))
+            if renewed:
+                return True
+            taken = conn.execute(
+                _insert(conn, notifier_leases)
+                .values(name=name, holder=holder, expires_at=expires)
+                .on_conflict_do_nothing(index_elements=["name"])
+            ).rowcount
+            return bool(taken)
+
+    def release_lease(self, holder: str, name: str = "notifier") -> None:
+        """Give the lease up at once (a clean shutdown), if ``holder`` has it."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(notifier_leases)
+                .where(notifier_leases.c.name == name, notifier_leases.c.holder == holder)
+                .values(expires_at=0)
+            )
+
+
+def _insert(conn: Connection, table: Table) -> Any:
+    """The dialect's INSERT, which knows ``ON CONFLICT`` (PostgreSQL and SQLite)."""
+    return postgresql.insert(table) if conn.dialect.name == "postgresql" else sqlite.insert(table)

@@ -150,7 +150,8 @@ class FakeBotAPI:
         self.admins: dict[int, set[int]] = {}  # chat id -> user ids (first one: creator)
         self.members: dict[int, set[int]] = {}
         self.answered: dict[str, JSON] = {}  # callback query id -> answer params
-        self._failures: dict[str, list[ApiError]] = {}
+        # method -> failures to answer, each for one chat (or any chat: None)
+        self._failures: dict[str, list[tuple[ApiError, int | None]]] = {}
         self._updates: list[JSON] = []
         self._update_ids = itertools.count(1)
         self._message_ids: dict[int, itertools.count[int]] = {}
@@ -265,15 +266,17 @@ class FakeBotAPI:
         *,
         retry_after: int | None = None,
         times: int = 1,
+        chat_id: int | None = None,
     ) -> None:
-        """The next ``times`` calls of ``method`` fail. 429 carries ``retry_after``."""
+        """The next ``times`` calls of ``method`` (to ``chat_id`` only, if given) fail.
+        429 carries ``retry_after``; a 5xx reaches the bot as a network error."""
         parameters: JSON = {}
         if code == 429:
             retry_after = 1 if retry_after is None else retry_after
             description = description or f"Too Many Requests: retry after {retry_after}"
             parameters["retry_after"] = retry_after
         error = ApiError(code, description or "Bad Request: simulated failure", parameters)
-        self._failures.setdefault(method, []).extend([error] * times)
+        self._failures.setdefault(method, []).extend([(error, chat_id)] * times)
 
     def migrate(self, group_id: int, supergroup_id: int) -> None:
         """Upgrade a group to a supergroup: the old id answers 400 with
@@ -487,9 +490,9 @@ class FakeBotAPI:
         if method != "getUpdates":
             self.calls.append(Call(method, params, files))
         try:
-            failures = self._failures.get(method)
-            if failures:
-                raise failures.pop(0)
+            failure = self._failure(method, params)
+            if failure is not None:
+                raise failure
             handler = getattr(self, f"_api_{method}", None)
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
@@ -503,6 +506,14 @@ class FakeBotAPI:
             status = error.code
         await self._notify()
         return self._json(body, status)
+
+    def _failure(self, method: str, params: JSON) -> ApiError | None:
+        failures = self._failures.get(method) or []
+        for index, (error, chat_id) in enumerate(failures):
+            if chat_id is None or str(params.get("chat_id")) == str(chat_id):
+                del failures[index]
+                return error
+        return None
 
     async def _download(self, request: web.Request) -> web.Response:
         stored = self._files.get(request.match_info["path"])

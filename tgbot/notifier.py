@@ -2,9 +2,10 @@
 
 Whoever appended an event — a button press in this process, a deadline in a Celery worker,
 another bot instance — the notifier announces it once: it reads :meth:`EventStore.read_all`
-from its recorded position, folds each game's state, sends or edits the messages the new
-events call for, and records the position after each game's batch, so a restart goes on
-where it stopped and repeats nothing. What a chat sees always goes through
+from its recorded position, folds each game's state, and sends or edits the messages the
+new events call for. Each game's progress is claimed before its messages go out, so a
+restart goes on where it stopped and repeats nothing, and a game whose announcing failed
+is tried again later without holding up the others. What a chat sees always goes through
 :func:`domain.view.view_for` and :func:`domain.view.describe`: the group as the public
 (``None``), a private chat as its player.
 
@@ -25,7 +26,14 @@ from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 
 from domain import events as ev
 from domain.board import Cell, Tile
@@ -44,6 +52,9 @@ from tgbot.texts import Texts, cell_text, esc, mention
 log = logging.getLogger(__name__)
 
 LOBBY, BOARD, PROMPT = "lobby", "board", "prompt"
+ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
+NETWORK_BACKOFF = 0.25  # seconds before the second try; doubled each time
+MAX_FAILURES = 3  # a game's events whose announcing failed this often are given up
 # Events after which a keyboard drawn earlier still means the same thing.
 HARMLESS = (ev.PlayerReminded,)
 FRONT_ICONS = {
@@ -70,7 +81,7 @@ class Outbox:
     async def call(self, chat_id: int, method: str, **kwargs: Any) -> Any:
         """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused."""
         chat_id = self.services.botstate.resolve_chat(chat_id)
-        for _attempt in range(4):
+        for attempt in range(ATTEMPTS):
             try:
                 return await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
             except RetryAfter as error:
@@ -90,6 +101,14 @@ class Outbox:
                 if chat_id > 0:
                     raise
                 return None
+            except NetworkError as error:  # timed out, a 5xx, a dropped connection
+                log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
+                if attempt + 1 < ATTEMPTS:
+                    await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
+            except TelegramError as error:
+                log.warning("%s to %s failed: %s", method, chat_id, error)
+                return None
+        log.warning("%s to %s dropped after %d attempts", method, chat_id, ATTEMPTS)
         return None
 
 
@@ -118,6 +137,7 @@ class Notifier:
         self.name = name
         self.position: int | None = None
         self.cache: dict[str, tuple[GameState, int]] = {}
+        self.failures: dict[tuple[str, int], int] = {}
         self.sent: list[tuple[str, float]] = []  # (method, seconds) for the benchmark
 
     async def run(self) -> None:
@@ -134,29 +154,66 @@ class Notifier:
                 await asyncio.sleep(self.poll_interval)
                 continue
             if handled:
-                continue
+                continue  # more may be waiting
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), self.poll_interval)
 
     async def catch_up(self, limit: int = 500) -> int:
-        """Announce the events after the recorded position; returns how many.
+        """Announce the events after the recorded position; returns how many were passed.
 
-        Games are announced side by side (each game's events in order); the position is
-        recorded once every game of the batch is done.
+        Games are announced side by side, each game's events in order. Each game's progress
+        is claimed (compare-and-set) before its messages go out, so a game is never
+        announced twice, and a game that failed neither repeats nor holds up the others:
+        the position stops before its events, which are tried again next time.
         """
         botstate = self.services.botstate
         if self.position is None:
             self.position = botstate.position(self.name)
-        records = self.services.store.read_all(self.position, limit=limit)
+        start = self.position
+        records = self.services.store.read_all(start, limit=limit)
         if not records:
             return 0
         by_game: dict[str, list[StoredEvent]] = {}
         for record in records:
             by_game.setdefault(record.stream_id, []).append(record)
-        await asyncio.gather(*(self.announce(g, chunk) for g, chunk in by_game.items()))
-        self.position = records[-1].position
-        botstate.save_position(self.position, self.name)
-        return len(records)
+        done = botstate.game_versions(by_game, self.name)
+        failed = await asyncio.gather(
+            *(self.announce_game(g, chunk, done.get(g)) for g, chunk in by_game.items())
+        )
+        stuck = [position for position in failed if position is not None]
+        self.position = min(stuck) - 1 if stuck else records[-1].position
+        if self.position > start:
+            botstate.save_position(self.position, self.name)
+        return self.position - start if stuck else len(records)
+
+    async def announce_game(
+        self, game_id: str, chunk: Sequence[StoredEvent], done: int | None
+    ) -> int | None:
+        """Announce one game's events after version ``done``; the position of the first
+        event to try again when announcing failed, else None."""
+        botstate = self.services.botstate
+        fresh = [r for r in chunk if done is None or r.version > done]
+        if not fresh:
+            return None
+        claimed = fresh[-1].version
+        if not botstate.claim_game(game_id, done, claimed, self.name):
+            self.cache.pop(game_id, None)  # announced by someone else meanwhile
+            return None
+        try:
+            await self.announce(game_id, fresh)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.cache.pop(game_id, None)
+            key = (game_id, fresh[0].version)
+            self.failures[key] = self.failures.get(key, 0) + 1
+            if self.failures[key] >= MAX_FAILURES:
+                log.exception("game %s: events up to %d given up", game_id, claimed)
+                return None
+            log.exception("game %s: announcing failed; trying again", game_id)
+            botstate.claim_game(game_id, claimed, done or 0, self.name)
+            return fresh[0].position
+        return None
 
     def state_before(self, game_id: str, version: int) -> GameState:
         cached = self.cache.get(game_id)

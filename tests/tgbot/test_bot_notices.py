@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from domain.commands import RemindPlayer
+from domain.moves import legal_moves
 from infra.game_service import now_ms
 from infra.migrations import upgrade
 from tests.fakebotapi import FakeBotAPI
-from tests.tgbot.bot_harness import bot_services, running_bot, seat, settle, start_game
+from tests.tgbot.bot_harness import (
+    bot_services,
+    notifier_of,
+    running_bot,
+    seat,
+    settle,
+    start_game,
+)
+from tgbot.app import BotApplication
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -43,3 +53,87 @@ async def test_a_reminder_tells_the_player_the_real_time_left(db: str) -> None:
             found = re.search(r"half of your time is gone: (\d+) s left", text)
             assert found is not None, text
             assert 15 <= int(found.group(1)) <= 30
+
+
+def move_outside_the_bot(app: BotApplication, game_id: str) -> int:
+    """The player on turn makes their first legal move through the game service (as
+    another instance would); returns the player whose decision opens next."""
+    services = bot_services(app)
+    state, _ = services.load(game_id)
+    assert state.pending is not None
+    services.service.handle(game_id, legal_moves(state, state.pending.player)[0])
+    after, _ = services.load(game_id)
+    assert after.pending is not None
+    return after.pending.player
+
+
+@pytest.mark.parametrize("failures", [1, 10])
+async def test_a_failed_telegram_call_repeats_nothing_and_holds_up_no_other_game(
+    db: str, failures: int
+) -> None:
+    other_group, others = -3004, [31, 32, 33]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        seat(api, other_group, others)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            first = await start_game(api, app, GROUP, PLAYERS)
+            second = await start_game(api, app, other_group, others)
+            boards = {g: _board(api, g) for g in (GROUP, other_group)}
+            counts = {p: len(api.messages_in(p)) for p in PLAYERS + others}
+            # The first game's board edit answers 502 Bad Gateway (once, or every time).
+            api.fail_next("editMessageMedia", 502, "Bad Gateway", chat_id=GROUP, times=failures)
+
+            # Both moves land before the notifier looks: one batch for both games.
+            next_first = move_outside_the_bot(app, first)
+            next_second = move_outside_the_bot(app, second)
+            await settle(api, app)
+
+            new = {p: len(api.messages_in(p)) - counts[p] for p in counts}
+            assert new[next_first] == 1 and new[next_second] == 1
+            assert sum(new.values()) == 2  # nobody got a prompt twice
+            assert _board(api, other_group) != boards[other_group]
+            if failures == 1:  # tried again, and shown
+                assert _board(api, GROUP) != boards[GROUP]
+
+            # The next round of announcements repeats nothing either.
+            move_outside_the_bot(app, second)
+            await settle(api, app)
+            assert len(api.messages_in(next_first)) - counts[next_first] == 1
+
+
+def _board(api: FakeBotAPI, group: int) -> str:
+    photos = [m for m in api.messages_in(group) if "photo" in m]
+    return str(photos[-1].get("caption", ""))
+
+
+async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_at_once(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other_group, others = -3004, [31, 32, 33]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        seat(api, other_group, others)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            first = await start_game(api, app, GROUP, PLAYERS)
+            second = await start_game(api, app, other_group, others)
+            counts = {p: len(api.messages_in(p)) for p in PLAYERS + others}
+            notifier = notifier_of(app)
+            real = notifier.announce
+            broken = [True]
+
+            async def announce_once_broken(game_id: str, records: Any) -> None:
+                if game_id == first and broken:
+                    broken.clear()
+                    raise RuntimeError("the database went away")
+                await real(game_id, records)
+
+            monkeypatch.setattr(notifier, "announce", announce_once_broken)
+            next_first = move_outside_the_bot(app, first)
+            next_second = move_outside_the_bot(app, second)
+            await settle(api, app)
+
+            new = {p: len(api.messages_in(p)) - counts[p] for p in counts}
+            assert new[next_first] == 1 and new[next_second] == 1
+            assert sum(new.values()) == 2
