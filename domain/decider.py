@@ -420,7 +420,8 @@ def _end_round(log: _Log, reached_by: PlayerId | None, at: int, seed: int) -> No
     revealed = tuple((p, roles[p].value) for p in seating)
     if state.edition == "base":
         winners = tuple(scoring.base_round_winners(seating, roles, reached))
-        log.emit(RoundEnded(state.round, reached, reached_by, revealed, winners))
+        spare = tuple(r.value for r in state.dwarf_pile)
+        log.emit(RoundEnded(state.round, reached, reached_by, revealed, winners, spare))
         if reached and reached_by is not None:
             diggers = sum(1 for p in seating if roles[p] is Role.GOLD_DIGGER)
             count = scoring.base_nuggets_to_draw(len(seating), diggers, state.gold_house_rule)

@@ -179,12 +179,17 @@ class PlayerCameBack:
 
 @dataclass(frozen=True, slots=True)
 class RoundEnded:
+    """Every dwarf card is turned face up: each player's, and (base) the spare set aside
+    for the round (seed 001: "todas las cartas de enano son reveladas"). The saboteur2
+    dwarf pile stays face down."""
+
     TYPE: ClassVar[str] = "round_ended"
     round: int
     treasure_reached: bool
     reached_by: PlayerId | None
-    roles: tuple[tuple[PlayerId, str], ...]  # every role revealed
+    roles: tuple[tuple[PlayerId, str], ...]  # every player's role, revealed
     winners: tuple[PlayerId, ...]
+    spare: tuple[str, ...] = ()  # base: the spare dwarf card(s), revealed; saboteur2: ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from domain.events import (
     PlayerLeft,
     PlayerReminded,
     PlayerWentAway,
+    RoundEnded,
     SettingsChanged,
     TheftResolved,
 )
@@ -131,3 +132,9 @@ def test_an_unknown_type_or_field_is_refused() -> None:
         decode("no_such_event", {})
     with pytest.raises(ValueError):
         decode("player_left", {"player": 1, "extra": 2})
+
+
+def test_a_round_ended_stored_before_the_spare_dwarf_was_recorded_still_decodes() -> None:
+    old = {"round": 1, "treasure_reached": False, "reached_by": None, "roles": [[1, "saboteur"]]}
+    event = decode("round_ended", {**old, "winners": [1]})
+    assert event == RoundEnded(1, False, None, ((1, "saboteur"),), (1,), spare=())

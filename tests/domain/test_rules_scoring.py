@@ -5,7 +5,7 @@ from __future__ import annotations
 from given import T0, TURN, dealt, given, ids, then_raises, when
 
 from domain import errors
-from domain.commands import ChooseTheftVictim, Pass, PickGold, PlacePath
+from domain.commands import ChooseTheftVictim, Pass, PickGold, PlacePath, PlayAction
 from domain.events import (
     ActionPlayed,
     DecisionOpened,
@@ -201,3 +201,53 @@ def test_worked_example_6_3_boss_reaches_through_a_blue_door_untrapped_thief_ste
     assert _of(stolen, RoundStarted)  # nobody else steals: the next round starts
     after = given(setup, events, stolen)
     assert dict(after.gold) == {1: 2, 2: 0, 3: 0, 4: 2, 5: 1, 6: 1, 7: 0}
+
+
+def test_open_rule_next_round_starts_left_of_first_player_when_no_path_card_was_played() -> None:
+    # base: only path cards count (seed 001), so an action card changes nothing.
+    map_card = ids("base", "map")[0]
+    setup = dealt(hands={1: (EW[0],), 2: (map_card,), 3: (EW[1],)}, draw_pile=(), first=2)
+    state = given(setup)
+    events = when(state, PlayAction(2, map_card, target_cell=(8, 0), at=T0))
+    for player in (3, 1):
+        state = given(setup, events)
+        events += when(state, Pass(player, state.hand(player), at=T0))
+    started = _of(events, RoundStarted)
+    assert started and isinstance(started[0], RoundStarted) and started[0].round == 2
+    assert started[0].first_player == 3  # left of player 2, who started round 1
+
+
+def test_open_rule_saboteur2_next_round_starts_left_of_first_player_when_no_card_played() -> None:
+    setup = dealt("saboteur2", hands={1: (1,), 2: (2,), 3: (3,)}, draw_pile=(), first=3)
+    events: list[Event] = []
+    for player in (3, 1, 2):
+        events += when(given(setup, events), Pass(player, (player,), at=T0))
+    started = _of(events, RoundStarted)
+    assert started and isinstance(started[0], RoundStarted) and started[0].first_player == 1
+
+
+def test_open_rule_a_thief_with_exactly_one_possible_victim_robs_them_without_a_choice() -> None:
+    roles = {1: "blue_digger", 2: "saboteur", 3: "green_digger", 4: "geologist"}
+    events = when(given(_saboteur2_end([(THEFT[0], "theft", 1)], roles)), Pass(1, (0,), at=T0))
+    assert _of(events, GoldPaid) == [GoldPaid(((2, 5),))]  # the lone saboteur wins
+    assert TheftResolved(1, 2) in events
+    assert not [e for e in events if isinstance(e, DecisionOpened) and e.kind == "theft"]
+    assert dict(given(_saboteur2_end([(THEFT[0], "theft", 1)], roles), events).gold)[1] == 1
+
+
+def test_open_rule_the_base_spare_dwarf_is_revealed_at_round_end() -> None:
+    # Seed 001: the spare lies face down "hasta el final de la ronda"; when the round ends
+    # "todas las cartas de enano son reveladas".
+    setup = dealt(hands={1: (EW[0],), 2: (), 3: ()}, draw_pile=())
+    spare = given(setup).dwarf_pile
+    assert len(spare) == 1
+    events = when(given(setup), Pass(1, (EW[0],), at=T0))
+    ended = _of(events, RoundEnded)[0]
+    assert isinstance(ended, RoundEnded) and ended.spare == (spare[0].value,)
+
+
+def test_the_saboteur2_dwarf_pile_stays_face_down_at_round_end() -> None:
+    setup = _saboteur2_end([], S2_ROLES)
+    events = when(given(setup), Pass(1, (0,), at=T0))
+    ended = _of(events, RoundEnded)[0]
+    assert isinstance(ended, RoundEnded) and ended.spare == ()
