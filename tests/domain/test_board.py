@@ -314,6 +314,8 @@ def test_a_revealed_treasure_is_face_up_and_a_normal_card() -> None:
         (TREASURE, "goal_stone_b", (7, 0), False, N | W),
         (TREASURE, "goal_stone_b", (8, 1), False, N | W),
         (TREASURE, "goal_stone_b", (8, -1), True, S | E),
+        (TREASURE, "goal_stone_a", (9, 0), True, N | E),  # from the east: turned
+        (TREASURE, "goal_stone_b", (9, 0), True, S | E),  # from the east: turned
     ],
 )
 def test_a_revealed_stone_opens_towards_the_card_that_reached_it(

@@ -8,8 +8,9 @@ from given import T0, TURN, dealt, given, ids, then_raises, when
 
 from domain import errors
 from domain.cards import Role, Tool
-from domain.commands import PlacePath, PlayAction
-from domain.events import ActionPlayed, CardDrawn, DecisionOpened, Event
+from domain.commands import DiscardToRemove, PlacePath, PlayAction
+from domain.events import ActionPlayed, CardDrawn, DecisionOpened, Event, FrontCardRemoved
+from domain.moves import legal_moves
 
 S2: Final = "saboteur2"
 DEADLINE = T0 + TURN * 1000
@@ -152,6 +153,27 @@ def test_swap_hand_exchanges_hands_then_the_other_draws_and_then_the_actor() -> 
     after = given(events, played)
     assert after.hand(1) == (20, 21, 22, 23, 1) and after.hand(2) == (10, 11, 0)
     then_raises(given(events), PlayAction(1, swap, target_player=1), errors.InvalidTarget)
+
+
+def test_open_rule_swap_hand_may_target_a_player_with_an_empty_hand() -> None:
+    swap = card("swap_hand")
+    events = [*dealt(S2, players=3, hands={1: (swap, 10, 11), 2: ()}, draw_pile=(0, 1))]
+    move = PlayAction(1, swap, target_player=2)
+    assert move in legal_moves(given(events), 1)
+    played = when(given(events), PlayAction(1, swap, target_player=2, at=T0))
+    assert played[1:3] == [CardDrawn(2, 0), CardDrawn(1, 1)]
+    after = given(events, played)
+    assert after.hand(1) == (1,) and after.hand(2) == (10, 11, 0)
+
+
+def test_open_rule_discarding_two_cards_may_remove_your_own_theft() -> None:
+    theft = card("theft")
+    events = setup((10, 11, 12), (theft, "theft", 1))
+    assert DiscardToRemove(1, (10, 11), "theft") in legal_moves(given(events), 1)
+    removed = when(given(events), DiscardToRemove(1, (10, 11), "theft", at=T0))
+    assert removed[0] == FrontCardRemoved(1, (10, 11), "theft")
+    after = given(events, removed)
+    assert after.front_of(1) == () and after.thefts == () and theft in after.discards
 
 
 def test_a_path_card_cannot_be_played_as_an_action() -> None:

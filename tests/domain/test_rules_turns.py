@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from given import T0, TURN, dealt, given, ids, then_raises, when
 
 from domain import errors
@@ -207,3 +209,31 @@ def test_a_rockfall_discards_a_path_card_but_never_the_start_or_a_goal() -> None
     events = when(state, PlayAction(1, ROCKFALL[0], target_cell=(1, 0), at=T0))
     after = given(setup, events)
     assert (1, 0) not in after.board and {EW[0], ROCKFALL[0]} <= set(after.discards)
+
+
+def test_open_rule_a_stone_reached_through_a_bridge_opens_towards_it_not_the_ladder() -> None:
+    # A bridge lies north of stone A (8, 2), only its east-west tunnel connected: its
+    # north-south tunnel faces the stone but reaches nothing. A ladder later joins that
+    # tunnel to the start: the stone is reached by the bridge, from the north, so it is
+    # turned to open north (§4.3), though the card just placed (the ladder) is further off.
+    s2: Final = "saboteur2"
+    cross, ew, ns = ids(s2, "cross"), ids(s2, "straight_ew"), ids(s2, "straight_ns")
+    bridge, ladder = ids(s2, "bridge")[0], ids(s2, "ladder_stub_n")[0]
+    cells = [(0, 1), (0, 2), (0, 3), *[(x, 3) for x in range(1, 8)]]
+    route = [ns[0], ns[1], cross[0], *ew, *cross[1:5]]
+    setup = [
+        *dealt(s2, hands={1: (bridge,), 2: (ladder,)}, draw_pile=(60, 61, 62)),
+        *[PathPlaced(3, c, cell, False) for c, cell in zip(route, cells, strict=True)],
+        AGAIN,
+    ]
+
+    placed = when(given(setup), PlacePath(1, bridge, (8, 3), False, at=T0))
+
+    assert not [e for e in placed if isinstance(e, GoalRevealed)]
+
+    reached = when(given(setup, placed), PlacePath(2, ladder, (8, 4), True, at=T0))
+
+    assert reached[:2] == [
+        PathPlaced(2, ladder, (8, 4), True),
+        GoalRevealed((8, 2), "goal_stone_a", True),  # turned: its openings are N and E
+    ]
