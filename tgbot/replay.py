@@ -350,9 +350,6 @@ def _describe(
         case ev.RoundStarted():
             goals = ", ".join(text(lang, f"goal.{g}") for g in event.goals)
             roles = ", ".join(f"{_name(after, p)} {_role(lang, r)}" for p, r in event.roles)
-            hands = "; ".join(
-                f"{_name(after, p)}: {_cards(lang, edition, cs)}" for p, cs in event.hands
-            )
             lines = [
                 text(
                     lang,
@@ -366,7 +363,12 @@ def _describe(
             if event.dwarf_pile and edition == "base":
                 spare = ", ".join(_role(lang, r) for r in event.dwarf_pile)
                 lines.append(text(lang, "replay.spare", spare=spare))
-            lines.append(text(lang, "replay.hands", hands=hands))
+            # One line per hand: a long caption is cut into pages between lines.
+            lines.append(text(lang, "replay.hands"))
+            lines.extend(
+                text(lang, "replay.hand_of", name=_name(after, p), cards=_cards(lang, edition, cs))
+                for p, cs in event.hands
+            )
             return "\n".join(lines)
         case ev.PathPlaced():
             return text(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -29,7 +28,6 @@ LAST_FRAME_MS: Final = 5000
 FONT_SIZE: Final = 15
 LINE_HEIGHT: Final = 19
 MARGIN: Final = 8
-MAX_CAPTION_LINES: Final = 10
 BACKGROUND: Final = (250, 248, 240)
 INK: Final = (20, 20, 20)
 _FONT_CANDIDATES: Final = (
@@ -78,15 +76,28 @@ def step_png(step: Step) -> bytes:
     return png_bytes(step_image(step, CELL))
 
 
-def _wrap(text: str, width_px: int) -> list[str]:
+def caption_lines(text: str, width_px: int) -> list[str]:
+    """``text`` wrapped to ``width_px`` as drawn, every line kept: the caption area of the
+    frames grows to the longest caption of the game."""
     font = _font()
-    average = max(1.0, font.getlength("abcdefghijklmnopqrstuvwxyz") / 26)
-    columns = max(20, int(width_px / average))
     lines: list[str] = []
     for paragraph in text.splitlines():
-        lines.extend(textwrap.wrap(paragraph, columns) or [""])
-    if len(lines) > MAX_CAPTION_LINES:
-        lines = [*lines[: MAX_CAPTION_LINES - 1], lines[MAX_CAPTION_LINES - 1] + " …"]
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if line and font.getlength(candidate) > width_px:
+                lines.append(line)
+                candidate = word
+            while font.getlength(candidate) > width_px and len(candidate) > 1:
+                # A word wider than the frame: cut it where it fills the line.
+                fits = (
+                    n for n in range(1, len(candidate)) if font.getlength(candidate[:n]) <= width_px
+                )
+                cut = max(fits, default=1)
+                lines.append(candidate[:cut])
+                candidate = candidate[cut:]
+            line = candidate
+        lines.append(line)
     return lines
 
 
@@ -118,7 +129,7 @@ def frames(
     palette = _palette([unique[0], unique[len(unique) // 2], unique[-1]])
     indexed = {k: im.quantize(palette=palette, dither=Image.Dither.NONE) for k, im in drawn.items()}
     background, ink = _indices(palette, BACKGROUND, INK)
-    wrapped = [_wrap(caption(step, lang), width - 2 * MARGIN) for step in steps]
+    wrapped = [caption_lines(caption(step, lang), width - 2 * MARGIN) for step in steps]
     caption_height = 2 * MARGIN + LINE_HEIGHT * max(len(w) for w in wrapped)
     font = _font()
     colours = palette.getpalette()

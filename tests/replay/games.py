@@ -37,6 +37,7 @@ def play(
     finish: bool = True,
     max_commands: int = 5000,
     first_player_id: int = 101,
+    name_prefix: str = "P",
 ) -> PlayedGame:
     rng = random.Random(seed)
     state = initial_state()
@@ -51,9 +52,9 @@ def play(
             states.append(state)
 
     ids = [first_player_id + i for i in range(players)]
-    run(CreateGame(ids[0], f"P{ids[0]}", edition, chat_id=chat_id, at=1_000))
+    run(CreateGame(ids[0], f"{name_prefix}{ids[0]}", edition, chat_id=chat_id, at=1_000))
     for player in ids[1:]:
-        run(JoinGame(player, f"P{player}", at=2_000))
+        run(JoinGame(player, f"{name_prefix}{player}", at=2_000))
     run(StartGame(ids[0], at=3_000, seed=rng.getrandbits(48)))
     commands = 0
     while not is_terminal(state) and commands < max_commands:

@@ -99,20 +99,30 @@ class ReplayView:
     keyboard: InlineKeyboardMarkup
 
 
-def _data(key: bytes, action: str, replay: Replay, value: int | None = None) -> str:
-    return cb.encode(cb.CallbackData(action, replay.game_id, len(replay.events), value=value), key)
+def _data(
+    key: bytes, action: str, replay: Replay, value: int | None = None, page: int | None = None
+) -> str:
+    data = cb.CallbackData(action, replay.game_id, len(replay.events), value=value, page=page)
+    return cb.encode(data, key)
 
 
-def keyboard(replay: Replay, index: int, key: bytes, lang: str) -> InlineKeyboardMarkup:
-    """⏮ ◀ ▶ ⏭, a start and an end jump per round, and the GIF button."""
+def keyboard(
+    replay: Replay, index: int, key: bytes, lang: str, page: int = 0, pages: int = 1
+) -> InlineKeyboardMarkup:
+    """⏮ ◀ ▶ ⏭, a start and an end jump per round, and the GIF button. ◀ and ▶ turn the
+    pages of a step told in several captions before they move to another step."""
     last = len(replay) - 1
 
-    def button(label: str, target: int) -> InlineKeyboardButton:
+    def button(label: str, target: int, target_page: int = 0) -> InlineKeyboardButton:
         target = max(0, min(last, target))
-        shown = "·" + label + "·" if target == index else label
-        return InlineKeyboardButton(shown, callback_data=_data(key, STEP, replay, target))
+        here = (target, target_page) == (index, page)
+        shown = "·" + label + "·" if here else label
+        data = _data(key, STEP, replay, target, target_page or None)
+        return InlineKeyboardButton(shown, callback_data=data)
 
-    moves = [button("⏮", 0), button("◀", index - 1), button("▶", index + 1), button("⏭", last)]
+    back = button("◀", index, page - 1) if page > 0 else button("◀", index - 1)
+    forward = button("▶", index, page + 1) if page + 1 < pages else button("▶", index + 1)
+    moves = [button("⏮", 0), back, forward, button("⏭", last)]
     jumps: list[InlineKeyboardButton] = []
     for round_no, start, end in replay.jumps():
         jumps.append(button(text(lang, "replay.button_start", round=round_no), start))
@@ -123,7 +133,7 @@ def keyboard(replay: Replay, index: int, key: bytes, lang: str) -> InlineKeyboar
     return InlineKeyboardMarkup([moves, jumps, [gif]])
 
 
-def step_caption(replay: Replay, step: Step, lang: str) -> str:
+def _title(replay: Replay, step: Step, lang: str, page: int, pages: int) -> str:
     title = text(
         lang,
         "replay.title",
@@ -132,18 +142,53 @@ def step_caption(replay: Replay, step: Step, lang: str) -> str:
         index=step.index + 1,
         total=len(replay),
     )
-    body = f"{title}\n{caption(step, lang)}"
-    return body if len(body) <= CAPTION_LIMIT else body[: CAPTION_LIMIT - 1] + "…"
+    if pages > 1:
+        title += text(lang, "replay.page", page=page + 1, pages=pages)
+    return title
+
+
+def caption_pages(replay: Replay, step: Step, lang: str, limit: int = CAPTION_LIMIT) -> list[str]:
+    """The step's captions, each within Telegram's ``limit``: its title, then as many of
+    its lines as fit, the rest on the next pages. Nothing is cut off."""
+    room = limit - len(_title(replay, step, lang, 98, 99)) - 1
+    pages: list[list[str]] = [[]]
+    size = 0
+    for line in caption(step, lang).splitlines():
+        for piece in _split(line, room):
+            if pages[-1] and size + 1 + len(piece) > room:
+                pages.append([])
+                size = -1
+            pages[-1].append(piece)
+            size += 1 + len(piece)
+    return [
+        _title(replay, step, lang, number, len(pages)) + "\n" + "\n".join(lines)
+        for number, lines in enumerate(pages)
+    ]
+
+
+def _split(line: str, room: int) -> list[str]:
+    """``line`` in pieces of at most ``room`` characters, cut after a comma or a space."""
+    pieces: list[str] = []
+    while len(line) > room:
+        cut = max(line.rfind(", ", 0, room - 1) + 1, line.rfind(" ", 0, room))
+        cut = cut if cut > 0 else room
+        pieces.append(line[:cut].rstrip())
+        line = line[cut:].lstrip()
+    pieces.append(line)
+    return pieces
 
 
 def replay_view(
-    replay: Replay, index: int, key: bytes, lang: str, renderer: Any = step_png
+    replay: Replay, index: int, key: bytes, lang: str, renderer: Any = step_png, page: int = 0
 ) -> ReplayView:
+    """What the replay message shows at step ``index`` (and ``page`` of its caption)."""
     step = replay.step(index)
+    pages = caption_pages(replay, step, lang)
+    page = max(0, min(page, len(pages) - 1))
     return ReplayView(
         photo=renderer(step),
-        caption=step_caption(replay, step, lang),
-        keyboard=keyboard(replay, step.index, key, lang),
+        caption=pages[page],
+        keyboard=keyboard(replay, step.index, key, lang, page, len(pages)),
     )
 
 
@@ -362,7 +407,7 @@ async def on_button(update: Update, context: BotContext) -> None:
             await send_replay(context, chat.id, data.game, lang)
     elif data.action == STEP:
         await query.answer()
-        await show_step(context, query.message, replay, data.value or 0, lang)
+        await show_step(context, query.message, replay, data.value or 0, lang, data.page or 0)
     elif data.action == GIF:
         await query.answer(text(lang, "replay.gif_caption"))
         if chat is not None:
@@ -376,12 +421,14 @@ async def on_button(update: Update, context: BotContext) -> None:
 
 
 async def show_step(
-    context: BotContext, message: Any, replay: Replay, index: int, lang: str
+    context: BotContext, message: Any, replay: Replay, index: int, lang: str, page: int = 0
 ) -> None:
-    """Edit the replay message in place to show step ``index``."""
+    """Edit the replay message in place to show step ``index`` (page ``page``)."""
     if message is None:
         return
-    view = await asyncio.to_thread(replay_view, replay, index, context.services.callback_key, lang)
+    view = await asyncio.to_thread(
+        replay_view, replay, index, context.services.callback_key, lang, step_png, page
+    )
     try:
         await message.edit_media(
             InputMediaPhoto(InputFile(view.photo, filename="replay.png"), caption=view.caption),
