@@ -5,15 +5,23 @@ the game service like any player's move, so what they append reaches the chats t
 way. Each command carries an idempotency key naming its alarm, so a task delivered twice
 appends once; and the rules engine answers a command for a decision already made with no
 events, so a task arriving late changes nothing.
+
+What a lost task costs: ``task_acks_late`` leaves a task unacknowledged until it is done,
+but ``task_reject_on_worker_lost`` only acts in the prefork pool, which notices a child
+process dying. The Procfile's worker uses the threads pool: when it dies, its tasks die
+with it and nothing is rejected or requeued by Celery (Redis hands an unacknowledged task
+out again only after its visibility timeout). Correctness does not rest on either: the
+alarm of a lost task stays in the ``deadlines`` table, leased, and the sweeper sends it
+again once the lease (``DEADLINE_LEASE_SECONDS``) runs out.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
 
 from celery import Celery
 from pydantic import Field
@@ -80,10 +88,23 @@ def runtime_from(services: Services) -> Runtime:
     )
 
 
-@cache
+_default: Runtime | None = None
+_default_lock = threading.Lock()
+
+
 def _default_runtime() -> Runtime:
-    # Built on first use in the worker process, never at import.
-    return runtime_from(bootstrap())
+    """The runtime built from the settings, once per process.
+
+    Built on first use in the worker process, never at import. The Procfile's worker runs
+    eight threads that may all start a task at once: the lock makes one of them build the
+    engine and the others wait for it.
+    """
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = runtime_from(bootstrap())
+    return _default
 
 
 def _now() -> datetime:
