@@ -1,6 +1,7 @@
 """The Celery application: workers fire deadlines and reminders, beat runs the sweeper.
 
-Run locally (next to the bot)::
+Without Redis, ``saboteur-bot run`` starts a worker and beat as its own child processes
+(:mod:`infra.embedded_celery`). Run by hand, or as the Procfile does::
 
     celery -A infra.celery_app worker --pool=solo --loglevel=INFO
     celery -A infra.celery_app beat --loglevel=INFO

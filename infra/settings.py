@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     # sent again by the next sweep.
     deadline_lease_seconds: float = Field(default=30.0, gt=0)
     log_level: str = "INFO"
+    # auto: the bot runs Celery's worker and beat itself when the broker is the embedded
+    # SQLite one (no REDIS_URL, no CELERY_BROKER_URL); on: always; off: never.
+    embedded_worker: str = "auto"
 
     @field_validator("database_url")
     @classmethod
@@ -96,6 +99,21 @@ class Settings(BaseSettings):
         if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ValueError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return value
+
+    @field_validator("embedded_worker")
+    @classmethod
+    def _embedded_worker(cls, value: str) -> str:
+        value = value.strip().lower()
+        if value not in ("auto", "on", "off"):
+            raise ValueError("EMBEDDED_WORKER must be auto, on or off")
+        return value
+
+    @property
+    def runs_embedded_worker(self) -> bool:
+        """Whether the bot starts Celery's worker and beat as its own child processes."""
+        if self.embedded_worker == "auto":
+            return not (self.redis_url or self.celery_broker_url)
+        return self.embedded_worker == "on"
 
     @cached_property
     def broker_url(self) -> str:

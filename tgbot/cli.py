@@ -1,6 +1,7 @@
 """The ``saboteur-bot`` command: one subcommand per job, each a thin call into a module.
 
-    saboteur-bot run                  the bot (TELEGRAM_BOT_TOKEN set) or the offline demo
+    saboteur-bot run                  the bot (TELEGRAM_BOT_TOKEN set) or the offline demo;
+                                      without Redis also Celery's worker and beat
     saboteur-bot demo [...]           the offline demo
     saboteur-bot simulate [...]       bots play whole games against the rules engine
     saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
@@ -50,7 +51,12 @@ def _settings() -> Settings:
 def _run(args: argparse.Namespace) -> int:
     settings = _settings()
     if settings.telegram_bot_token:
-        result: Any = _module("tgbot.app").run_bot(settings)
+        from infra.embedded_celery import embedded_celery
+
+        # Without Redis the bot runs Celery's worker and beat itself, so turn deadlines
+        # fire with nothing else started (EMBEDDED_WORKER).
+        with embedded_celery(settings):
+            result: Any = _module("tgbot.app").run_bot(settings)
         return int(result or 0)
     print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)
     return _demo(args)

@@ -39,6 +39,7 @@ def test_postgres_and_redis_urls_are_normalised_and_used(monkeypatch: pytest.Mon
         ("DEADLINE_LEASE_SECONDS", "0"),
         ("DEADLINE_LEASE_SECONDS", "soon"),
         ("REDIS_URL", "http://x"),
+        ("EMBEDDED_WORKER", "sometimes"),
     ],
 )
 def test_broken_configuration_is_one_line_naming_the_variable(
