@@ -533,6 +533,8 @@ class _Batch:
     user_texts: dict[PlayerId, Texts] = field(default_factory=dict)
     board_changed: bool = False
     new_board: bool = False
+    # Group messages to send once the board is drawn: (text, buttons)
+    after: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
 
     def texts(self, player: PlayerId) -> Texts:
         found = self.user_texts.get(player)
@@ -547,6 +549,11 @@ class _Batch:
         for record in records:
             event = n.services.service.decode(record)
             at_ms = int(record.recorded_at.timestamp() * 1000)
+            if isinstance(event, ev.RoundStarted):
+                # The ended round's board gets its last lines first; the new round gets
+                # a new board message.
+                await self.flush_board(gtexts)
+                self.new_board = True
             before = self.state
             self.state = evolve(before, event)
             self.version += 1
@@ -579,30 +586,33 @@ class _Batch:
                 case ev.GameCancelled():
                     self.cancelled_by = event.by
                     await self.cancelled(gtexts)
-                case ev.RoundStarted():
-                    self.new_board = True
                 case ev.DecisionOpened():
                     self.board_changed = True
                 case ev.RoundEnded():
-                    await self.update_board(gtexts, over=True)
-                    await self.group_text(round_end_text(event, state, gtexts))
-                    self.new_board = True
+                    self.board_changed = True
+                    self.after.append((round_end_text(event, state, gtexts), None))
                 case ev.GameEnded():
+                    self.board_changed = True
                     replay = replay_button(
                         self.game_id, n.services.callback_key, gtexts.t("bot.button_replay")
                     )
-                    await self.group_text(
-                        game_end_text(event, state, gtexts),
-                        reply_markup=InlineKeyboardMarkup([[replay]]),
-                    )
+                    markup = InlineKeyboardMarkup([[replay]])
+                    self.after.append((game_end_text(event, state, gtexts), markup))
                 case _:
                     pass
-        state = self.state
-        if self.lobby_changed and state.phase == "lobby":
+        if self.lobby_changed and self.state.phase == "lobby":
             await self.update_lobby(gtexts)
-        if state.phase == "playing" and (self.board_changed or self.new_board):
-            await self.update_board(gtexts)
+        await self.flush_board(gtexts)
         await self.update_private(start_pending)
+
+    async def flush_board(self, texts: Texts) -> None:
+        """The board as the state now is (when it changed), then the messages that follow
+        it: a round's or the game's end."""
+        if self.state.phase in ("playing", "finished") and (self.board_changed or self.new_board):
+            await self.update_board(texts)
+        after, self.after = self.after, []
+        for text, markup in after:
+            await self.group_text(text, reply_markup=markup)
 
     # -- group --------------------------------------------------------------------
 
@@ -671,7 +681,9 @@ class _Batch:
         by = self.cancelled_by
         return esc(self.state.names.get(by, "?")) if by is not None else "?"
 
-    def board_caption(self, texts: Texts, over: bool) -> str:
+    def board_caption(self, texts: Texts) -> str:
+        """The board's caption: the round, the last moves, the seats, and whose decision
+        it is — or that the round or the game is over."""
         state = self.state
         view = view_for(state, None)
         head = f"{texts.t('turn.round', round=view.round)} · " + texts.t(
@@ -679,21 +691,23 @@ class _Batch:
         )
         lines = [head, *self.lines[-8:], "", *seats_line(state, view, texts)]
         pending = view.pending
-        if over:
+        if state.phase == "finished":
+            lines.append(texts.t("bot.board_game_over"))
+        elif pending is None or pending.kind != "turn":
             lines.append(texts.t("bot.board_round_over"))
-        elif pending is not None:
+        if state.phase == "playing" and pending is not None:
             who = mention(pending.player, state.names.get(pending.player, "?"))
             key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
             lines.append(texts.t(key, name=who, seconds=state.turn_seconds))
             lines.append(texts.t("bot.deadline", time=deadline_text(pending.deadline)))
         return _caption("\n".join(lines))
 
-    async def update_board(self, texts: Texts, *, over: bool = False) -> None:
+    async def update_board(self, texts: Texts) -> None:
         n = self.notifier
         botstate = n.services.botstate
         state = self.state
         chat = botstate.resolve_chat(state.chat_id)
-        caption = self.board_caption(texts, over)
+        caption = self.board_caption(texts)
         self.lines.clear()
         self.board_changed = False
         png = await asyncio.to_thread(board_png, view_for(state, None))

@@ -6,11 +6,17 @@ import re
 from collections.abc import Callable
 
 import pytest
+from sqlalchemy import select
 
 from domain.cards import Role, deck
+from domain.events import GoldPicked, TheftResolved
+from domain.view import describe
 from infra.migrations import upgrade
+from infra.schema import games
 from tests.fakebotapi import FakeBotAPI
-from tests.tgbot.bot_harness import Table, press_and_wait, running_bot, settle
+from tests.tgbot.bot_harness import Table, bot_services, press_and_wait, running_bot, settle
+from tgbot.app import BotApplication
+from tgbot.notifier import public_line
 from tgbot.texts import Texts
 
 pytestmark = pytest.mark.timeout(240)
@@ -91,8 +97,37 @@ async def play_game(db: str, edition: str, count: int, seed: int) -> FakeBotAPI:
             texts = api.texts_in(GROUP)
             assert any("Game over" in t for t in texts), texts[-3:]
             assert_no_secret_in_group(api)
+            assert_the_end_is_on_the_board(api, app)
             await replay_from_game_over(api, app, players[0])
         return api
+
+
+def finished_game(app: BotApplication) -> str:
+    bot_services(app).projector.catch_up()
+    with bot_services(app).store.engine.connect() as conn:
+        found = conn.execute(select(games.c.stream_id).where(games.c.chat_id == GROUP)).scalar()
+    assert found is not None
+    return str(found)
+
+
+def assert_the_end_is_on_the_board(api: FakeBotAPI, app: BotApplication) -> None:
+    """One board picture per round, edited through the round's end; the last one shows
+    the game over (nobody awaited), and every gold pick and theft was told to the group."""
+    photos = [c for c in api.calls_of("sendPhoto") if str(c["chat_id"]) == str(GROUP)]
+    assert len(photos) == 3
+    board = [m for m in api.messages_in(GROUP) if "photo" in m][-1]
+    assert "The game is over" in board["caption"], board["caption"]
+    assert "Waiting for" not in board["caption"] and "your turn" not in board["caption"]
+    services = bot_services(app)
+    game_id = finished_game(app)
+    state, _ = services.load(game_id)
+    told = "\n".join(group_texts(api))
+    ends = [
+        e for e in services.service.events(game_id) if isinstance(e, GoldPicked | TheftResolved)
+    ]
+    for event in ends:
+        line = public_line(describe(event, None), state, Texts("en"))
+        assert line is not None and line in told, line
 
 
 async def replay_from_game_over(api: FakeBotAPI, app: object, player: int) -> None:
