@@ -52,6 +52,7 @@ from tgbot.texts import Texts, cell_text, esc, mention
 log = logging.getLogger(__name__)
 
 LOBBY, BOARD, PROMPT = "lobby", "board", "prompt"
+UNREACHABLE = "unreachable"  # the group was told this player must open the private chat
 ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
 NETWORK_BACKOFF = 0.25  # seconds before the second try; doubled each time
 MAX_FAILURES = 3  # a game's events whose announcing failed this often are given up
@@ -280,26 +281,41 @@ class Notifier:
             result = await self.outbox.call(player, method, **kwargs)
         except Forbidden:
             user = botstate.user(player)
-            was_open = user is None or user.private_chat
+            was_open = user is not None and user.private_chat
             botstate.save_user(player, state.names.get(player, "?"), private_chat=False)
-            if was_open:
-                await self.blocked_notice(game_id, state, player)
+            told = botstate.message(game_id, player, UNREACHABLE) is not None
+            if was_open or not told:  # once per game, unless they opened it and blocked again
+                await self.blocked_notice(game_id, state, [player])
             return None
         return result
 
-    async def blocked_notice(self, game_id: str, state: GameState, player: PlayerId) -> None:
+    async def blocked_notice(
+        self, game_id: str, state: GameState, players: Sequence[PlayerId]
+    ) -> None:
+        """Tell the group which players must open the private chat, with the deep link."""
         texts = self.group_texts(state)
         link = start_link(self.bot_username, f"r{game_id}")
         button = InlineKeyboardMarkup(
             [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=link)]]
         )
-        await self.outbox.call(
+        names = ", ".join(mention(p, state.names.get(p, "?")) for p in players)
+        message = await self.outbox.call(
             state.chat_id,
             "send_message",
-            text=texts.t("blocked.notice", name=mention(player, state.names.get(player, "?"))),
+            text=texts.t("blocked.notice", name=names),
             parse_mode=ParseMode.HTML,
             reply_markup=button,
         )
+        message_id = message.message_id if isinstance(message, Message) else 0
+        for player in players:
+            self.services.botstate.save_message(game_id, player, UNREACHABLE, message_id, 0)
+
+    async def unreachable_at_start(self, game_id: str, state: GameState) -> None:
+        """At the start, name at once every player who never opened the private chat."""
+        users = self.services.botstate.users(state.seating)
+        missing = [p for p in state.seating if p not in users or not users[p].private_chat]
+        if missing:
+            await self.blocked_notice(game_id, state, missing)
 
 
 def prompt(
@@ -583,6 +599,7 @@ class _Batch:
                             edition=gtexts.t(f"edition.{state.edition}"),
                         )
                     )
+                    await n.unreachable_at_start(self.game_id, state)
                 case ev.GameCancelled():
                     self.cancelled_by = event.by
                     await self.cancelled(gtexts)

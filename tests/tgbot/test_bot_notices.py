@@ -15,7 +15,9 @@ from infra.migrations import upgrade
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    lobby_button,
     notifier_of,
+    press_and_wait,
     running_bot,
     seat,
     settle,
@@ -137,3 +139,40 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
             new = {p: len(api.messages_in(p)) - counts[p] for p in counts}
             assert new[next_first] == 1 and new[next_second] == 1
             assert sum(new.values()) == 2
+
+
+async def test_a_creator_who_never_opened_the_private_chat_is_named_once_with_the_link(
+    db: str,
+) -> None:
+    creator, *others = PLAYERS
+    async with FakeBotAPI() as api:
+        api.group(GROUP, "Mine", admins=(creator,))
+        api.user(creator, "Boss", "en", opened=False)
+        for p in others:
+            api.user(p, f"P{p}", "en")
+            api.send_text(p, p, "/start")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            api.send_text(GROUP, creator, "/newgame")
+            await settle(api, app)
+            hint = next(m for m in api.messages_in(GROUP) if "private chat" in m.get("text", ""))
+            assert "Join again" not in hint["text"] and "seat is taken" in hint["text"]
+            lobby = next(m for m in api.messages_in(GROUP) if "Join" in str(m.get("reply_markup")))
+            for p in others:
+                await press_and_wait(
+                    api, app, GROUP, p, lobby["message_id"], lobby_button(api, lobby, 0)
+                )
+            await press_and_wait(
+                api, app, GROUP, creator, lobby["message_id"], lobby_button(api, lobby, 2)
+            )
+            game_id = bot_services(app).active_game(GROUP)
+
+            notices = [m for m in api.messages_in(GROUP) if "cannot write to" in m.get("text", "")]
+            assert len(notices) == 1 and "Boss" in notices[0]["text"]
+            assert "P22" not in notices[0]["text"] and "P23" not in notices[0]["text"]
+            link = api.keyboard(notices[0])[0][0].url
+            assert link == f"https://t.me/saboteur_test_bot?start=r{game_id}"
+
+            api.send_text(creator, creator, f"/start r{game_id}")
+            await settle(api, app)
+            assert api.messages_in(creator)

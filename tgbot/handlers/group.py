@@ -80,14 +80,15 @@ async def newgame(update: Update, context: BotContext) -> None:
 async def _private_hint(
     update: Update, context: BotContext, user: User, game_id: str, texts: Texts
 ) -> None:
-    """A user the bot cannot write to yet gets a deep link to open the private chat."""
+    """A creator the bot cannot write to yet gets a deep link to open the private chat
+    (they are seated already: opening it is all that is left)."""
     known = context.services.botstate.user(user.id)
     message = update.effective_message
     if message is None or (known is not None and known.private_chat):
         return
     link = start_link(username(context), f"j{game_id}")
     await message.reply_text(
-        texts.t("lobby.open_private", name=display_name(user)),
+        texts.t("lobby.open_private_creator", name=display_name(user)),
         reply_markup=InlineKeyboardMarkup(
             [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=link)]]
         ),

@@ -38,7 +38,7 @@ async def start(update: Update, context: BotContext) -> None:
     if payload[:1] == "j" and len(payload) > 1:
         game_id = payload[1:]
         error = run(context, game_id, JoinGame(user.id, display_name(user)), update)
-        if error is None:
+        if error is None or error == "already_joined":  # the creator is seated already
             await message.reply_text(texts.t("bot.joined_private"))
         else:
             await message.reply_text(error_text(texts, error))
