@@ -11,6 +11,10 @@ import pytest
 from PIL import Image
 
 from domain import codec
+from domain.commands import CancelGame, CreateGame, JoinGame
+from domain.decider import decide, evolve, initial_state
+from domain.events import Event
+from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore
 from infra.migrations import upgrade
@@ -169,3 +173,101 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         group_line = stats["text"].splitlines()[-1]
         assert f"{games} finished games, {wins} wins, {gold} gold mined" in group_line
         assert f"favourite winning role: {text('en', f'role.{role}')}" in group_line
+
+
+OTHER_GROUP = -3002
+STRANGER = 999
+
+
+def cancelled_lobby(chat_id: int) -> tuple[Event, ...]:
+    state, events = initial_state(), []
+    for command in (
+        CreateGame(USER, "Ann", "base", chat_id=chat_id, at=1_000),
+        JoinGame(102, "Bo", at=2_000),
+        CancelGame(USER, at=3_000),
+    ):
+        for event in decide(state, command):
+            state = evolve(state, event)
+            events.append(event)
+    return tuple(events)
+
+
+async def reply_in(api: FakeBotAPI, chat: int, after: int, method: str = "sendMessage") -> Call:
+    return await api.wait_for_call(method, 20, after=after, chat_id=chat)
+
+
+async def test_history_pages_and_replay_by_id_only_where_the_game_belongs(
+    empty_database: Callable[[str], str],
+    group_games: list[PlayedGame],
+) -> None:
+    url = empty_database("sqlite")
+    upgrade(url)
+    store = EventStore(make_engine(url))
+    finished = group_games[0].events
+    ours = [store_game(store, finished, day) for day in range(12)]  # ours[-1] is the newest
+    theirs = store_game(store, play(34, players=3, chat_id=OTHER_GROUP).events, day=20)
+    cancelled = store_game(store, cancelled_lobby(GROUP), day=21)
+    # The bot starts after these games: its notifier has nothing of them to announce.
+    BotState(store.engine).save_position(store.last_position())
+    async with FakeBotAPI() as api, running_bot(api, url) as app:
+        if not any(
+            getattr(h, "callback", None) is handlers.on_button
+            for group in app.handlers.values()
+            for h in group
+        ):
+            handlers.register(app)
+        api.group(GROUP)
+        api.group(OTHER_GROUP)
+        api.user(USER, "Ann")
+        api.user(STRANGER, "Zed")
+
+        # /history shows the ten newest games with their ids, and a button to older ones.
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, "/history")
+        listing = await reply_in(api, GROUP, sent)
+        lines = listing["text"].splitlines()[1:]
+        assert len(lines) == 10 and ours[-1] in lines[0] and ours[2] in lines[-1]
+        message = api.last_message(GROUP)
+        labels = [label for label, _ in buttons(message)]
+        assert labels[-1] == "Older ▶" and "◀ Newer" not in labels
+
+        # Older ▶ edits the same message to the two oldest games; ◀ Newer goes back.
+        sent = len(api.calls)
+        api.press(GROUP, USER, message["message_id"], button(message, "Older ▶"))
+        edited = await reply_in(api, GROUP, sent, "editMessageText")
+        assert edited["message_id"] == message["message_id"]
+        assert [line[:3] for line in edited["text"].splitlines()[1:]] == ["11.", "12."]
+        assert ours[0] in edited["text"] and ours[2] not in edited["text"]
+        page = by_id(api, message["message_id"])
+        assert [label for label, _ in buttons(page)][-1] == "◀ Newer"
+        sent = len(api.calls)
+        api.press(GROUP, USER, message["message_id"], button(page, "◀ Newer"))
+        edited = await reply_in(api, GROUP, sent, "editMessageText")
+        assert edited["text"] == listing["text"]
+
+        # Another group's game: refused to a stranger, opened for one of its players.
+        sent = len(api.calls)
+        api.send_text(GROUP, STRANGER, f"/replay {theirs}")
+        refusal = await reply_in(api, GROUP, sent)
+        assert "another group" in refusal["text"]
+        assert not any(c.method == "sendPhoto" for c in api.calls[sent:])
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, f"/replay {theirs}")
+        opened = await reply_in(api, GROUP, sent, "sendPhoto")
+        assert opened["caption"].startswith(f"Replay {theirs}")
+
+        # In a private chat: only a player of the game's group may open it.
+        sent = len(api.calls)
+        api.send_text(STRANGER, STRANGER, f"/replay {ours[0]}")
+        refusal = await reply_in(api, STRANGER, sent)
+        assert "another group" in refusal["text"]
+        sent = len(api.calls)
+        api.send_text(USER, USER, f"/replay {ours[0]}")
+        opened = await reply_in(api, USER, sent, "sendPhoto")
+        assert opened["caption"].startswith(f"Replay {ours[0]}")
+
+        # A cancelled game has its own answer.
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, f"/replay {cancelled}")
+        answer = await reply_in(api, GROUP, sent)
+        assert "cancelled" in answer["text"] and "still running" not in answer["text"]

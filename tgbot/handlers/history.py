@@ -31,20 +31,39 @@ from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandl
 
 from domain.events import Event
 from infra.event_store import EventStore
-from infra.history import HistoryProjector, group_figures, history, last_finished, player_figures
+from infra.history import (
+    HistoryProjector,
+    group_chats,
+    group_figures,
+    history,
+    last_finished,
+    played_in,
+    player_figures,
+)
 from tgbot import callback as cb
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers.common import chat_texts
-from tgbot.replay import GameNotFinishedError, GameNotFoundError, Replay, Step, caption, text
+from tgbot.replay import (
+    GameCancelledError,
+    GameNotFinishedError,
+    Replay,
+    ReplayError,
+    Step,
+    caption,
+    text,
+)
 from tgbot.replay_gif import replay_gif, step_png
 
 log = logging.getLogger(__name__)
 
-STEP: Final = "vs"  # value: the step to show
+STEP: Final = "vs"  # value: the step to show; page: the page of its caption
 GIF: Final = "vg"
 OPEN: Final = "vo"
-ACTIONS: Final = (STEP, GIF, OPEN)
+PAGE: Final = "vh"  # value: how many newer games the /history page skips
+ACTIONS: Final = (STEP, GIF, OPEN, PAGE)
+HISTORY_DATA: Final = "history"  # the game field of a /history page button (no one game)
 CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo caption
+TEXT_LIMIT: Final = 4096  # Telegram's limit for a message
 HISTORY_LIMIT: Final = 10
 CACHED_REPLAYS: Final = 16
 
@@ -137,6 +156,7 @@ def _title(replay: Replay, step: Step, lang: str, page: int, pages: int) -> str:
     title = text(
         lang,
         "replay.title",
+        game=replay.game_id,
         edition=text(lang, f"edition.{step.state.edition}"),
         round=step.round,
         index=step.index + 1,
@@ -203,31 +223,53 @@ def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboa
 
 
 def history_message(
-    services: BotServices, chat_id: int, lang: str
+    services: BotServices, chat_id: int, lang: str, offset: int = 0
 ) -> tuple[str, InlineKeyboardMarkup | None]:
+    """A page of the group's finished games, newest first, skipping ``offset`` of them:
+    a Replay button per game and ◀ newer / older ▶ buttons when there are more."""
     HistoryProjector(services.store.engine, services.store).catch_up()
-    entries = history(services.store.engine, chat_id, HISTORY_LIMIT)
+    offset = max(0, min(offset, cb.MAX_SMALL))
+    entries = history(services.store.engine, chat_id, HISTORY_LIMIT + 1, offset)
     if not entries:
         return text(lang, "history.empty"), None
+    older = len(entries) > HISTORY_LIMIT
     lines = [text(lang, "history.title")]
-    buttons = []
-    for number, entry in enumerate(entries, start=1):
+    buttons: list[list[InlineKeyboardButton]] = []
+    for number, entry in enumerate(entries[:HISTORY_LIMIT], start=offset + 1):
         date = entry.finished_at.strftime("%Y-%m-%d")
         winners = ", ".join(entry.winners) or text(lang, "replay.nobody")
-        lines.append(
-            f"{number}. "
-            + text(
-                lang,
-                "history.line",
-                date=date,
-                edition=text(lang, f"edition.{entry.edition}"),
-                players=", ".join(entry.players),
-                winners=winners,
-            )
+        line = f"{number}. " + text(
+            lang,
+            "history.line",
+            date=date,
+            edition=text(lang, f"edition.{entry.edition}"),
+            players=", ".join(entry.players),
+            winners=winners,
+            game=entry.game_id,
         )
+        if buttons and sum(len(x) + 1 for x in lines) + len(line) > TEXT_LIMIT - 100:
+            older = True  # the rest goes to the next page
+            break
+        lines.append(line)
         label = f"{number}. " + text(lang, "history.button", date=date)
         buttons.append([replay_button(entry.game_id, services.callback_key, "🎬 " + label)])
+    shown = len(buttons)
+    pages = []
+    if offset > 0:
+        newer = max(0, offset - HISTORY_LIMIT)
+        pages.append(_page_button(services.callback_key, text(lang, "history.newer"), newer))
+    if older:
+        pages.append(
+            _page_button(services.callback_key, text(lang, "history.older"), offset + shown)
+        )
+    if pages:
+        buttons.append(pages)
     return "\n".join(lines), InlineKeyboardMarkup(buttons)
+
+
+def _page_button(key: bytes, label: str, offset: int) -> InlineKeyboardButton:
+    data = cb.CallbackData(PAGE, HISTORY_DATA, 0, value=min(offset, cb.MAX_SMALL))
+    return InlineKeyboardButton(label, callback_data=cb.encode(data, key))
 
 
 def stats_message(
@@ -311,7 +353,8 @@ async def stats_command(update: Update, context: BotContext) -> None:
 
 
 async def replay_command(update: Update, context: BotContext) -> None:
-    """``/replay`` in a group: its last finished game; ``/replay GAME_ID`` anywhere."""
+    """``/replay`` in a group: its last finished game; ``/replay GAME_ID``: that game, if
+    it was played in this group or in a group the user played in."""
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
@@ -330,18 +373,54 @@ async def replay_command(update: Update, context: BotContext) -> None:
             key = "replay.not_finished" if running else "replay.not_found"
             await message.reply_text(text(lang, key))
             return
+    refusal = await open_replay(context, chat.id, user.id if user else None, game_id, lang)
+    if refusal is not None:
+        await message.reply_text(text(lang, refusal))
+    raise ApplicationHandlerStop
+
+
+async def open_replay(
+    context: BotContext, chat_id: int, user_id: int | None, game_id: str, lang: str
+) -> str | None:
+    """Send a new replay message of ``game_id`` in ``chat_id`` at its first step; or, when
+    it cannot be shown there, the catalog key of the reason (nothing is sent)."""
     try:
-        await send_replay(context, chat.id, game_id, lang)
-    except GameNotFinishedError:
-        await message.reply_text(text(lang, "replay.not_finished"))
-    except (GameNotFoundError, ValueError):
-        await message.reply_text(text(lang, "replay.not_found"))
+        replay = await asyncio.to_thread(_cache(context).get, context.services, game_id)
+    except ReplayError as error:
+        return refusal_key(error)
+    except ValueError:
+        return "replay.not_found"
+    allowed = await asyncio.to_thread(may_replay, context.services, replay, chat_id, user_id)
+    if not allowed:
+        return "replay.elsewhere"
+    await send_replay(context, chat_id, replay, lang)
+    return None
 
 
-async def send_replay(context: BotContext, chat_id: int, game_id: str, lang: str) -> Message:
+def refusal_key(error: ReplayError) -> str:
+    if isinstance(error, GameCancelledError):
+        return "replay.cancelled"
+    if isinstance(error, GameNotFinishedError):
+        return "replay.not_finished"
+    return "replay.not_found"
+
+
+def may_replay(services: BotServices, replay: Replay, chat_id: int, user_id: int | None) -> bool:
+    """A game is replayed in its own group (whatever ids the group had), or wherever one
+    of its players or a player of its group asks for it."""
+    game_chat = replay.final.chat_id
+    engine = services.store.engine
+    with engine.connect() as conn:
+        if game_chat in group_chats(conn, chat_id):
+            return True
+    if user_id is None:
+        return False
+    return user_id in replay.final.seating or played_in(engine, user_id, game_chat)
+
+
+async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> Message:
     """Send a new replay message at the game's first step."""
     services = context.services
-    replay = await asyncio.to_thread(_cache(context).get, services, game_id)
     view = await asyncio.to_thread(replay_view, replay, 0, services.callback_key, lang)
     return await context.bot.send_photo(
         chat_id,
@@ -389,23 +468,31 @@ async def on_button(update: Update, context: BotContext) -> None:
     except cb.BadCallback:
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop from None
+    if data.action == PAGE:
+        await show_history_page(context, query, data.value or 0, lang)
+        raise ApplicationHandlerStop
     shown = message_game(query.message, services.callback_key)
     if data.action in (STEP, GIF) and shown not in (data.game, None):
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop
+    if data.action == OPEN:
+        user = update.effective_user
+        refusal = None
+        if chat is not None:
+            refusal = await open_replay(
+                context, chat.id, user.id if user else None, data.game, lang
+            )
+        if refusal is not None:
+            await query.answer(text(lang, refusal), show_alert=True)
+        else:
+            await query.answer()
+        raise ApplicationHandlerStop
     try:
         replay = await asyncio.to_thread(_cache(context).get, services, data.game)
-    except GameNotFinishedError:
-        await query.answer(text(lang, "replay.not_finished"), show_alert=True)
+    except ReplayError as error:
+        await query.answer(text(lang, refusal_key(error)), show_alert=True)
         raise ApplicationHandlerStop from None
-    except GameNotFoundError:
-        await query.answer(text(lang, "replay.not_found"), show_alert=True)
-        raise ApplicationHandlerStop from None
-    if data.action == OPEN:
-        await query.answer()
-        if chat is not None:
-            await send_replay(context, chat.id, data.game, lang)
-    elif data.action == STEP:
+    if data.action == STEP:
         await query.answer()
         await show_step(context, query.message, replay, data.value or 0, lang, data.page or 0)
     elif data.action == GIF:
@@ -418,6 +505,23 @@ async def on_button(update: Update, context: BotContext) -> None:
                 caption=text(lang, "replay.gif_caption"),
             )
     raise ApplicationHandlerStop
+
+
+async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:
+    """Edit the /history message in place to show the page ``offset`` games back."""
+    message = query.message
+    if not isinstance(message, Message) or not _in_group(message.chat):
+        await query.answer()
+        return
+    body, markup = await asyncio.to_thread(
+        history_message, context.services, message.chat.id, lang, offset
+    )
+    await query.answer()
+    try:
+        await message.edit_text(body, reply_markup=markup)
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
 
 
 async def show_step(
