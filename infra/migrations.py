@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from alembic import command
@@ -10,13 +11,28 @@ from alembic.config import Config
 from infra.settings import normalise_database_url
 
 ROOT = Path(__file__).resolve().parent.parent
+# The top-level alembic/ folder is installed under this name (pyproject.toml).
+MIGRATIONS_PACKAGE = "saboteur_migrations"
+
+
+def script_location() -> Path:
+    """The folder of the migration scripts: ``alembic/`` in a checkout, else the
+    ``saboteur_migrations`` package an installed copy carries."""
+    checkout = ROOT / "alembic"
+    if (checkout / "env.py").is_file():
+        return checkout
+    spec = importlib.util.find_spec(MIGRATIONS_PACKAGE)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(folder) / "env.py").is_file():
+            return Path(folder)
+    raise RuntimeError(f"the migration scripts are missing: no {checkout} nor {MIGRATIONS_PACKAGE}")
 
 
 def alembic_config(url: str) -> Config:
-    """An Alembic configuration for ``url`` using this project's ``alembic/`` folder."""
+    """An Alembic configuration for ``url`` using this project's migration scripts."""
     ini = ROOT / "alembic.ini"
     config = Config(str(ini)) if ini.exists() else Config()
-    config.set_main_option("script_location", str(ROOT / "alembic"))
+    config.set_main_option("script_location", str(script_location()))
     config.set_main_option("sqlalchemy.url", normalise_database_url(url).replace("%", "%%"))
     config.attributes["configure_logger"] = False
     # Problems come back as ConfigurationError, not as alembic's exit.

@@ -150,6 +150,7 @@ def game_with_a_turn_overdue(database_url: str) -> tuple[Callable[[], bool], Cal
     return timed_out, services.close
 
 
+@pytest.mark.slow
 @linux_only
 def test_the_bot_runs_a_worker_and_beat_that_fire_a_due_deadline_and_stops_them_with_it(
     bot: Bot, database: str
@@ -169,6 +170,7 @@ def test_the_bot_runs_a_worker_and_beat_that_fire_a_due_deadline_and_stops_them_
     assert not any(alive(pid) for pid in children.values()), bot.log()
 
 
+@pytest.mark.slow
 @linux_only
 def test_a_bot_killed_without_a_goodbye_leaves_no_worker_or_beat_behind(bot: Bot) -> None:
     wait_for(bot.ready)
