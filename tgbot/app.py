@@ -35,15 +35,25 @@ from infra.bootstrap import Services, bootstrap
 from infra.settings import Settings
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers import callbacks, group, private
+from tgbot.notifier import NOTIFIER_KEY as NOTIFIER_KEY
 from tgbot.notifier import Notifier
 from tgbot.texts import LANGUAGES, Texts
 
 log = logging.getLogger(__name__)
 
-NOTIFIER_KEY = "notifier"
 TASK_KEY = "notifier_task"
 
-GROUP_COMMANDS = ("newgame", "join", "leave", "cancel", "settings", "rules", "help", "language")
+GROUP_COMMANDS = (
+    "newgame",
+    "join",
+    "leave",
+    "cancel",
+    "settings",
+    "hand",
+    "rules",
+    "help",
+    "language",
+)
 HISTORY_COMMANDS = ("history", "stats", "replay")
 PRIVATE_COMMANDS = ("start", "hand", "rules", "help", "language")
 
@@ -91,7 +101,7 @@ def register(app: BotApplication) -> None:
     """Every handler, in order."""
     command = CommandHandler
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, private.migrated))
-    app.add_handler(command(["newgame", "new"], group.newgame))
+    app.add_handler(command("newgame", group.newgame))
     app.add_handler(command("join", group.join))
     app.add_handler(command("leave", group.leave))
     app.add_handler(command("cancel", group.cancel))

@@ -73,6 +73,21 @@ class BotServices:
                 .limit(1)
             ).scalar()
 
+    def games_of(self, user_id: int) -> list[str]:
+        """The games being played with ``user_id`` seated, newest first."""
+        self.projector.catch_up()
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(
+                select(games.c.stream_id, games.c.players)
+                .where(games.c.status == "playing")
+                .order_by(games.c.created_at.desc())
+            ).all()
+        return [
+            row.stream_id
+            for row in rows
+            if any(isinstance(p, dict) and p.get("id") == user_id for p in row.players or ())
+        ]
+
     def next_game_id(self, chat_id: int) -> str:
         """A short id (12 characters at most, as callback data requires) that two racing
         ``/newgame`` compute alike, so only one of them can create the game."""

@@ -51,6 +51,7 @@ from tgbot.texts import Texts, cell_text, esc, mention
 
 log = logging.getLogger(__name__)
 
+NOTIFIER_KEY = "notifier"  # where the application keeps its notifier (bot_data)
 LOBBY, BOARD, PROMPT = "lobby", "board", "prompt"
 UNREACHABLE = "unreachable"  # the group was told this player must open the private chat
 ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
@@ -271,6 +272,13 @@ class Notifier:
             self.services.botstate.save_message(
                 game_id, player, PROMPT, message.message_id, version
             )
+
+    async def send_status(self, game_id: str, state: GameState, player: PlayerId) -> None:
+        """The player's secrets (dwarf card, gold, hand) as a private message."""
+        text, _ = prompt(state, player, self.user_texts(player))
+        await self.private(
+            game_id, state, player, "send_message", text=text, parse_mode=ParseMode.HTML
+        )
 
     async def private(
         self, game_id: str, state: GameState, player: PlayerId, method: str, **kwargs: Any

@@ -175,4 +175,5 @@ async def test_a_creator_who_never_opened_the_private_chat_is_named_once_with_th
 
             api.send_text(creator, creator, f"/start r{game_id}")
             await settle(api, app)
-            assert api.messages_in(creator)
+            opened = api.last_message(creator)
+            assert "Your cards:" in (opened.get("text") or opened.get("caption"))

@@ -18,7 +18,7 @@ from tgbot.handlers.common import (
     start_payload,
     user_texts,
 )
-from tgbot.notifier import PROMPT, Notifier
+from tgbot.notifier import NOTIFIER_KEY, PROMPT, Notifier
 from tgbot.texts import LANGUAGES, Texts
 
 
@@ -44,28 +44,27 @@ async def start(update: Update, context: BotContext) -> None:
             await message.reply_text(error_text(texts, error))
         return
     if payload[:1] == "r" and len(payload) > 1:
-        if not await resend_prompt(context, payload[1:], user.id):
+        if not await send_hand(context, payload[1:], user.id):
             await message.reply_text(texts.t("bot.nothing_pending"))
         return
     await message.reply_text(texts.t("private.welcome", name=display_name(user)))
     del services
 
 
-async def resend_prompt(context: BotContext, game_id: str, player: int) -> bool:
-    """Send the player's current prompt again, if they owe a decision in ``game_id``."""
+async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
+    """Send the player, in private, their dwarf card, hand and gold in ``game_id`` — with
+    the decision's buttons when they owe one. False when they play no running game there."""
     services = context.services
-    try:
-        state, version = services.load(game_id)
-    except Exception:
+    state, version = services.load(game_id)
+    notifier: Notifier | None = context.bot_data.get(NOTIFIER_KEY)
+    if state.phase != "playing" or not state.is_player(player) or notifier is None:
         return False
     pending = state.pending
-    if state.phase != "playing" or pending is None or pending.player != player:
-        return False
-    notifier: Notifier | None = context.bot_data.get("notifier")
-    if notifier is None:
-        return False
-    services.botstate.forget_message(game_id, player, PROMPT)
-    await notifier.send_prompt(game_id, state, version, player, ())
+    if pending is not None and pending.player == player:
+        services.botstate.forget_message(game_id, player, PROMPT)
+        await notifier.send_prompt(game_id, state, version, player, ())
+    else:
+        await notifier.send_status(game_id, state, player)
     return True
 
 
@@ -112,15 +111,27 @@ async def language(update: Update, context: BotContext) -> None:
 
 
 async def hand(update: Update, context: BotContext) -> None:
-    """``/hand``: the prompt (cards, dwarf, gold) again in private."""
+    """``/hand``: the player's dwarf card, hand and gold again, in private, at any time.
+
+    In private: every running game they sit in; in a group: that group's game."""
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
     texts = chat_texts(context, chat, user)
     services = context.services
-    game_id = services.active_game(chat.id) if chat.type != Chat.PRIVATE else None
-    if game_id is None or not await resend_prompt(context, game_id, user.id):
-        await message.reply_text(texts.t("bot.nothing_pending"))
+    if chat.type == Chat.PRIVATE:
+        remember(context, user, private_chat=True)
+        found = [await send_hand(context, game, user.id) for game in services.games_of(user.id)]
+        if not any(found):
+            await message.reply_text(texts.t("bot.no_running_game"))
+        return
+    game_id = services.active_game(chat.id)
+    if game_id is None or not await send_hand(context, game_id, user.id):
+        await message.reply_text(texts.t("bot.no_running_game"))
+        return
+    known = services.botstate.user(user.id)
+    if known is not None and known.private_chat:
+        await message.reply_text(texts.t("bot.hand_sent"))
 
 
 async def private_message(update: Update, context: BotContext) -> None:

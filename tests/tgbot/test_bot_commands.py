@@ -1,0 +1,121 @@
+"""Commands: what each one answers, in which chats, and the menus that list them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from telegram.ext import CommandHandler
+
+from infra.migrations import upgrade
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import bot_services, running_bot, seat, settle, start_game
+from tgbot import i18n
+from tgbot.app import BotApplication
+
+GROUP = -4004
+PLAYERS = [41, 42, 43]
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def db(empty_database: Callable[[str], str]) -> str:
+    url = empty_database("sqlite")
+    upgrade(url)
+    return url
+
+
+def registered(app: BotApplication) -> set[str]:
+    return {
+        name
+        for handlers in app.handlers.values()
+        for handler in handlers
+        if isinstance(handler, CommandHandler)
+        for name in handler.commands
+    }
+
+
+def menus(api: FakeBotAPI) -> dict[tuple[str, str], set[str]]:
+    """(scope, language) -> the command names the bot set for that menu."""
+    found = {}
+    for key, commands in api.commands.items():
+        scope, language = json.loads(key)
+        found[(scope["type"], language)] = {c["command"] for c in commands}
+    return found
+
+
+async def test_every_command_the_texts_mention_works_and_is_in_a_menu(db: str) -> None:
+    async with FakeBotAPI() as api, running_bot(api, db) as app:
+        await settle(api, app)
+        handled = registered(app)
+        mentioned = {
+            name
+            for lang in i18n.LANGUAGES
+            for text in i18n.catalog(lang).values()
+            for name in re.findall(r"(?<![\w/])/([a-z_]+)", text)
+        }
+        assert {"newgame", "settings", "hand", "join"} <= mentioned
+        assert sorted(mentioned - handled) == []
+
+        found = menus(api)
+        for lang in ("", *i18n.LANGUAGES):
+            group = found[("all_group_chats", lang)]
+            private = found[("all_private_chats", lang)]
+            assert sorted(handled - group - private) == []
+            assert sorted((group | private) - handled) == []
+            assert {"newgame", "settings", "cancel", "hand"} <= group
+            assert {"start", "hand"} <= private and "newgame" not in private
+
+
+async def test_hand_in_private_sends_dwarf_cards_and_gold_at_any_time(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            state, _ = bot_services(app).load(game_id)
+            assert state.pending is not None
+            waiting = next(p for p in PLAYERS if p != state.pending.player)
+            before = len(api.messages_in(waiting))
+
+            api.send_text(waiting, waiting, "/hand")
+            await settle(api, app)
+
+            sent = api.messages_in(waiting)[before:]
+            assert len(sent) == 1
+            text = sent[0]["text"]
+            assert "Your dwarf card" in text and "Your cards:" in text and "Your gold: 0" in text
+            assert not api.keyboard(sent[0])
+
+
+async def test_hand_in_the_group_sends_the_prompt_again_in_private(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            state, _ = bot_services(app).load(game_id)
+            assert state.pending is not None
+            player = state.pending.player
+
+            api.send_text(GROUP, player, "/hand")
+            await settle(api, app)
+
+            assert api.keyboard(api.last_message(player))
+            assert "Your cards:" in api.last_message(player)["caption"]
+            assert "in private" in api.last_message(GROUP)["text"]
+
+
+async def test_hand_from_someone_not_playing_says_so(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        api.user(49, "Kibitz", "en")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            await start_game(api, app, GROUP, PLAYERS)
+            api.send_text(49, 49, "/hand")
+            await settle(api, app)
+            assert "no running game" in api.last_message(49)["text"]
