@@ -28,6 +28,7 @@ from domain.commands import (
     PlayAction,
 )
 from domain.state import GameState, PlayerId
+from tgbot import texts as texts_module
 from tgbot.callback import CallbackData, encode
 from tgbot.texts import Texts
 
@@ -62,7 +63,7 @@ PROMPT_ACTIONS: Final = frozenset(
 )
 COMMAND_ACTIONS: Final = frozenset({PLACE, ACT, PASS, REMOVE, GOLD, THEFT})
 
-TIMER_PRESETS: Final = (60, 180, 600, 3600, 86400)
+TIMER_PRESETS: Final = tuple(seconds for _, seconds in texts_module.TIMER_PRESETS)
 LANGUAGES: Final = ("en", "es", "pl")
 EDITIONS: Final = ("base", "saboteur2")
 GOAL_NAMES: Final = {
@@ -160,14 +161,15 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
         for i, e in enumerate(EDITIONS)
     ]
     timers = [
-        (mark(state.turn_seconds == s, texts.duration(s)), Press(SET_TIMER, value=i))
+        (mark(state.turn_seconds == s, texts.timer(s)), Press(SET_TIMER, value=i))
         for i, s in enumerate(TIMER_PRESETS)
     ]
     languages = [
         (mark(language == code, Texts(code).t("language.button")), Press(SET_LANGUAGE, value=i))
         for i, code in enumerate(LANGUAGES)
     ]
-    return [editions, timers, languages, [(texts.t("turn.button_back"), Press(LOBBY))]]
+    back: Row = [(texts.t("turn.button_back"), Press(LOBBY))]
+    return [editions, *_chunks(timers, 2), languages, back]
 
 
 # ---------------------------------------------------------------------------- turns

@@ -381,7 +381,7 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
     creator = esc(state.names.get(state.creator, "?")) if state.creator is not None else "?"
     lines = [
         texts.t("lobby.title", edition=texts.t(f"edition.{state.edition}"), creator=creator),
-        texts.t("lobby.settings", seconds=state.turn_seconds, min=low, max=high),
+        texts.t("lobby.settings", timer=texts.timer(state.turn_seconds), min=low, max=high),
         texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
         if names
         else texts.t("lobby.nobody"),

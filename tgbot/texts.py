@@ -12,11 +12,15 @@ merged into the catalogs by :mod:`tgbot.i18n` like every ``<part>_<lang>.json``.
 from __future__ import annotations
 
 import html
+from typing import Final
 
 from domain.cards import card
 from tgbot import i18n
 
 LANGUAGES = i18n.LANGUAGES
+# The turn timers a game can choose, by name (RULES: blitz, normal — the default —,
+# relaxed, async).
+TIMER_PRESETS: Final = (("blitz", 60), ("normal", 180), ("relaxed", 3600), ("async", 86400))
 
 
 def pick_language(code: str | None, default: str = "en") -> str:
@@ -64,6 +68,17 @@ class Texts:
             if seconds % size == 0:
                 return self.t(f"bot.duration_{unit}", n=seconds // size)
         return self.t("bot.duration_seconds", n=seconds)
+
+    def timer(self, seconds: int) -> str:
+        """A turn timer: its preset's name and duration (``⏱ Normal · 3 min``).
+
+        >>> Texts("en").timer(180), Texts("en").timer(90)
+        ('⏱ Normal · 3 min', '90 s')
+        """
+        for preset, preset_seconds in TIMER_PRESETS:
+            if preset_seconds == seconds:
+                return self.t(f"bot.timer_{preset}", time=self.duration(seconds))
+        return self.duration(seconds)
 
     def remaining(self, seconds: float) -> str:
         """A time left as a person says it, rounded up: ``45 s``, ``3 min``, ``1 h 30 min``.

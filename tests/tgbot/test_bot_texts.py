@@ -11,7 +11,7 @@ from domain.cards import Action, Role, deck
 from domain.errors import DomainError
 from tgbot import i18n
 from tgbot.handlers.common import error_text
-from tgbot.texts import Texts, pick_language
+from tgbot.texts import TIMER_PRESETS, Texts, pick_language
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [
@@ -49,6 +49,7 @@ def expand(key: str) -> list[str]:
         "{kind}": [],
         "{tool}": ["pickaxe", "lantern", "cart"],
         "{which}": ["half", "soon"],
+        "{preset}": [name for name, _ in TIMER_PRESETS],
         "{d['action']}": [a.value for a in Action],
         "{code}": [],
     }

@@ -1,0 +1,66 @@
+"""The group's lobby: opening a game, its settings, who may start or cancel it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from infra.migrations import upgrade
+from tests.fakebotapi import Button, FakeBotAPI
+from tests.tgbot.bot_harness import (
+    bot_services,
+    open_game,
+    press_and_wait,
+    running_bot,
+    seat,
+    settle,
+)
+
+GROUP = -5005
+PLAYERS = [51, 52, 53]
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def db(empty_database: Callable[[str], str]) -> str:
+    url = empty_database("sqlite")
+    upgrade(url)
+    return url
+
+
+def buttons(api: FakeBotAPI, message: dict[str, object]) -> list[Button]:
+    return [b for row in api.keyboard(message) for b in row if b.callback_data]
+
+
+def button(api: FakeBotAPI, message: dict[str, object], label: str) -> str:
+    found = next(b for b in buttons(api, message) if label in b.text)
+    assert found.callback_data is not None
+    return found.callback_data
+
+
+async def test_the_timer_is_one_of_four_named_presets_shown_with_its_duration(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS[:1])
+            assert "Turn timer: ⏱ Normal · 3 min" in lobby["text"]
+            creator, lobby_id = PLAYERS[0], lobby["message_id"]
+
+            await press_and_wait(api, app, GROUP, creator, lobby_id, button(api, lobby, "Settings"))
+            shown = api.messages[GROUP][lobby_id]
+            timers = [b.text for b in buttons(api, shown) if "·" in b.text]
+            assert timers == [
+                "⚡ Blitz · 1 min",
+                "• ⏱ Normal · 3 min",
+                "☕ Relaxed · 1 h",
+                "📅 Async · 1 d",
+            ]
+
+            await press_and_wait(api, app, GROUP, creator, lobby_id, button(api, shown, "Relaxed"))
+            game_id = bot_services(app).active_game(GROUP)
+            state, _ = bot_services(app).load(str(game_id))
+            assert state.turn_seconds == 3600
+            assert "Turn timer: ☕ Relaxed · 1 h" in api.messages[GROUP][lobby_id]["text"]
