@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, text
@@ -269,3 +271,66 @@ def test_a_reader_following_read_all_never_skips_an_event_under_concurrent_write
     ours = [e for e in everything if e.type == "ticked" and "w" in e.payload]
     assert len(ours) == writers * each
     assert [e.position for e in seen] == [e.position for e in everything]
+
+
+def _wait_until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+    limit = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < limit, f"not within {timeout} s: {condition.__doc__}"
+        time.sleep(0.01)
+
+
+def test_a_reader_never_passes_an_append_that_commits_after_a_later_one(
+    postgres_url: str,
+) -> None:
+    """Writer A draws its position and holds its transaction open; writer B appends
+    after it; a reader reads; only then does A commit. The reader must still get A."""
+    engine = make_engine(postgres_url)
+    store = EventStore(engine)
+    slow, late = EventStore(engine), stream()
+    fast = stream()
+    start = store.last_position()
+    inserted, release = threading.Event(), threading.Event()
+    insert = slow._insert
+
+    def insert_then_hold(*args: Any) -> list[StoredEvent]:
+        rows = insert(*args)
+        inserted.set()
+        release.wait(30)  # A's transaction stays open until the reader has read
+        return rows
+
+    slow._insert = insert_then_hold  # type: ignore[method-assign]
+
+    def b_waits_for_the_append_lock() -> bool:
+        with engine.connect() as conn:
+            waiting = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_locks JOIN pg_database d ON d.oid = database"
+                    " WHERE d.datname = current_database()"
+                    " AND locktype = 'advisory' AND NOT granted"
+                )
+            ).scalar_one()
+        return bool(waiting)
+
+    writer_a = threading.Thread(target=slow.append, args=(late, 0, ticks(1)))
+    writer_b = threading.Thread(target=store.append, args=(fast, 0, ticks(2)))
+    try:
+        writer_a.start()
+        assert inserted.wait(30)
+        writer_b.start()
+        # B either committed (no lock ordering appends) or queues behind A.
+        _wait_until(lambda: not writer_b.is_alive() or b_waits_for_the_append_lock())
+
+        seen = store.read_all(after_position=start)
+        position = seen[-1].position if seen else start
+        release.set()
+        writer_a.join(30)
+        writer_b.join(30)
+        seen += store.read_all(after_position=position)
+    finally:
+        release.set()
+        engine.dispose()
+
+    ours = [e for e in seen if e.stream_id in (late, fast)]
+    assert [e.stream_id for e in ours] == [late, fast]
+    assert [e.position for e in seen] == sorted(e.position for e in seen)
