@@ -18,7 +18,15 @@ from PIL import Image, ImageDraw, ImageFont
 
 from domain.board import GOAL_CELLS, Cell
 from domain.codec import UPCASTERS, decode
-from tgbot.replay import LANGUAGES, GameNotFinishedError, Replay, ReplayError, Step, caption
+from tgbot.replay import (
+    LANGUAGES,
+    GameCancelledError,
+    GameNotFinishedError,
+    Replay,
+    ReplayError,
+    Step,
+    caption,
+)
 
 StepRenderer = Callable[[Step], Image.Image]
 """Draws the board after a step."""
@@ -198,18 +206,38 @@ def encode_gif(images: list[Image.Image], frame_ms: int = FRAME_MS) -> bytes:
 
 
 def replay_gif(replay: Replay, *, lang: str = "en", renderer: StepRenderer = step_image) -> bytes:
-    """The whole game as an animated GIF, one frame per move."""
+    """The whole game as an animated GIF (GIF bytes, never another format), one frame per
+    move."""
     return encode_gif(frames(replay, lang=lang, renderer=renderer))
+
+
+GIF_SUFFIX: Final = ".gif"
+
+
+class NotAGifFileError(ValueError):
+    """A file name that does not end in ``.gif``: the replay is written as a GIF only."""
+
+
+def write_gif(replay: Replay, path: Path, *, lang: str = "en") -> int:
+    """Write the whole game as an animated GIF to ``path``, which must end in ``.gif``
+    (raises :class:`NotAGifFileError` otherwise, writing nothing); returns the frames."""
+    if path.suffix.lower() != GIF_SUFFIX:
+        raise NotAGifFileError(f"{path}: a replay is written as a GIF; name the file *.gif")
+    path.write_bytes(replay_gif(replay, lang=lang))
+    return len(replay)
 
 
 def main_replay(argv: Sequence[str] | None = None) -> int:
     """``replay GAME_ID --out FILE [--lang en|es|pl] [--database-url URL]``: the game's GIF."""
     parser = argparse.ArgumentParser(prog="saboteur-bot replay", description=main_replay.__doc__)
     parser.add_argument("game_id")
-    parser.add_argument("--out", type=Path, required=True, help="the GIF file to write")
+    parser.add_argument("--out", type=Path, required=True, help="the GIF file to write (*.gif)")
     parser.add_argument("--lang", default="en", choices=LANGUAGES)
     parser.add_argument("--database-url", help="default: the configured database")
     args = parser.parse_args(argv)
+    if args.out.suffix.lower() != GIF_SUFFIX:
+        print(f"{args.out}: the replay is written as a GIF; name the file *.gif", file=sys.stderr)
+        return 2
 
     from infra.db import make_engine
     from infra.event_store import EventStore
@@ -224,11 +252,17 @@ def main_replay(argv: Sequence[str] | None = None) -> int:
         events = [decode(e.type, e.payload, e.schema_version) for e in stored]
         replay = Replay(args.game_id, events)
     except ReplayError as error:
-        reason = "is still running" if isinstance(error, GameNotFinishedError) else "not found"
+        reason = (
+            "was cancelled"
+            if isinstance(error, GameCancelledError)
+            else "is still running"
+            if isinstance(error, GameNotFinishedError)
+            else "not found"
+        )
         print(f"game {args.game_id!r} {reason}: nothing to replay", file=sys.stderr)
         return 1
     finally:
         engine.dispose()
-    args.out.write_bytes(replay_gif(replay, lang=args.lang))
-    print(f"{args.out}: {len(replay)} frames", file=sys.stderr)
+    frames_written = write_gif(replay, args.out, lang=args.lang)
+    print(f"{args.out}: {frames_written} frames", file=sys.stderr)
     return 0

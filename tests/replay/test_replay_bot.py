@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Callable
 from functools import partial
 
@@ -271,3 +272,54 @@ async def test_history_pages_and_replay_by_id_only_where_the_game_belongs(
         api.send_text(GROUP, USER, f"/replay {cancelled}")
         answer = await reply_in(api, GROUP, sent)
         assert "cancelled" in answer["text"] and "still running" not in answer["text"]
+
+
+async def test_the_gif_is_made_once_and_a_press_while_it_is_made_is_answered(
+    empty_database: Callable[[str], str],
+    group_games: list[PlayedGame],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[str] = []
+    release = threading.Event()
+
+    def slow_gif(replay: Replay, *, lang: str = "en") -> bytes:
+        made.append(replay.game_id)
+        release.wait(timeout=20)  # until the test has pressed again
+        return replay_gif(replay, lang=lang, renderer=small_board)
+
+    monkeypatch.setattr(handlers, "replay_gif", slow_gif)
+    url = empty_database("sqlite")
+    upgrade(url)
+    store = EventStore(make_engine(url))
+    game = store_game(store, group_games[0].events, day=0)
+    BotState(store.engine).save_position(store.last_position())
+    async with FakeBotAPI() as api, running_bot(api, url) as app:
+        if not any(
+            getattr(h, "callback", None) is handlers.on_button
+            for group in app.handlers.values()
+            for h in group
+        ):
+            handlers.register(app)
+        api.group(GROUP)
+        api.user(USER, "Ann")
+        sent = len(api.calls)
+        api.send_text(GROUP, USER, f"/replay {game}")
+        opened = await reply_in(api, GROUP, sent, "sendPhoto")
+        message = sent_message(api, opened["caption"])
+        gif_button = button(message, "🎞 GIF")
+
+        first = api.press(GROUP, USER, message["message_id"], gif_button)
+        await api.wait_for(lambda: api.answered.get(first), 20)
+        second = api.press(GROUP, USER, message["message_id"], gif_button)
+        answer = await api.wait_for(lambda: api.answered.get(second), 20)
+        assert "still being made" in answer["text"]
+        release.set()
+        await api.wait_for_call("sendAnimation", 30, after=sent, chat_id=GROUP)
+
+        # Pressed again later: the same GIF is sent, not made again.
+        sent = len(api.calls)
+        third = api.press(GROUP, USER, message["message_id"], gif_button)
+        await api.wait_for_call("sendAnimation", 30, after=sent, chat_id=GROUP)
+        assert api.answered.get(third) is not None
+        assert made == [game]
+        assert len(api.calls_of("sendAnimation")) == 2

@@ -66,6 +66,8 @@ CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo caption
 TEXT_LIMIT: Final = 4096  # Telegram's limit for a message
 HISTORY_LIMIT: Final = 10
 CACHED_REPLAYS: Final = 16
+CACHED_GIFS: Final = 8
+GIF_BUDGET_BYTES: Final = 64 * 1024 * 1024
 
 
 # -- loading replays ---------------------------------------------------------------------
@@ -99,6 +101,49 @@ def load_replay(store: EventStore, game_id: str, decode: Any) -> Replay:
     """
     events: list[Event] = [decode(e) for e in store.load(game_id)]
     return Replay(game_id, events)
+
+
+class GifCache:
+    """The GIFs made last, per (game, language), at most ``size`` of them and ``budget``
+    bytes in all; and the ones being made right now, so a second press does not make the
+    same GIF again alongside the first."""
+
+    def __init__(self, size: int = CACHED_GIFS, budget: int = GIF_BUDGET_BYTES) -> None:
+        self.size = size
+        self.budget = budget
+        self._gifs: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._making: set[tuple[str, str]] = set()
+
+    def get(self, key: tuple[str, str]) -> bytes | None:
+        gif = self._gifs.get(key)
+        if gif is not None:
+            self._gifs.move_to_end(key)
+        return gif
+
+    def start(self, key: tuple[str, str]) -> bool:
+        """Claim the making of ``key``'s GIF; False when it is already being made."""
+        if key in self._making:
+            return False
+        self._making.add(key)
+        return True
+
+    def done(self, key: tuple[str, str]) -> None:
+        self._making.discard(key)
+
+    def put(self, key: tuple[str, str], gif: bytes) -> None:
+        self._gifs[key] = gif
+        self._gifs.move_to_end(key)
+        while len(self._gifs) > self.size or (
+            len(self._gifs) > 1 and sum(map(len, self._gifs.values())) > self.budget
+        ):
+            self._gifs.popitem(last=False)
+
+
+def _gif_cache(context: BotContext) -> GifCache:
+    cache = context.application.bot_data.get("replay_gifs")
+    if cache is None:
+        cache = context.application.bot_data["replay_gifs"] = GifCache()
+    return cache
 
 
 def _cache(context: BotContext) -> ReplayCache:
@@ -496,15 +541,38 @@ async def on_button(update: Update, context: BotContext) -> None:
         await query.answer()
         await show_step(context, query.message, replay, data.value or 0, lang, data.page or 0)
     elif data.action == GIF:
-        await query.answer(text(lang, "replay.gif_caption"))
-        if chat is not None:
-            gif = await asyncio.to_thread(replay_gif, replay, lang=lang)
-            await context.bot.send_animation(
-                chat.id,
-                animation=InputFile(gif, filename=f"saboteur-{replay.game_id}.gif"),
-                caption=text(lang, "replay.gif_caption"),
-            )
+        await send_gif(context, query, chat, replay, lang)
     raise ApplicationHandlerStop
+
+
+async def send_gif(
+    context: BotContext, query: Any, chat: Chat | None, replay: Replay, lang: str
+) -> None:
+    """Send the game's GIF: made once per game and language, then kept in memory. A press
+    while it is being made is answered and changes nothing."""
+    gifs = _gif_cache(context)
+    key = (replay.game_id, lang)
+    if chat is None:
+        await query.answer()
+        return
+    gif = gifs.get(key)
+    if gif is None:
+        if not gifs.start(key):
+            await query.answer(text(lang, "replay.gif_busy"))
+            return
+        await query.answer(text(lang, "replay.gif_making"))
+        try:
+            gif = await asyncio.to_thread(replay_gif, replay, lang=lang)
+            gifs.put(key, gif)
+        finally:
+            gifs.done(key)
+    else:
+        await query.answer()
+    await context.bot.send_animation(
+        chat.id,
+        animation=InputFile(gif, filename=f"saboteur-{replay.game_id}.gif"),
+        caption=text(lang, "replay.gif_caption"),
+    )
 
 
 async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:
