@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -240,6 +242,10 @@ class Notifier:
 
     # -- building blocks shared with the handlers ------------------------------------
 
+    def now_ms(self) -> int:
+        """Now, by the game service's clock (the one deadlines are set by)."""
+        return int(self.services.service.clock_ms())
+
     def group_texts(self, state: GameState) -> Texts:
         return self.services.texts_for_chat(self.services.botstate.resolve_chat(state.chat_id))
 
@@ -256,7 +262,7 @@ class Notifier:
         self, game_id: str, state: GameState, version: int, player: PlayerId, news: Sequence[str]
     ) -> None:
         texts = self.user_texts(player)
-        caption, rows = prompt(state, player, texts, news)
+        caption, rows = prompt(state, player, texts, news, self.now_ms())
         png = await asyncio.to_thread(board_png, view_for(state, player))
         message = await self.private(
             game_id,
@@ -275,7 +281,7 @@ class Notifier:
 
     async def send_status(self, game_id: str, state: GameState, player: PlayerId) -> None:
         """The player's secrets (dwarf card, gold, hand) as a private message."""
-        text, _ = prompt(state, player, self.user_texts(player))
+        text, _ = prompt(state, player, self.user_texts(player), (), self.now_ms())
         await self.private(
             game_id, state, player, "send_message", text=text, parse_mode=ParseMode.HTML
         )
@@ -327,9 +333,14 @@ class Notifier:
 
 
 def prompt(
-    state: GameState, player: PlayerId, texts: Texts, news: Sequence[str] = ()
+    state: GameState,
+    player: PlayerId,
+    texts: Texts,
+    news: Sequence[str] = (),
+    now_ms: int | None = None,
 ) -> tuple[str, list[kb.Row]]:
-    """A player's private message: news, their secrets, and the decision they owe."""
+    """A player's private message: news, their secrets, and the decision they owe (its
+    time left counted from ``now_ms``, the game clock's now)."""
     view = view_for(state, player)
     lines = [*news, *private_status(view, state, texts)]
     rows: list[kb.Row] = []
@@ -343,13 +354,15 @@ def prompt(
             lines.append(texts.t("turn.theft_prompt"))
         else:
             lines.append(texts.t("turn.prompt_private", group=texts.t("bot.your_group")))
-        lines.append(texts.t("bot.deadline", time=deadline_text(pending.deadline)))
+        lines.append(deadline_line(texts, pending.deadline, now_ms))
         rows = kb.root_rows(state, player, legal_moves(state, player), texts)
     return _caption("\n".join(lines)), rows
 
 
-def prompt_caption(state: GameState, player: PlayerId, texts: Texts) -> str:
-    return prompt(state, player, texts)[0]
+def prompt_caption(
+    state: GameState, player: PlayerId, texts: Texts, now_ms: int | None = None
+) -> str:
+    return prompt(state, player, texts, (), now_ms)[0]
 
 
 def board_png(view: View, labels: Mapping[Cell, str] | None = None) -> bytes:
@@ -392,11 +405,15 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
     return "\n".join(lines)
 
 
-def deadline_text(deadline_ms: int) -> str:
-    import datetime as dt
-
-    moment = dt.datetime.fromtimestamp(deadline_ms / 1000, tz=dt.UTC)
-    return moment.strftime("%H:%M UTC")
+def deadline_line(texts: Texts, deadline_ms: int, now_ms: int | None = None) -> str:
+    """The time left from ``now_ms`` (default: now), and the moment as a clock time:
+    ``⏳ 3 min left (until 14:05 UTC)``. Drawn anew each time a message is (re)drawn."""
+    moment = dt.datetime.fromtimestamp(deadline_ms / 1000, tz=dt.UTC).strftime("%H:%M UTC")
+    now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    left = (deadline_ms - now) / 1000
+    if left <= 0:
+        return texts.t("bot.deadline_due", time=moment)
+    return texts.t("bot.deadline", left=texts.remaining(left), time=moment)
 
 
 def _caption(text: str) -> str:
@@ -723,8 +740,8 @@ class _Batch:
         if state.phase == "playing" and pending is not None:
             who = mention(pending.player, state.names.get(pending.player, "?"))
             key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
-            lines.append(texts.t(key, name=who, seconds=state.turn_seconds))
-            lines.append(texts.t("bot.deadline", time=deadline_text(pending.deadline)))
+            lines.append(texts.t(key, name=who))
+            lines.append(deadline_line(texts, pending.deadline, self.notifier.now_ms()))
         return _caption("\n".join(lines))
 
     async def update_board(self, texts: Texts) -> None:
@@ -775,7 +792,9 @@ class _Batch:
             if player in self.closed:
                 stored = botstate.message(self.game_id, player, PROMPT)
                 if stored is not None:
-                    caption, _ = prompt(state, player, texts, news if player != opened else ())
+                    caption, _ = prompt(
+                        state, player, texts, news if player != opened else (), n.now_ms()
+                    )
                     await n.private(
                         self.game_id,
                         state,
@@ -793,7 +812,7 @@ class _Batch:
             if player == opened:
                 await n.send_prompt(self.game_id, state, self.version, player, news)
             elif news:
-                caption, _ = prompt(state, player, texts, news)
+                caption, _ = prompt(state, player, texts, news, n.now_ms())
                 await n.private(
                     self.game_id,
                     state,

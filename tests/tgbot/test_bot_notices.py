@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,8 @@ from tests.tgbot.bot_harness import (
     start_game,
 )
 from tgbot.app import BotApplication
+from tgbot.callback import decode
+from tgbot.keyboards import CARD
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -177,3 +180,35 @@ async def test_a_creator_who_never_opened_the_private_chat_is_named_once_with_th
             await settle(api, app)
             opened = api.last_message(creator)
             assert "Your cards:" in (opened.get("text") or opened.get("caption"))
+
+
+async def test_the_deadline_reads_as_time_left_and_is_counted_again_when_redrawn(
+    db: str,
+) -> None:
+    clock = [now_ms()]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db, clock_ms=lambda: clock[0]) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            state, _ = bot_services(app).load(game_id)
+            assert state.pending is not None
+            player, deadline = state.pending.player, state.pending.deadline
+            until = dt.datetime.fromtimestamp(deadline / 1000, dt.UTC).strftime("%H:%M UTC")
+            board = [m for m in api.messages_in(GROUP) if "photo" in m][-1]
+            assert f"⏳ 3 min left (until {until})" in board["caption"]
+            prompt = api.last_message(player)
+            assert "⏳ 3 min left" in prompt["caption"]
+
+            clock[0] += 150_000  # two and a half minutes later the player picks a card
+            key = bot_services(app).callback_key
+            card = next(
+                b.callback_data
+                for row in api.keyboard(prompt)
+                for b in row
+                if b.callback_data and decode(b.callback_data, key).action == CARD
+            )
+            await press_and_wait(api, app, player, player, prompt["message_id"], card)
+
+            redrawn = api.messages[player][prompt["message_id"]]["caption"]
+            assert f"⏳ 30 s left (until {until})" in redrawn

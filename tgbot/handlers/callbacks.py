@@ -206,7 +206,7 @@ async def _navigate(
         return
     markup = kb.markup(rows, game_id, version, key)
     if preview:
-        caption = prompt_caption(state, user.id, texts)
+        caption = prompt_caption(state, user.id, texts, context.services.service.clock_ms())
         if press.action == kb.CARD and press.card is not None:
             caption += "\n\n" + choose_text(state, press.card, texts)
         png = await asyncio.to_thread(board_png, view_for(state, user.id), labels)
