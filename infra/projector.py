@@ -92,17 +92,31 @@ class Projector:
             total += done
 
     def rebuild(self, batch: int = DEFAULT_BATCH) -> int:
-        """Empty the read models (never the events) and replay the whole log into them."""
+        """Empty the read models (never the events) and replay the whole log into them;
+        return how many events were replayed.
+
+        It is one transaction: until it commits, readers see the old tables, never empty
+        or half-built ones, and the projector following the log waits for it. Events
+        appended meanwhile are left to that projector (the position is the last one
+        replayed).
+        """
+        replayed = 0
         with _writer(self.engine) as conn:
             _lock_position(conn, self.name)
             conn.execute(delete(games))
             conn.execute(delete(player_stats))
+            position = 0
+            while new := self.store.read_all(after_position=position, limit=batch):
+                for event in new:
+                    apply(conn, event)
+                position = new[-1].position
+                replayed += len(new)
             conn.execute(
                 update(projector_positions)
                 .where(projector_positions.c.name == self.name)
-                .values(position=0)
+                .values(position=position)
             )
-        return self.catch_up(batch)
+        return replayed
 
 
 # -- projections ----------------------------------------------------------------------
