@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from infra.settings import ConfigurationError, load_settings, normalise_database_url
@@ -91,3 +93,16 @@ def test_migrate_and_rebuild_run_against_the_configured_database(
     assert cli.main(["migrate"]) == 0
     assert cli.main(["projections", "rebuild"]) == 0
     assert "rebuilt from 0 events" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["board.png", "board.GIF.txt", "board"])
+def test_replay_refuses_a_file_name_that_is_not_a_gif(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    out = tmp_path / name
+
+    assert cli.main(["replay", "game-1", "--out", str(out)]) == 2
+
+    error = capsys.readouterr().err.strip()
+    assert ".gif" in error and "\n" not in error
+    assert not out.exists()
