@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import re
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -49,7 +50,7 @@ from tgbot import keyboards as kb
 from tgbot import render
 from tgbot.context import BotServices
 from tgbot.handlers.history import replay_button
-from tgbot.texts import Texts, cell_text, esc, mention
+from tgbot.texts import Texts, cell_text, esc, mention, name_html
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,10 @@ UNREACHABLE = "unreachable"  # the group was told this player must open the priv
 ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
 NETWORK_BACKOFF = 0.25  # seconds before the second try; doubled each time
 MAX_FAILURES = 3  # a game's events whose announcing failed this often are given up
+CAPTION_LIMIT = 1024  # Telegram's limit for a photo's caption
+BOARD_MOVES = 8  # move lines a board caption shows at most
+TAG = re.compile(r"<[^>]*>")
+ENTITY_TAIL = re.compile(r"&[#\w]*$")  # an HTML entity cut short at the end
 # Events after which a keyboard drawn earlier still means the same thing.
 HARMLESS = (ev.PlayerReminded,)
 FRONT_ICONS = {
@@ -342,21 +347,25 @@ def prompt(
     """A player's private message: news, their secrets, and the decision they owe (its
     time left counted from ``now_ms``, the game clock's now)."""
     view = view_for(state, player)
-    lines = [*news, *private_status(view, state, texts)]
+    status = private_status(view, state, texts)
+    decision: list[str] = []
     rows: list[kb.Row] = []
     pending = view.pending
     if pending is not None and pending.player == player and state.phase == "playing":
-        lines.append("")
+        decision.append("")
         if pending.kind == "gold_pick":
             values = ", ".join(str(v) for v in sorted(view.gold_pick_offer))
-            lines.append(texts.t("turn.gold_pick_prompt", values=values))
+            decision.append(texts.t("turn.gold_pick_prompt", values=values))
         elif pending.kind == "theft":
-            lines.append(texts.t("turn.theft_prompt"))
+            decision.append(texts.t("turn.theft_prompt"))
         else:
-            lines.append(texts.t("turn.prompt_private", group=texts.t("bot.your_group")))
-        lines.append(deadline_line(texts, pending.deadline, now_ms))
+            decision.append(texts.t("turn.prompt_private", group=texts.t("bot.your_group")))
+        decision.append(deadline_line(texts, pending.deadline, now_ms))
         rows = kb.root_rows(state, player, legal_moves(state, player), texts)
-    return _caption("\n".join(lines)), rows
+    lines = [*news, *status, *decision]
+    # Too long: the oldest news go first, then the secrets from the last; the decision stays.
+    drop = [*range(len(news)), *reversed(range(len(news), len(news) + len(status)))]
+    return fit_caption(lines, drop), rows
 
 
 def prompt_caption(
@@ -416,8 +425,22 @@ def deadline_line(texts: Texts, deadline_ms: int, now_ms: int | None = None) -> 
     return texts.t("bot.deadline", left=texts.remaining(left), time=moment)
 
 
-def _caption(text: str) -> str:
-    return text if len(text) <= 1024 else text[:1020] + "…"
+def fit_caption(lines: Sequence[str], drop: Sequence[int], limit: int = CAPTION_LIMIT) -> str:
+    """``lines`` joined, at most ``limit`` characters: while too long, whole lines are left
+    out in the order of their indexes in ``drop`` (never a tag or an entity cut in two).
+    Only if that is not enough is the text cut — as plain text, safely."""
+    left_out: set[int] = set()
+    text = "\n".join(lines)
+    for index in drop:
+        if len(text) <= limit:
+            break
+        left_out.add(index)
+        text = "\n".join(line for i, line in enumerate(lines) if i not in left_out)
+    if len(text) <= limit:
+        return text
+    plain = TAG.sub("", text)  # links become their text; entities stay escaped
+    cut = ENTITY_TAIL.sub("", plain[: limit - 1])
+    return cut + "…"
 
 
 # ------------------------------------------------------------------------- texts
@@ -438,12 +461,13 @@ def private_status(view: View, state: GameState, texts: Texts) -> list[str]:
     me = next((s for s in view.seats if s.player == view.viewer), None)
     if me is not None and me.front:
         front = ", ".join(texts.front_name(k) for k in me.front)
-        lines.append(texts.t("turn.front_cards", name=esc(me.name), cards=front))
+        lines.append(texts.t("turn.front_cards", name=name_html(me.name), cards=front))
     for cell, kind in sorted(view.known_goals.items()):
         lines.append(texts.t("turn.map_result", cell=cell_text(cell), goal=texts.goal_name(kind)))
     for player, role in view.inspected.items():
         name = next((s.name for s in view.seats if s.player == player), "?")
-        lines.append(texts.t("turn.inspection_result", name=esc(name), role=texts.role_name(role)))
+        role_name = texts.role_name(role)
+        lines.append(texts.t("turn.inspection_result", name=name_html(name), role=role_name))
     return lines
 
 
@@ -452,7 +476,7 @@ def public_line(d: dict[str, Any], state: GameState, texts: Texts) -> str | None
     names = state.names
 
     def name(player: object) -> str:
-        return esc(names.get(player, "?")) if isinstance(player, int) else "?"
+        return name_html(names.get(player, "?")) if isinstance(player, int) else "?"
 
     kind = d["type"]
     if kind == "path_placed":
@@ -511,9 +535,8 @@ def private_line(
     if kind == "round_started":
         roles = {p: r for p, r in d["roles"]}
         if me in roles:
-            return texts.t(
-                "move.round_started", round=d["round"], name=esc(names.get(d["first_player"], "?"))
-            )
+            first = name_html(names.get(d["first_player"], "?"))
+            return texts.t("move.round_started", round=d["round"], name=first)
     elif kind == "action_played" and d.get("result") is not None:
         if d["action"] == "map" and d.get("target_cell") is not None:
             return texts.t(
@@ -524,13 +547,13 @@ def private_line(
         if d["action"] == "inspection":
             return texts.t(
                 "turn.inspection_result",
-                name=esc(names.get(d["target_player"], "?")),
+                name=name_html(names.get(d["target_player"], "?")),
                 role=texts.role_name(d["result"]),
             )
         if d["action"] == "swap_hats":
             return texts.t("turn.swap_hats_yours", role=texts.role_name(d["result"]))
     elif kind == "action_played" and d["action"] == "swap_hand" and d.get("target_player") == me:
-        return texts.t("turn.swap_hand_received", name=esc(names.get(d["player"], "?")))
+        return texts.t("turn.swap_hand_received", name=name_html(names.get(d["player"], "?")))
     elif kind == "gold_paid":
         for player, amount in d.get("payouts") or ():
             if player == me:
@@ -542,7 +565,7 @@ def private_line(
         if pending is None or at_ms is None:
             return None
         left = texts.remaining((pending.deadline - at_ms) / 1000)
-        return texts.t(f"reminder.{d['which']}", name=esc(names.get(me, "?")), left=left)
+        return texts.t(f"reminder.{d['which']}", name=name_html(names.get(me, "?")), left=left)
     return None
 
 
@@ -551,7 +574,7 @@ def seats_line(state: GameState, view: View, texts: Texts) -> list[str]:
     for seat in view.seats:
         icons = " ".join(FRONT_ICONS.get(k, "") for k in seat.front)
         away = " 💤" if seat.away else ""
-        lines.append(f"• {esc(seat.name)} 🃏{seat.hand_count} {icons}{away}".rstrip())
+        lines.append(f"• {name_html(seat.name)} 🃏{seat.hand_count} {icons}{away}".rstrip())
     return lines
 
 
@@ -728,21 +751,33 @@ class _Batch:
         it is — or that the round or the game is over."""
         state = self.state
         view = view_for(state, None)
-        head = f"{texts.t('turn.round', round=view.round)} · " + texts.t(
-            "turn.draw_pile", count=view.draw_pile
-        )
-        lines = [head, *self.lines[-8:], "", *seats_line(state, view, texts)]
+        status: list[str] = []
         pending = view.pending
         if state.phase == "finished":
-            lines.append(texts.t("bot.board_game_over"))
+            status.append(texts.t("bot.board_game_over"))
         elif pending is None or pending.kind != "turn":
-            lines.append(texts.t("bot.board_round_over"))
+            status.append(texts.t("bot.board_round_over"))
         if state.phase == "playing" and pending is not None:
             who = mention(pending.player, state.names.get(pending.player, "?"))
             key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
-            lines.append(texts.t(key, name=who))
-            lines.append(deadline_line(texts, pending.deadline, self.notifier.now_ms()))
-        return _caption("\n".join(lines))
+            status.append(texts.t(key, name=who))
+            status.append(deadline_line(texts, pending.deadline, self.notifier.now_ms()))
+        head = f"{texts.t('turn.round', round=view.round)} · " + texts.t(
+            "turn.draw_pile", count=view.draw_pile
+        )
+        moves = self.lines[-BOARD_MOVES:]
+        seats = seats_line(state, view, texts)
+        lines = [*status, head, *moves, "", *seats]
+        # Who is on turn and until when come first and stay; too long, the older moves
+        # go first, then the seats from the last, then the last move.
+        first_move = len(status) + 1
+        first_seat = first_move + len(moves) + 1
+        drop = [
+            *range(first_move, first_move + len(moves) - 1),
+            *reversed(range(first_seat, first_seat + len(seats))),
+            *range(first_move + len(moves) - 1, first_move + len(moves)),
+        ]
+        return fit_caption(lines, drop)
 
     async def update_board(self, texts: Texts) -> None:
         n = self.notifier

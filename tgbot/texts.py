@@ -18,6 +18,7 @@ from domain.cards import card
 from tgbot import i18n
 
 LANGUAGES = i18n.LANGUAGES
+NAME_LIMIT: Final = 24  # characters of a player's name shown in a caption
 # The turn timers a game can choose, by name (RULES: blitz, normal — the default —,
 # relaxed, async).
 TIMER_PRESETS: Final = (("blitz", 60), ("normal", 180), ("relaxed", 3600), ("async", 86400))
@@ -110,8 +111,22 @@ def esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def short(name: str, limit: int = NAME_LIMIT) -> str:
+    """A display name clipped for a caption, where 12 players' names must fit.
+
+    >>> short("Bartholomew Featherstonehaugh-Smythe")
+    'Bartholomew Featherston…'
+    """
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def name_html(name: str) -> str:
+    """A player's name, clipped and escaped, for a caption."""
+    return esc(short(name))
+
+
 def mention(user_id: int, name: str) -> str:
-    return f'<a href="tg://user?id={user_id}">{esc(name)}</a>'
+    return f'<a href="tg://user?id={user_id}">{name_html(name)}</a>'
 
 
 def cell_text(cell: tuple[int, int]) -> str:

@@ -15,6 +15,7 @@ from infra.game_service import now_ms
 from infra.migrations import upgrade
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
+    Table,
     bot_services,
     lobby_button,
     notifier_of,
@@ -27,6 +28,7 @@ from tests.tgbot.bot_harness import (
 from tgbot.app import BotApplication
 from tgbot.callback import decode
 from tgbot.keyboards import CARD
+from tgbot.notifier import fit_caption
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -212,3 +214,62 @@ async def test_the_deadline_reads_as_time_left_and_is_counted_again_when_redrawn
 
             redrawn = api.messages[player][prompt["message_id"]]["caption"]
             assert f"⏳ 30 s left (until {until})" in redrawn
+
+
+def well_formed(caption: str) -> bool:
+    """Only whole mention links as tags, each closed, and only whole entities."""
+    tags = re.findall(r"<[^>]*>", caption)
+    opened = [t for t in tags if t.startswith("<a ")]
+    closed = [t for t in tags if t == "</a>"]
+    links_ok = all(re.fullmatch(r'<a href="tg://user\?id=\d+">', t) for t in opened)
+    rest = re.sub(r"<[^>]*>", "", caption)
+    entities_ok = all(
+        re.match(r"&(amp|lt|gt|quot|#\d+);", rest[i:]) for i in range(len(rest)) if rest[i] == "&"
+    )
+    return links_ok and len(opened) == len(closed) and "<" not in rest and entities_ok
+
+
+async def test_twelve_long_names_fit_with_the_player_on_turn_and_the_deadline_first(
+    db: str,
+) -> None:
+    players = list(range(61, 73))
+    names = {
+        p: f"Dwarf <{p}> & Sons of the Deep Mine, Keepers of the Lantern {p}"[:64] for p in players
+    }
+    async with FakeBotAPI() as api:
+        api.group(GROUP, "Mine", admins=(players[0],))
+        for p in players:
+            api.user(p, names[p], "en")
+            api.send_text(p, p, "/start")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            await start_game(api, app, GROUP, players, "saboteur2")
+            table = Table(api, app, GROUP, players)
+            for _ in range(8):
+                await table.play_one()
+
+            boards = [
+                c.get("caption") or c["media"]["caption"]
+                for c in api.calls
+                if c.method in ("sendPhoto", "editMessageMedia") and str(c["chat_id"]) == str(GROUP)
+            ]
+            assert len(boards) > 3
+            for caption in boards:
+                assert len(caption) <= 1024 and well_formed(caption), caption
+                first, second = caption.split("\n")[:2]
+                assert first.startswith('<a href="tg://user?id=') and "your turn" in first
+                assert second.startswith("⏳") and "left" in second
+            assert any("&lt;" in caption for caption in boards)
+            prompts = [
+                c.get("caption") or c["media"]["caption"]
+                for c in api.calls
+                if c.method in ("sendPhoto", "editMessageMedia") and str(c["chat_id"]) != str(GROUP)
+            ]
+            assert all(len(c) <= 1024 and well_formed(c) for c in prompts)
+
+
+def test_a_caption_that_cannot_fit_by_lines_is_cut_as_plain_text_without_broken_entities() -> None:
+    lines = ['<a href="tg://user?id=1">A &amp; B</a> ' + "&lt;x&gt; " * 200]
+    caption = fit_caption(lines, [])
+    assert len(caption) <= 1024 and well_formed(caption)
+    assert caption.endswith("…")
