@@ -11,6 +11,7 @@ from deadline_harness import Table
 from infra import deadlines
 from infra.archive import export_game, import_game
 from infra.migrations import upgrade
+from tgbot.texts import TIMER_PRESETS
 
 
 @pytest.fixture
@@ -128,3 +129,31 @@ def test_an_unfinished_game_imported_into_the_same_database_owes_no_alarm(desk: 
     assert copy not in {d.game_id for d in desk.claim(lookahead=60)}
     deadlines.rebuild(desk.engine, desk.store)
     assert desk.alarms(game) and desk.alarms(copy) == []
+
+
+# Half time, and "shortly before" scaled to the timer: RULES.md §7 and the bot's presets.
+REMINDERS = {
+    "blitz": (60, 30, 10),
+    "normal": (180, 90, 30),
+    "relaxed": (3600, 1800, 600),
+    "async": (86400, 43200, 3600),
+}
+
+
+def test_the_reminder_table_covers_every_timer_the_bot_offers() -> None:
+    assert {name: turn for name, (turn, _, _) in REMINDERS.items()} == dict(TIMER_PRESETS)
+
+
+@pytest.mark.parametrize("preset", list(REMINDERS))
+def test_each_timer_preset_reminds_at_half_time_and_shortly_before_the_deadline(
+    desk: Table, preset: str
+) -> None:
+    turn, half, soon = REMINDERS[preset]
+    game = desk.new_game(first_deadline_in=turn, turn_seconds=turn)
+    desk.project()
+    with desk.engine.connect() as conn:
+        rows = {r["which"]: r for r in deadlines.pending(conn, [game])}
+    assert list(rows) == ["half", "soon", "timeout"]
+    deadline = rows["timeout"]["fire_at"]
+    assert deadline - rows["half"]["fire_at"] == timedelta(seconds=half)
+    assert deadline - rows["soon"]["fire_at"] == timedelta(seconds=soon)

@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from infra import tasks
+from infra.celery_app import SWEEP_TASK, celery_config
+from infra.settings import load_settings
 
 
 def test_eight_threads_starting_tasks_at_once_build_one_runtime(
@@ -38,3 +40,29 @@ def test_eight_threads_starting_tasks_at_once_build_one_runtime(
         runtimes = list(pool.map(first_task, range(8)))
     assert len(built) == 1
     assert all(runtime is built[0] for runtime in runtimes)
+
+
+@pytest.mark.parametrize(
+    ("environment", "broker"),
+    [
+        ({"redis_url": "redis://cache:6379/0"}, "redis://cache:6379/0"),
+        ({"celery_broker_url": "redis://other:6379/2"}, "redis://other:6379/2"),
+        ({}, "sqla+sqlite:///"),
+    ],
+)
+def test_celery_acknowledges_late_one_task_at_a_time_in_utc_on_the_configured_broker(
+    environment: dict[str, str], broker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("REDIS_URL", "CELERY_BROKER_URL", "SWEEP_INTERVAL_SECONDS"):
+        monkeypatch.delenv(name, raising=False)
+    config = celery_config(load_settings(_env_file=None, **environment))
+    assert config["broker_url"].startswith(broker)
+    assert config["task_acks_late"] is True
+    assert config["task_reject_on_worker_lost"] is True
+    assert config["worker_prefetch_multiplier"] == 1
+    assert config["enable_utc"] is True and config["timezone"] == "UTC"
+    redis = broker.startswith("redis")
+    # Redis hands an unacknowledged task to another worker only after this timeout.
+    assert ("visibility_timeout" in config["broker_transport_options"]) is redis
+    sweep = config["beat_schedule"]["sweep-deadlines"]
+    assert sweep["task"] == SWEEP_TASK and sweep["schedule"] == 2.0
