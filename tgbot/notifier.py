@@ -594,6 +594,7 @@ class _Batch:
     closed: dict[PlayerId, int] = field(default_factory=dict)
     lobby_changed: bool = False
     cancelled_by: PlayerId | None = None
+    cancelled_name: object = None
     user_texts: dict[PlayerId, Texts] = field(default_factory=dict)
     board_changed: bool = False
     new_board: bool = False
@@ -650,6 +651,7 @@ class _Batch:
                     await n.unreachable_at_start(self.game_id, state)
                 case ev.GameCancelled():
                     self.cancelled_by = event.by
+                    self.cancelled_name = record.metadata.get("acted_by_name")
                     await self.cancelled(gtexts)
                 case ev.DecisionOpened():
                     self.board_changed = True
@@ -743,6 +745,9 @@ class _Batch:
             await self.group_text(texts.t("move.cancelled"))
 
     def canceller(self) -> str:
+        """Who cancelled: the admin who pressed (event metadata), else the creator."""
+        if isinstance(self.cancelled_name, str) and self.cancelled_name:
+            return esc(self.cancelled_name)
         by = self.cancelled_by
         return esc(self.state.names.get(by, "?")) if by is not None else "?"
 

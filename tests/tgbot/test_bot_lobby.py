@@ -64,3 +64,46 @@ async def test_the_timer_is_one_of_four_named_presets_shown_with_its_duration(db
             state, _ = bot_services(app).load(str(game_id))
             assert state.turn_seconds == 3600
             assert "Turn timer: ☕ Relaxed · 1 h" in api.messages[GROUP][lobby_id]["text"]
+
+
+async def test_an_admin_who_cancels_for_the_creator_is_named_and_recorded(db: str) -> None:
+    admin = 59
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        api.group(GROUP, "Mine", admins=(admin,))
+        api.user(admin, "Ada", "en")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS[:2])
+            game_id = str(bot_services(app).active_game(GROUP))
+
+            answer = await press_and_wait(
+                api, app, GROUP, admin, lobby["message_id"], button(api, lobby, "Cancel")
+            )
+
+            assert not answer.get("show_alert")
+            assert "cancelled by Ada" in api.messages[GROUP][lobby["message_id"]]["text"]
+            last = bot_services(app).store.load(game_id)[-1]
+            assert last.type == "game_cancelled" and last.metadata["acted_by"] == admin
+
+
+@pytest.mark.parametrize("label", ["Start", "Cancel", "Settings"])
+async def test_a_player_neither_creator_nor_admin_is_refused_and_nothing_changes(
+    db: str, label: str
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS)
+            game_id = str(bot_services(app).active_game(GROUP))
+            version = bot_services(app).store.version(game_id)
+            before = api.messages[GROUP][lobby["message_id"]]
+
+            answer = await press_and_wait(
+                api, app, GROUP, PLAYERS[1], lobby["message_id"], button(api, lobby, label)
+            )
+
+            assert answer.get("show_alert") and "creator or a group admin" in answer["text"]
+            assert bot_services(app).store.version(game_id) == version
+            assert api.messages[GROUP][lobby["message_id"]] == before

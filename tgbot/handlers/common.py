@@ -38,13 +38,26 @@ def chat_texts(context: BotContext, chat: Chat, user: User | None = None) -> Tex
     return context.services.texts_for_chat(chat.id, user.language_code if user else None)
 
 
-def run(context: BotContext, game_id: str, command: Command, update: Update) -> str | None:
+def acted_by(user: User) -> dict[str, object]:
+    """Event metadata naming who really pressed (a group admin acting for the creator)."""
+    return {"acted_by": user.id, "acted_by_name": display_name(user)}
+
+
+def run(
+    context: BotContext,
+    game_id: str,
+    command: Command,
+    update: Update,
+    metadata: dict[str, object] | None = None,
+) -> str | None:
     """Run ``command``; the error code when refused, None when done.
 
     The update id is the idempotency key: Telegram delivering an update twice runs it once.
     """
     try:
-        context.services.service.handle(game_id, command, idempotency_key=f"tg:{update.update_id}")
+        context.services.service.handle(
+            game_id, command, idempotency_key=f"tg:{update.update_id}", metadata=metadata
+        )
     except DomainError as error:
         return error.code
     except ConcurrencyError:

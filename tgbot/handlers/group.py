@@ -15,6 +15,7 @@ from domain.state import GameState
 from tgbot import keyboards as kb
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
+    acted_by,
     chat_texts,
     display_name,
     error_text,
@@ -133,9 +134,11 @@ async def lobby_action(
         return Reply(error_text(texts, error), alert=True) if error else Reply(texts.t("bot.left"))
     if not await may_manage(context, state, chat_id, user):
         return Reply(texts.t("lobby.only_creator"), alert=True)
+    # The rules let only the creator start or cancel: an admin acts in the creator's name,
+    # and the event's metadata records who pressed.
     actor = state.creator if state.creator is not None else user.id
     command = StartGame(actor) if action == kb.START else CancelGame(actor)
-    error = run(context, game_id, command, update)
+    error = run(context, game_id, command, update, acted_by(user))
     return Reply(error_text(texts, error), alert=True) if error else Reply()
 
 
@@ -224,14 +227,15 @@ async def change_setting(
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)
-        error = run(context, game_id, ChangeSettings(actor, edition=kb.EDITIONS[value]), update)
+        command = ChangeSettings(actor, edition=kb.EDITIONS[value])
+        error = run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
     elif press.action == kb.SET_TIMER:
         if not 0 <= value < len(kb.TIMER_PRESETS):
             return Reply(texts.t("error.forged_button"), alert=True)
         command = ChangeSettings(actor, turn_seconds=kb.TIMER_PRESETS[value])
-        error = run(context, game_id, command, update)
+        error = run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
     if press.action == kb.SET_LANGUAGE and query is not None and query.message is not None:
