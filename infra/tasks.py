@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from celery import Celery
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy import Engine
 
 from domain.commands import Command, RemindPlayer, TimeOut
@@ -39,16 +37,6 @@ log = logging.getLogger(__name__)
 
 CommandHandler = Callable[[str, Command, str | None], object]
 """Runs ``command`` on game ``game_id`` with an idempotency key."""
-
-
-class DeadlineSettings(BaseSettings):
-    """The sweeper's own knob (an environment variable of the same name); the sweep
-    interval is :attr:`infra.settings.Settings.sweep_interval_seconds`."""
-
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", case_sensitive=False)
-
-    # A task not done this long after its alarm fired counts as lost and is sent again.
-    deadline_lease_seconds: float = Field(default=30.0, gt=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +66,11 @@ def runtime() -> Runtime:
 
 def runtime_from(services: Services) -> Runtime:
     """The tasks' runtime over services built by :func:`infra.bootstrap.bootstrap`."""
-    knobs = DeadlineSettings()
     return Runtime(
         services.engine,
         services.store,
         services.games.handle,
-        lease=timedelta(seconds=knobs.deadline_lease_seconds),
+        lease=timedelta(seconds=services.settings.deadline_lease_seconds),
         lookahead=timedelta(seconds=services.settings.sweep_interval_seconds),
     )
 

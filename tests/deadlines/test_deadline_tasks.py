@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 
@@ -66,3 +68,12 @@ def test_celery_acknowledges_late_one_task_at_a_time_in_utc_on_the_configured_br
     assert ("visibility_timeout" in config["broker_transport_options"]) is redis
     sweep = config["beat_schedule"]["sweep-deadlines"]
     assert sweep["task"] == SWEEP_TASK and sweep["schedule"] == 2.0
+
+
+def test_the_lease_and_the_lookahead_come_from_the_settings() -> None:
+    settings = load_settings(_env_file=None, deadline_lease_seconds=7, sweep_interval_seconds=3)
+    games = SimpleNamespace(handle=lambda *args: [])
+    services = SimpleNamespace(engine=None, store=None, games=games, settings=settings)
+    runtime = tasks.runtime_from(services)  # type: ignore[arg-type]
+    assert runtime.lease == timedelta(seconds=7)
+    assert runtime.lookahead == timedelta(seconds=3)
