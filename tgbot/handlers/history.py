@@ -1,10 +1,12 @@
 """Finished games: ``/history``, ``/stats``, ``/replay`` and the replay message's buttons.
 
 A replay is one photo message (the board after a move, the move told with every secret
-in the caption) edited in place by ⏮ ◀ ▶ ⏭ and by jumps to each round's start and end.
-Every button carries its game's id in the signed callback data, and a press is refused
-unless the message it sits on shows that same game. A game still running is refused: its
-public board is what the group already sees.
+in the caption) edited in place by ⏮ ◀ ▶ ⏭ and by jumps to each round's start and end; a
+step too long for one caption is told in pages that ◀ ▶ turn. Every button carries its
+game's id in the signed callback data, and a press is refused unless the message it sits
+on shows that same game. A game still running is refused: its public board is what the
+group already sees. A game is opened in its own group, or for a player of its group.
+``/history`` pages through a group's games, edited in place.
 
 Wire it with :func:`register` from ``tgbot.app.build_application``.
 """
