@@ -51,6 +51,8 @@ bot_chats = Table(
     metadata,
     Column("chat_id", BigInteger, primary_key=True, autoincrement=False),
     Column("language", String(10), nullable=True),  # the group's override
+    # Without an override: the Telegram language of whoever opened the group's last game.
+    Column("default_language", String(10), nullable=True),
     Column("migrated_to", BigInteger, nullable=True),  # a group turned into a supergroup
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
@@ -132,7 +134,7 @@ class BotState:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._users: dict[int, BotUser | None] = {}
-        self._chat_languages: dict[int, str | None] = {}
+        self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
         self._resolved: dict[int, int] = {}
         self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
 
@@ -214,12 +216,25 @@ class BotState:
 
     # Chats ---------------------------------------------------------------------------
     def chat_language(self, chat_id: int) -> str | None:
+        """The group's chosen language (``/language``, the lobby's settings), if any."""
+        return self.chat_languages(chat_id)[0]
+
+    def chat_languages(self, chat_id: int) -> tuple[str | None, str | None]:
+        """The group's chosen language and the one learned from its last game's creator."""
         if chat_id not in self._chat_languages:
             with self.engine.connect() as conn:
-                self._chat_languages[chat_id] = conn.execute(
-                    select(bot_chats.c.language).where(bot_chats.c.chat_id == chat_id)
-                ).scalar()
+                row = conn.execute(
+                    select(bot_chats.c.language, bot_chats.c.default_language).where(
+                        bot_chats.c.chat_id == chat_id
+                    )
+                ).first()
+            self._chat_languages[chat_id] = (row[0], row[1]) if row is not None else (None, None)
         return self._chat_languages[chat_id]
+
+    def set_chat_default_language(self, chat_id: int, language: str) -> None:
+        """The language the group speaks when it chose none (its last game's creator's)."""
+        if self.chat_languages(chat_id)[1] != language:
+            self._upsert_chat(chat_id, default_language=language)
 
     def _upsert_chat(self, chat_id: int, **values: object) -> None:
         self._chat_languages.clear()
@@ -242,10 +257,10 @@ class BotState:
 
     def set_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """Remember that a group became a supergroup; its language goes with it."""
-        language = self.chat_language(old_chat_id)
+        language, learned = self.chat_languages(old_chat_id)
         self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
-        if language is not None:
-            self._upsert_chat(new_chat_id, language=language)
+        if language is not None or learned is not None:
+            self._upsert_chat(new_chat_id, language=language, default_language=learned)
 
     def resolve_chat(self, chat_id: int) -> int:
         """The chat's current id, following group-to-supergroup migrations."""

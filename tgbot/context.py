@@ -103,8 +103,10 @@ class BotServices:
         return Texts(pick_language(chosen or telegram_language, self.default_language))
 
     def texts_for_chat(self, chat_id: int, telegram_language: str | None = None) -> Texts:
-        chosen = self.botstate.chat_language(chat_id)
-        return Texts(pick_language(chosen or telegram_language, self.default_language))
+        """A group's language: its choice, else its last game's creator's, else the
+        language of whoever wrote (``telegram_language``), else the default."""
+        chosen, learned = self.botstate.chat_languages(chat_id)
+        return Texts(pick_language(chosen or learned or telegram_language, self.default_language))
 
 
 def game_id_for(chat_id: int, number: int) -> str:

@@ -623,6 +623,8 @@ class _Batch:
             self.state = evolve(before, event)
             self.version += 1
             state = self.state
+            if before.chat_id != state.chat_id:  # the game was created: now we know its chat
+                gtexts = n.group_texts(state)
             if before.pending is not None and (
                 state.pending is None or state.pending.id != before.pending.id
             ):

@@ -107,3 +107,35 @@ async def test_a_player_neither_creator_nor_admin_is_refused_and_nothing_changes
             assert answer.get("show_alert") and "creator or a group admin" in answer["text"]
             assert bot_services(app).store.version(game_id) == version
             assert api.messages[GROUP][lobby["message_id"]] == before
+
+
+async def test_a_group_speaks_its_game_creators_language_to_everyone_until_it_chooses(
+    db: str,
+) -> None:
+    creator, polish, english = PLAYERS
+    async with FakeBotAPI() as api:
+        api.group(GROUP, "Mina", admins=(creator,))
+        for player, lang in ((creator, "es"), (polish, "pl"), (english, "en")):
+            api.user(player, f"P{player}", lang)
+            api.send_text(player, player, "/start")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, [creator])
+            assert "Tiempo por turno" in lobby["text"]
+
+            answer = await press_and_wait(
+                api, app, GROUP, polish, lobby["message_id"], button(api, lobby, "Unirse")
+            )
+            assert answer["text"] == "Te has unido a la partida."
+            api.send_text(GROUP, english, "/help")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].startswith("⛏ Dirijo partidas")
+
+            api.send_text(GROUP, creator, "/language en")  # an admin chooses
+            await settle(api, app)
+            api.send_text(GROUP, polish, "/help")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].startswith("⛏ I run games")
+            api.send_text(GROUP, polish, "/leave")  # the lobby is redrawn, in English now
+            await settle(api, app)
+            assert "Turn timer" in api.messages[GROUP][lobby["message_id"]]["text"]

@@ -53,6 +53,8 @@ async def newgame(update: Update, context: BotContext) -> None:
         await message.reply_text(texts.t("lobby.group_only"))
         return
     remember(context, user)
+    learn_language(context, chat.id, user)
+    texts = chat_texts(context, chat, user)
     edition = (context.args or ["base"])[0].lower()
     if edition not in kb.EDITIONS:
         await message.reply_text(texts.t("bot.newgame_usage"))
@@ -76,6 +78,13 @@ async def newgame(update: Update, context: BotContext) -> None:
         await message.reply_text(error_text(texts, error))
     else:
         await _private_hint(update, context, user, game_id, texts)
+
+
+def learn_language(context: BotContext, chat_id: int, user: User) -> None:
+    """A group that chose no language speaks that of whoever opens a game there."""
+    code = (user.language_code or "").split("-")[0].split("_")[0].lower()
+    if code in kb.LANGUAGES and context.services.botstate.chat_language(chat_id) is None:
+        context.services.botstate.set_chat_default_language(chat_id, code)
 
 
 async def _private_hint(
