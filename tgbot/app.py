@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
@@ -187,18 +188,31 @@ def run_bot(settings: Settings) -> int:
     updates = Update.ALL_TYPES
     try:
         if settings.webhook_url:
-            app.run_webhook(
-                listen="0.0.0.0",
-                port=settings.webhook_port,
-                webhook_url=settings.webhook_url,
-                allowed_updates=updates,
-                secret_token=_secret(settings.telegram_bot_token),
-            )
+            app.run_webhook(**webhook_options(settings), allowed_updates=updates)
         else:
             app.run_polling(allowed_updates=updates)
     finally:
         services.close()
     return 0
+
+
+def webhook_options(settings: Settings) -> dict[str, Any]:
+    """Where the webhook listens: on every interface, at WEBHOOK_URL's path (Telegram posts
+    to the whole URL; a proxy in front passes the path on), with a secret token.
+
+    >>> from infra.settings import load_settings
+    >>> s = load_settings(telegram_bot_token="1:x", webhook_url="https://bot.example/tg/hook")
+    >>> options = webhook_options(s)
+    >>> options["url_path"], options["webhook_url"]
+    ('tg/hook', 'https://bot.example/tg/hook')
+    """
+    return {
+        "listen": "0.0.0.0",
+        "port": settings.webhook_port,
+        "url_path": urlsplit(settings.webhook_url).path.strip("/"),
+        "webhook_url": settings.webhook_url,
+        "secret_token": _secret(settings.telegram_bot_token),
+    }
 
 
 def _secret(token: str) -> str:
