@@ -4,11 +4,19 @@ application recorder, side by side on the same database (SQLite, then PostgreSQL
     python benchmarks/bench_event_store.py                      1,000 games of ~300 events
     python benchmarks/bench_event_store.py --games 100 --backends sqlite
 
-Games are real: the rules engine's simulator plays a few, and their encoded events are
-reused for every stream (without the rules engine, a counter game stands in). Appends go
-a few events at a time, as commands do. Printed per backend: append throughput of each
-recorder and their ratio, the time to load a game's rows with each, and the time to load
-and fold a finished game through the game service, with and without a snapshot.
+Games are real: the rules engine's simulator plays a few base games of 5 players, and
+their encoded events are reused for every stream (without the rules engine, a counter
+game stands in). A finished game runs to 510-580 events, so the appended games are each
+one's first ~300 events (``--events``, varied by up to 10 % so snapshots do not all land
+on the last event). Appends go a few events at a time, as commands do.
+
+Printed per backend: append throughput of each recorder and their ratio, the time to load
+a game's rows with each, and the time to load and fold a game through the game service —
+the ~300-event games and whole finished games — from the events alone and as production
+loads it: from the snapshot the game service took at the last multiple of
+``SNAPSHOT_EVERY`` it crossed, then the events after it. Then PASS or FAIL against the
+targets: loading and folding a finished game under 10 ms on PostgreSQL, and append
+throughput at least the ``eventsourcing`` recorder's. The exit status is 1 if one fails.
 """
 
 from __future__ import annotations
@@ -32,8 +40,9 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from infra.bootstrap import event_store  # noqa: E402
 from infra.db import make_engine  # noqa: E402
-from infra.event_store import EventStore, NewEvent  # noqa: E402
+from infra.event_store import NewEvent  # noqa: E402
 from infra.game_service import GameService  # noqa: E402
 from infra.migrations import upgrade  # noqa: E402
 
@@ -71,7 +80,7 @@ class CounterGame:
 
 
 def sample_games(count: int, events: int) -> tuple[list[list[NewEvent]], Any, Any, str]:
-    """``count`` encoded games of about ``events`` events, and the decider and codec."""
+    """``count`` encoded finished games, and the decider and codec."""
     try:
         from domain import codec, decider
         from domain.simulate import play_one
@@ -80,19 +89,28 @@ def sample_games(count: int, events: int) -> tuple[list[list[NewEvent]], Any, An
         sample = [NewEvent("ticked", {"n": i, "player": 1000 + i % 5}) for i in range(events)]
         return [sample] * count, game, game, "counter game (rules engine not installed)"
     games: list[list[NewEvent]] = []
-    seed = 1
-    while len(games) < count:
+    for seed in range(1, count + 1):
         played, _, _ = play_one("base", 5, seed, check=False)
-        seed += 1
-        encoded = [NewEvent(*codec.encode(e), codec.SCHEMA_VERSION) for e in played]
-        games.append(encoded)
-    sizes = [len(g) for g in games]
-    return (
-        games,
-        decider,
-        codec,
-        (f"rules engine, base game, 5 players, {min(sizes)}-{max(sizes)} events a game"),
-    )
+        games.append([NewEvent(*codec.encode(e), codec.SCHEMA_VERSION) for e in played])
+    return games, decider, codec, "rules engine, base game, 5 players"
+
+
+def cut(game: list[NewEvent], events: int, i: int) -> list[NewEvent]:
+    """The game's first ``events`` events, give or take 10 % (varied with ``i``)."""
+    spread = max(1, events // 10)
+    return game[: events - spread + (i * 7) % (2 * spread + 1)]
+
+
+def snapshot_version(length: int, batch: int, every: int) -> int:
+    """Where the game service took its last snapshot of a game appended ``batch`` events
+    at a time: after the append that crossed the last multiple of ``every`` (0: none)."""
+    taken, before = 0, 0
+    while before < length:
+        after = min(before + batch, length)
+        if after // every > before // every:
+            taken = after
+        before = after
+    return taken
 
 
 # -- the recorders --------------------------------------------------------------------
@@ -101,9 +119,9 @@ def sample_games(count: int, events: int) -> tuple[list[list[NewEvent]], Any, An
 class Ours:
     name = "ours"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, codec: Any) -> None:
         self.engine = make_engine(url)
-        self.store = EventStore(self.engine)
+        self.store = event_store(self.engine, codec)  # as the bot builds it
 
     def append_game(self, stream: str, game: Sequence[NewEvent], batch: int) -> None:
         for start in range(0, len(game), batch):
@@ -174,17 +192,66 @@ def timed(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """Median times (ms) to load and fold a game through the game service."""
+
+    events: int  # median length
+    cold: float  # from the events alone
+    warm: float  # from the production snapshot, then the events after it
+    tail: int  # median events folded after the snapshot
+
+
+def fold_times(
+    ours: Ours,
+    streams: list[str],
+    games: list[list[NewEvent]],
+    decider: Any,
+    codec: Any,
+    *,
+    batch: int,
+    every: int,
+) -> Fold:
+    cold = GameService(ours.store, decider, codec, snapshot_every=10**9)
+    warm = GameService(ours.store, decider, codec, snapshot_every=every)
+    times_cold, times_warm, tails = [], [], []
+    for stream, game in zip(streams, games, strict=True):
+        times_cold.append(timed(lambda s=stream: cold.load(s)))  # type: ignore[misc]
+        taken = snapshot_version(len(game), batch, every)
+        state = decider.initial_state()
+        for stored in ours.store.load(stream)[:taken]:
+            state = decider.evolve(state, cold.decode(stored))
+        ours.store.save_snapshot(stream, taken, warm.kind, state)
+        times_warm.append(timed(lambda s=stream: warm.load(s)))  # type: ignore[misc]
+        tails.append(len(game) - taken)
+    return Fold(
+        round(statistics.median(len(g) for g in games)),
+        statistics.median(times_cold) * 1000,
+        statistics.median(times_warm) * 1000,
+        round(statistics.median(tails)),
+    )
+
+
+def verdict(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+FOLD_TARGET_MS = 10.0
+
+
 def bench_backend(
     label: str,
     url: str,
     games: list[list[NewEvent]],
+    finished: list[list[NewEvent]],
     decider: Any,
     codec: Any,
     batch: int,
-    loads: int,
-) -> None:
+    every: int,
+) -> list[bool]:
+    """Measure one database; print the figures and return each target's verdict."""
     upgrade(url)
-    ours, theirs = Ours(url), Theirs(url)
+    ours, theirs = Ours(url, codec), Theirs(url)
     total = sum(len(g) for g in games)
     streams = {r.name: [f"game-{uuid.uuid4()}" for _ in games] for r in (ours, theirs)}
     append: dict[str, float] = {}
@@ -198,67 +265,92 @@ def bench_backend(
                 lambda r=recorder, s=stream, g=game: r.append_game(s, g, batch)  # type: ignore[misc]
             )
     load: dict[str, list[float]] = {r.name: [] for r in (ours, theirs)}
-    picks = range(0, len(games), max(1, len(games) // loads))
+    picks = list(range(0, len(games), max(1, len(games) // len(finished))))[: len(finished)]
     for i in picks:
         for recorder in (ours, theirs):
             stream = streams[recorder.name][i]
             load[recorder.name].append(timed(lambda r=recorder, s=stream: r.load(s)))  # type: ignore[misc]
 
-    cold = GameService(ours.store, decider, codec, snapshot_every=10**9)
-    warm = GameService(ours.store, decider, codec, snapshot_every=50)
-    fold_cold, fold_warm = [], []
-    for i in picks:
-        stream = streams["ours"][i]
-        fold_cold.append(timed(lambda s=stream: cold.load(s)))  # type: ignore[misc]
-        warm.store.save_snapshot(stream, len(games[i]), warm.kind, cold.load(stream).state)
-        fold_warm.append(timed(lambda s=stream: warm.load(s)))  # type: ignore[misc]
+    picked = [streams["ours"][i] for i in picks]
+    short = fold_times(
+        ours, picked, [games[i] for i in picks], decider, codec, batch=batch, every=every
+    )
+    whole = [f"game-{uuid.uuid4()}" for _ in finished]
+    for stream, game in zip(whole, finished, strict=True):
+        ours.append_game(stream, game, batch)
+    long = fold_times(ours, whole, finished, decider, codec, batch=batch, every=every)
 
     rate = {name: total / seconds for name, seconds in append.items()}
     ms = {name: statistics.median(v) * 1000 for name, v in load.items()}
+    ratio = rate["ours"] / rate["eventsourcing"]
     print(f"\n{label}: {len(games)} games, {total} events, appended {batch} at a time")
     print(
         f"  append  ours {rate['ours']:9.0f} events/s   eventsourcing "
-        f"{rate['eventsourcing']:9.0f} events/s   ratio {rate['ours'] / rate['eventsourcing']:.2f}"
+        f"{rate['eventsourcing']:9.0f} events/s   ratio {ratio:.2f}"
     )
     print(
         f"  load    ours {ms['ours']:9.2f} ms/game    eventsourcing "
         f"{ms['eventsourcing']:9.2f} ms/game    ratio {ms['eventsourcing'] / ms['ours']:.2f}"
         " (theirs/ours)"
     )
-    print(
-        f"  load+fold a finished game (median of {len(fold_cold)}): "
-        f"{statistics.median(fold_cold) * 1000:.2f} ms from the events, "
-        f"{statistics.median(fold_warm) * 1000:.2f} ms from a snapshot"
-    )
+    for name, fold, count in (
+        ("the appended games", short, len(picks)),
+        ("finished games", long, len(finished)),
+    ):
+        print(
+            f"  load+fold {name} (median of {count}, {fold.events} events): "
+            f"{fold.cold:.2f} ms from the events, {fold.warm:.2f} ms from the snapshot "
+            f"(then {fold.tail} events, SNAPSHOT_EVERY={every})"
+        )
+    verdicts = [ratio >= 1.0]
+    print(f"  {verdict(ratio >= 1.0)}  append throughput at least eventsourcing's ({ratio:.2f}x)")
+    if label == "PostgreSQL":
+        fast = long.warm < FOLD_TARGET_MS
+        verdicts.append(fast)
+        print(
+            f"  {verdict(fast)}  load+fold a finished game under {FOLD_TARGET_MS:.0f} ms: "
+            f"{long.warm:.2f} ms as the game service loads it "
+            f"({long.cold:.2f} ms folding every event)"
+        )
     ours.close()
     theirs.close()
+    return verdicts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--events", type=int, default=300, help="events a game (counter game)")
-    parser.add_argument("--distinct", type=int, default=20, help="distinct games simulated")
+    parser.add_argument("--games", type=int, default=1000, help="games appended per recorder")
+    parser.add_argument("--events", type=int, default=300, help="events a game (about)")
+    parser.add_argument("--distinct", type=int, default=100, help="distinct games simulated")
     parser.add_argument("--batch", type=int, default=3, help="events per append")
     parser.add_argument("--loads", type=int, default=100, help="games loaded for timing")
+    parser.add_argument("--snapshot-every", type=int, default=50, help="as SNAPSHOT_EVERY")
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES)
     args = parser.parse_args(argv)
 
     distinct, decider, codec, what = sample_games(args.distinct, args.events)
-    games = [distinct[i % len(distinct)] for i in range(args.games)]
-    print(f"games: {what}")
+    finished = [distinct[i % len(distinct)] for i in range(min(args.loads, args.games))]
+    games = [cut(distinct[i % len(distinct)], args.events, i) for i in range(args.games)]
+    sizes = sorted(len(g) for g in games)
+    whole = sorted(len(g) for g in distinct)
+    print(
+        f"games: {what}; appended {sizes[0]}-{sizes[-1]} events a game (median "
+        f"{sizes[len(sizes) // 2]}); finished games {whole[0]}-{whole[-1]} events"
+    )
+    verdicts: list[bool] = []
     for backend in args.backends.split(","):
         if backend == "sqlite":
             with tempfile.TemporaryDirectory() as scratch:
-                bench_backend(
+                verdicts += bench_backend(
                     "SQLite",
                     f"sqlite:///{scratch}/bench.db",
                     games,
+                    finished,
                     decider,
                     codec,
                     args.batch,
-                    args.loads,
+                    args.snapshot_every,
                 )
         elif backend == "postgres":
             admin = create_engine(args.postgres_url, isolation_level="AUTOCOMMIT")
@@ -267,12 +359,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 conn.execute(text(f'CREATE DATABASE "{name}"'))
             url = make_url(args.postgres_url).set(database=name).render_as_string(False)
             try:
-                bench_backend("PostgreSQL", url, games, decider, codec, args.batch, args.loads)
+                verdicts += bench_backend(
+                    "PostgreSQL",
+                    url,
+                    games,
+                    finished,
+                    decider,
+                    codec,
+                    args.batch,
+                    args.snapshot_every,
+                )
             finally:
                 with admin.connect() as conn:
                     conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
                 admin.dispose()
-    return 0
+    print(f"\n{verdict(all(verdicts))}: {sum(verdicts)} of {len(verdicts)} targets met")
+    return 0 if all(verdicts) else 1
 
 
 if __name__ == "__main__":

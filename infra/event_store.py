@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, func, insert, select
+from sqlalchemy import Connection, Engine, and_, bindparam, delete, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -156,11 +156,6 @@ def dump_state(state: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands datetimes back naive; we only ever store UTC.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 _COLUMNS = (
     events.c.position,
     events.c.stream_id,
@@ -172,6 +167,16 @@ _COLUMNS = (
     events.c.recorded_at,
 )
 _FOLD_COLUMNS = tuple(c for c in _COLUMNS if c is not events.c.metadata)
+
+# Appends are the hot path: their statements are built once.
+_VERSION = select(func.coalesce(func.max(events.c.version), 0)).where(
+    events.c.stream_id == bindparam("stream_id")
+)
+# PostgreSQL: the append lock and the stream's version in one round trip. The version may
+# be read just before the lock is granted; if another writer got in meanwhile, the insert
+# collides with its version and the append fails as stale, as it must.
+_LOCK_AND_VERSION = select(func.pg_advisory_xact_lock(APPEND_LOCK_ID), _VERSION.scalar_subquery())
+_INSERT = insert(events).returning(events.c.position, sort_by_parameter_order=True)
 
 
 class EventStore:
@@ -218,7 +223,12 @@ class EventStore:
                     seen = self._processed(conn, stream_id, idempotency_key)
                     if seen is not None:
                         raise DuplicateCommand(stream_id, idempotency_key, seen)
-                current = self._current_version(conn, stream_id)
+                if self._postgres:
+                    current = int(
+                        conn.execute(_LOCK_AND_VERSION, {"stream_id": stream_id}).one()[1]
+                    )
+                else:
+                    current = self._current_version(conn, stream_id)
                 if current != expected_version:
                     raise ConcurrencyError(stream_id, expected_version, current)
                 stored = self._insert(conn, stream_id, expected_version, batch, meta)
@@ -244,7 +254,7 @@ class EventStore:
 
     def _writer(self) -> Any:
         conn = self.engine.connect().execution_options(sqlite_begin="IMMEDIATE")
-        return _Transaction(conn, self._postgres)
+        return _Transaction(conn)
 
     def _insert(
         self,
@@ -269,9 +279,7 @@ class EventStore:
             }
             for i, e in enumerate(batch, start=1)
         ]
-        result = conn.execute(
-            insert(events).returning(events.c.position, sort_by_parameter_order=True), rows
-        )
+        result = conn.execute(_INSERT, rows)
         positions = [row[0] for row in result]
         return [
             StoredEvent(
@@ -296,8 +304,8 @@ class EventStore:
                 select(*columns)
                 .where(events.c.stream_id == stream_id, events.c.version > after_version)
                 .order_by(events.c.version)
-            )
-            return [self._row(row) for row in rows]
+            ).all()
+        return [self._row(row) for row in rows]
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
         """Up to ``limit`` events of every stream after ``after_position``, in commit order."""
@@ -353,24 +361,19 @@ class EventStore:
 
     @staticmethod
     def _current_version(conn: Connection, stream_id: str) -> int:
-        return int(
-            conn.execute(
-                select(func.coalesce(func.max(events.c.version), 0)).where(
-                    events.c.stream_id == stream_id
-                )
-            ).scalar_one()
-        )
+        return int(conn.execute(_VERSION, {"stream_id": stream_id}).scalar_one())
 
     def _row(self, row: Any) -> StoredEvent:
+        """An event from a row of :data:`_COLUMNS` or of :data:`_FOLD_COLUMNS`."""
+        if len(row) == len(_COLUMNS):
+            position, stream_id, version, type_, schema, payload, meta, recorded = row
+        else:
+            position, stream_id, version, type_, schema, payload, recorded = row
+            meta = None
+        if recorded.tzinfo is None:  # SQLite hands datetimes back naive; we store UTC
+            recorded = recorded.replace(tzinfo=UTC)
         event = StoredEvent(
-            row.position,
-            row.stream_id,
-            row.version,
-            row.type,
-            row.schema_version,
-            row.payload,
-            row._mapping.get("metadata") or {},
-            _aware(row.recorded_at),
+            position, stream_id, version, type_, schema, payload, meta or {}, recorded
         )
         return upcast(event, self.upcasters, self.schema_version) if self.upcasters else event
 
@@ -419,16 +422,14 @@ class EventStore:
 
 
 class _Transaction:
-    """``with`` block: a write transaction that holds the append lock on PostgreSQL."""
+    """``with`` block: a write transaction (``BEGIN IMMEDIATE`` on SQLite), committed
+    at the end, rolled back on an error."""
 
-    def __init__(self, conn: Connection, postgres: bool) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.postgres = postgres
 
     def __enter__(self) -> Connection:
         self.transaction = self.conn.begin()
-        if self.postgres:
-            self.conn.execute(select(func.pg_advisory_xact_lock(APPEND_LOCK_ID)))
         return self.conn
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
