@@ -9,6 +9,7 @@ Every table is registered on :data:`infra.schema.metadata` so one migration chai
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -133,10 +134,16 @@ class BotState:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # Writes may run in threads side by side: on SQLite each takes the write lock at
+        # once (BEGIN IMMEDIATE), so a read-then-write never fails on a stale snapshot.
+        self._writer = engine.execution_options(sqlite_begin="IMMEDIATE")
         self._users: dict[int, BotUser | None] = {}
         self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
         self._resolved: dict[int, int] = {}
         self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
+
+    def _write(self) -> AbstractContextManager[Connection]:
+        return self._writer.begin()
 
     # Users ---------------------------------------------------------------------------
     def user(self, user_id: int) -> BotUser | None:
@@ -182,7 +189,7 @@ class BotState:
         ):
             return  # nothing changes: no write
         self._users.pop(user_id, None)
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
             if row is None:
                 conn.execute(
@@ -207,7 +214,7 @@ class BotState:
 
     def set_private_chat(self, user_id: int, opened: bool) -> None:
         self._users.pop(user_id, None)
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             conn.execute(
                 update(bot_users)
                 .where(bot_users.c.user_id == user_id)
@@ -239,7 +246,7 @@ class BotState:
     def _upsert_chat(self, chat_id: int, **values: object) -> None:
         self._chat_languages.clear()
         self._resolved.clear()
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             found = conn.execute(
                 select(bot_chats.c.chat_id).where(bot_chats.c.chat_id == chat_id)
             ).first()
@@ -315,7 +322,7 @@ class BotState:
         self, stream_id: str, chat_id: int, role: str, message_id: int, version: int
     ) -> None:
         self._messages[(stream_id, chat_id, role)] = StoredMessage(message_id, version)
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             conn.execute(
                 delete(bot_messages).where(
                     bot_messages.c.stream_id == stream_id,
@@ -335,7 +342,7 @@ class BotState:
 
     def forget_message(self, stream_id: str, chat_id: int, role: str) -> None:
         self._messages[(stream_id, chat_id, role)] = None
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             conn.execute(
                 delete(bot_messages).where(
                     bot_messages.c.stream_id == stream_id,
@@ -354,7 +361,7 @@ class BotState:
 
     def save_position(self, position: int, name: str = "notifier") -> None:
         """Record the position; it only moves forward (a late writer cannot move it back)."""
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             conn.execute(
                 _insert(conn, notifier_positions)
                 .values(name=name, position=position)
@@ -383,7 +390,7 @@ class BotState:
     def claim_game(self, stream_id: str, old: int | None, new: int, name: str = "notifier") -> bool:
         """Compare-and-set a game's announced version from ``old`` (None: never announced)
         to ``new``; False when another writer changed it first."""
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             if old is None:
                 statement = (
                     _insert(conn, notifier_games)
@@ -406,7 +413,7 @@ class BotState:
     def hold_lease(self, holder: str, now_ms: int, ttl_ms: int, name: str = "notifier") -> bool:
         """Take or renew the lease for ``holder``; False while another holder has it."""
         expires = now_ms + ttl_ms
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             renewed = conn.execute(
                 update(notifier_leases)
                 .where(
@@ -426,7 +433,7 @@ class BotState:
 
     def release_lease(self, holder: str, name: str = "notifier") -> None:
         """Give the lease up at once (a clean shutdown), if ``holder`` has it."""
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             conn.execute(
                 update(notifier_leases)
                 .where(notifier_leases.c.name == name, notifier_leases.c.holder == holder)

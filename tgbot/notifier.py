@@ -176,23 +176,24 @@ class Notifier:
         the position stops before its events, which are tried again next time.
         """
         botstate = self.services.botstate
+        # Database work runs off the event loop (handlers keep answering meanwhile).
         if self.position is None:
-            self.position = botstate.position(self.name)
+            self.position = await asyncio.to_thread(botstate.position, self.name)
         start = self.position
-        records = self.services.store.read_all(start, limit=limit)
+        records = await asyncio.to_thread(self.services.store.read_all, start, limit)
         if not records:
             return 0
         by_game: dict[str, list[StoredEvent]] = {}
         for record in records:
             by_game.setdefault(record.stream_id, []).append(record)
-        done = botstate.game_versions(by_game, self.name)
+        done = await asyncio.to_thread(botstate.game_versions, list(by_game), self.name)
         failed = await asyncio.gather(
             *(self.announce_game(g, chunk, done.get(g)) for g, chunk in by_game.items())
         )
         stuck = [position for position in failed if position is not None]
         self.position = min(stuck) - 1 if stuck else records[-1].position
         if self.position > start:
-            botstate.save_position(self.position, self.name)
+            await asyncio.to_thread(botstate.save_position, self.position, self.name)
         return self.position - start if stuck else len(records)
 
     async def announce_game(
@@ -205,7 +206,7 @@ class Notifier:
         if not fresh:
             return None
         claimed = fresh[-1].version
-        if not botstate.claim_game(game_id, done, claimed, self.name):
+        if not await asyncio.to_thread(botstate.claim_game, game_id, done, claimed, self.name):
             self.cache.pop(game_id, None)  # announced by someone else meanwhile
             return None
         try:
@@ -220,7 +221,7 @@ class Notifier:
                 log.exception("game %s: events up to %d given up", game_id, claimed)
                 return None
             log.exception("game %s: announcing failed; trying again", game_id)
-            botstate.claim_game(game_id, claimed, done or 0, self.name)
+            await asyncio.to_thread(botstate.claim_game, game_id, claimed, done or 0, self.name)
             return fresh[0].position
         return None
 
@@ -237,7 +238,7 @@ class Notifier:
 
     async def announce(self, game_id: str, records: Sequence[StoredEvent]) -> None:
         first = records[0].version - 1
-        state = self.state_before(game_id, first)
+        state = await asyncio.to_thread(self.state_before, game_id, first)
         batch = _Batch(self, game_id, state, first)
         await batch.run(records)
         if batch.state.phase in ("finished", "cancelled"):
@@ -280,8 +281,13 @@ class Notifier:
             reply_markup=self.markup(rows, game_id, version) if rows else None,
         )
         if isinstance(message, Message):
-            self.services.botstate.save_message(
-                game_id, player, PROMPT, message.message_id, version
+            await asyncio.to_thread(
+                self.services.botstate.save_message,
+                game_id,
+                player,
+                PROMPT,
+                message.message_id,
+                version,
             )
 
     async def send_status(self, game_id: str, state: GameState, player: PlayerId) -> None:
@@ -301,7 +307,8 @@ class Notifier:
         except Forbidden:
             user = botstate.user(player)
             was_open = user is not None and user.private_chat
-            botstate.save_user(player, state.names.get(player, "?"), private_chat=False)
+            name = state.names.get(player, "?")
+            await asyncio.to_thread(botstate.save_user, player, name, private_chat=False)
             told = botstate.message(game_id, player, UNREACHABLE) is not None
             if was_open or not told:  # once per game, unless they opened it and blocked again
                 await self.blocked_notice(game_id, state, [player])
@@ -327,11 +334,13 @@ class Notifier:
         )
         message_id = message.message_id if isinstance(message, Message) else 0
         for player in players:
-            self.services.botstate.save_message(game_id, player, UNREACHABLE, message_id, 0)
+            await asyncio.to_thread(
+                self.services.botstate.save_message, game_id, player, UNREACHABLE, message_id, 0
+            )
 
     async def unreachable_at_start(self, game_id: str, state: GameState) -> None:
         """At the start, name at once every player who never opened the private chat."""
-        users = self.services.botstate.users(state.seating)
+        users = await asyncio.to_thread(self.services.botstate.users, state.seating)
         missing = [p for p in state.seating if p not in users or not users[p].private_chat]
         if missing:
             await self.blocked_notice(game_id, state, missing)
@@ -716,8 +725,13 @@ class _Batch:
             chat, "send_message", text=text, parse_mode=ParseMode.HTML, reply_markup=markup
         )
         if isinstance(message, Message):
-            botstate.save_message(
-                self.game_id, message.chat.id, LOBBY, message.message_id, self.version
+            await asyncio.to_thread(
+                botstate.save_message,
+                self.game_id,
+                message.chat.id,
+                LOBBY,
+                message.message_id,
+                self.version,
             )
 
     async def close_lobby(self, text: str) -> None:
@@ -734,7 +748,7 @@ class _Batch:
                 text=f"{body}\n\n{text}",
                 parse_mode=ParseMode.HTML,
             )
-            botstate.forget_message(self.game_id, chat, LOBBY)
+            await asyncio.to_thread(botstate.forget_message, self.game_id, chat, LOBBY)
 
     async def cancelled(self, texts: Texts) -> None:
         n = self.notifier
@@ -810,8 +824,13 @@ class _Batch:
             chat, "send_photo", photo=png, caption=caption, parse_mode=ParseMode.HTML
         )
         if isinstance(message, Message):
-            botstate.save_message(
-                self.game_id, message.chat.id, BOARD, message.message_id, self.version
+            await asyncio.to_thread(
+                botstate.save_message,
+                self.game_id,
+                message.chat.id,
+                BOARD,
+                message.message_id,
+                self.version,
             )
 
     # -- private ------------------------------------------------------------------
@@ -847,7 +866,7 @@ class _Batch:
                         parse_mode=ParseMode.HTML,
                         reply_markup=None,
                     )
-                    botstate.forget_message(self.game_id, player, PROMPT)
+                    await asyncio.to_thread(botstate.forget_message, self.game_id, player, PROMPT)
                     if player != opened:
                         continue
                     news = []

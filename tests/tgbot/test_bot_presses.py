@@ -3,8 +3,10 @@ repeats no announcement."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from tests.tgbot.bot_harness import (
     press_and_wait,
     running_bot,
     settle,
+    start_game,
 )
 from tgbot.app import BotApplication
 from tgbot.callback import decode
@@ -40,12 +43,14 @@ class Game:
     api: FakeBotAPI
     app: BotApplication
     game_id: str
+    group: int = GROUP
+    players: list[int] = field(default_factory=lambda: list(PLAYERS))
 
     def version(self) -> int:
         return bot_services(self.app).store.version(self.game_id)
 
     def prompt(self) -> tuple[int, dict[str, Any]]:
-        found = Table(self.api, self.app, GROUP, PLAYERS).prompt_owner()
+        found = Table(self.api, self.app, self.group, self.players).prompt_owner()
         assert found is not None
         return found
 
@@ -94,7 +99,7 @@ async def game(db: str) -> AsyncIterator[Game]:
 
 async def pick_a_placement(game: Game) -> tuple[int, dict[str, Any], str]:
     """Navigate the player on turn to a final button; returns (player, message, data)."""
-    table = Table(game.api, game.app, GROUP, PLAYERS)
+    table = Table(game.api, game.app, game.group, game.players)
     for _ in range(20):
         player, message = game.prompt()
         buttons = [b for row in game.api.keyboard(message) for b in row if b.callback_data]
@@ -267,3 +272,38 @@ async def test_message_not_modified_and_flood_limits_do_not_stop_the_notifier(
     assert len(api.calls_of("sendPhoto")) > sent + 1  # the refused photo was sent again
     notifier_position = game.app.bot_data["notifier"].position
     assert notifier_position == bot_services(game.app).store.last_position()
+
+
+async def test_a_slow_game_does_not_hold_up_another_groups_presses(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other_group, others = -2003, [14, 15, 16]
+    async with FakeBotAPI() as api:
+        world(api)
+        api.group(other_group, "Other", admins=(others[0],))
+        for p in others:
+            api.user(p, f"P{p}", "en")
+            api.send_text(p, p, "/start")
+        async with running_bot(api, db, seed=3) as app:
+            await settle(api, app)
+            slow = await started(api, app)
+            fast = await start_game(api, app, other_group, others)
+            service = bot_services(app).service
+            real_handle = service.handle
+
+            def handle(game_id: str, *args: Any, **kwargs: Any) -> Any:
+                if game_id == slow.game_id:
+                    time.sleep(1.0)  # a slow database for this game only
+                return real_handle(game_id, *args, **kwargs)
+
+            monkeypatch.setattr(service, "handle", handle)
+            player, message, data = await pick_a_placement(slow)
+            other = Game(api, app, fast, other_group, others)
+            other_player, other_message, other_data = await pick_a_placement(other)
+
+            first = api.press(player, player, message["message_id"], data)
+            await asyncio.sleep(0.2)  # the slow press is being handled
+            second = api.press(other_player, other_player, other_message["message_id"], other_data)
+            await api.wait_for(lambda: first in api.answered and second in api.answered)
+
+            assert list(api.answered).index(second) < list(api.answered).index(first)

@@ -73,10 +73,10 @@ async def _lobby_press(
     if chat is None:
         await query.answer()
         return
-    remember(context, user)
+    await remember(context, user)
     texts = context.services.texts_for_chat(chat.id, user.language_code)
-    state, version = context.services.load(data.game)
-    if state.phase != "lobby" or state.chat_id not in _chat_ids(context, chat.id):
+    state, version = await asyncio.to_thread(context.services.load, data.game)
+    if state.phase != "lobby" or state.chat_id not in await _chat_ids(context, chat.id):
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     if press.action in (kb.JOIN, kb.LEAVE, kb.START, kb.CANCEL):
@@ -105,18 +105,19 @@ async def _lobby_press(
         await query.answer(reply.text or None, show_alert=reply.alert)
 
 
-def _chat_ids(context: BotContext, chat_id: int) -> set[int]:
-    return {chat_id, *context.services.botstate.chats_migrated_to(chat_id)}
+async def _chat_ids(context: BotContext, chat_id: int) -> set[int]:
+    earlier = await asyncio.to_thread(context.services.botstate.chats_migrated_to, chat_id)
+    return {chat_id, *earlier}
 
 
-def still_valid(context: BotContext, game_id: str, drawn: int, current: int) -> bool:
+async def still_valid(context: BotContext, game_id: str, drawn: int, current: int) -> bool:
     """Whether a keyboard drawn at version ``drawn`` still holds at ``current``: nothing but
     reminders happened in between."""
     if drawn == current:
         return True
     if drawn > current:
         return False
-    later = context.services.service.events(game_id, after_version=drawn)
+    later = await asyncio.to_thread(context.services.service.events, game_id, after_version=drawn)
     return all(isinstance(e, HARMLESS) for e in later)
 
 
@@ -137,11 +138,11 @@ async def _prompt_press(
         await query.answer(texts.t("error.not_your_button"), show_alert=True)
         return
     services = context.services
-    state, version = services.load(data.game)
+    state, version = await asyncio.to_thread(services.load, data.game)
     if not state.is_player(user.id):
         await query.answer(texts.t("error.not_your_button"), show_alert=True)
         return
-    if state.phase != "playing" or not still_valid(context, data.game, data.version, version):
+    if state.phase != "playing" or not await still_valid(context, data.game, data.version, version):
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     pending = state.pending
@@ -158,7 +159,7 @@ async def _prompt_press(
         if canonical(command) not in moves:
             await query.answer(texts.t("error.forged_button"), show_alert=True)
             return
-        error = run(context, data.game, command, update)
+        error = await run(context, data.game, command, update)
         if error is not None:
             await query.answer(error_text(texts, error), show_alert=True)
         else:

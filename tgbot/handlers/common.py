@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -21,10 +22,14 @@ def display_name(user: User) -> str:
     return user.full_name or user.username or str(user.id)
 
 
-def remember(context: BotContext, user: User, *, private_chat: bool | None = None) -> None:
+async def remember(context: BotContext, user: User, *, private_chat: bool | None = None) -> None:
     """Keep the user's name and Telegram language; ``private_chat`` when we know it."""
-    context.services.botstate.save_user(
-        user.id, display_name(user), language=user.language_code, private_chat=private_chat
+    await asyncio.to_thread(
+        context.services.botstate.save_user,
+        user.id,
+        display_name(user),
+        language=user.language_code,
+        private_chat=private_chat,
     )
 
 
@@ -43,7 +48,7 @@ def acted_by(user: User) -> dict[str, object]:
     return {"acted_by": user.id, "acted_by_name": display_name(user)}
 
 
-def run(
+async def run(
     context: BotContext,
     game_id: str,
     command: Command,
@@ -55,8 +60,13 @@ def run(
     The update id is the idempotency key: Telegram delivering an update twice runs it once.
     """
     try:
-        context.services.service.handle(
-            game_id, command, idempotency_key=f"tg:{update.update_id}", metadata=metadata
+        # Off the event loop: the database and folding the game take a while.
+        await asyncio.to_thread(
+            context.services.service.handle,
+            game_id,
+            command,
+            idempotency_key=f"tg:{update.update_id}",
+            metadata=metadata,
         )
     except DomainError as error:
         return error.code

@@ -5,6 +5,7 @@ Handlers only run commands; the notifier draws the lobby and the board from the 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
@@ -52,18 +53,18 @@ async def newgame(update: Update, context: BotContext) -> None:
     if not in_group(update):
         await message.reply_text(texts.t("lobby.group_only"))
         return
-    remember(context, user)
-    learn_language(context, chat.id, user)
+    await remember(context, user)
+    await asyncio.to_thread(learn_language, context, chat.id, user)
     texts = chat_texts(context, chat, user)
     edition = (context.args or ["base"])[0].lower()
     if edition not in kb.EDITIONS:
         await message.reply_text(texts.t("bot.newgame_usage"))
         return
     services = context.services
-    if services.active_game(chat.id) is not None:
+    if await asyncio.to_thread(services.active_game, chat.id) is not None:
         await message.reply_text(texts.t("lobby.already_running"))
         return
-    game_id = services.next_game_id(chat.id)
+    game_id = await asyncio.to_thread(services.next_game_id, chat.id)
     command = CreateGame(
         user.id,
         display_name(user),
@@ -71,7 +72,7 @@ async def newgame(update: Update, context: BotContext) -> None:
         chat.id,
         turn_seconds=DEFAULT_TURN_SECONDS,
     )
-    error = run(context, game_id, command, update)
+    error = await run(context, game_id, command, update)
     if error == "game_already_created":
         await message.reply_text(texts.t("lobby.already_running"))
     elif error is not None:
@@ -110,14 +111,14 @@ async def join_game(
 ) -> Reply:
     """Join, or send the user to the private chat first (the bot cannot write to a user
     who never opened it)."""
-    remember(context, user)
+    await remember(context, user)
     known = context.services.botstate.user(user.id)
     if known is None or not known.private_chat:
         return Reply(
             texts.t("lobby.open_private", name=display_name(user)),
             url=start_link(username(context), f"j{game_id}"),
         )
-    error = run(context, game_id, JoinGame(user.id, display_name(user)), update)
+    error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
     if error is not None:
         return Reply(error_text(texts, error), alert=True)
     return Reply(texts.t("bot.joined"))
@@ -133,13 +134,13 @@ async def lobby_action(
 ) -> Reply:
     """join / leave / start / cancel as asked by a button or a command."""
     services = context.services
-    state, _ = services.load(game_id)
+    state, _ = await asyncio.to_thread(services.load, game_id)
     chat = update.effective_chat
     chat_id = chat.id if chat is not None else state.chat_id
     if action == kb.JOIN:
         return await join_game(update, context, user, game_id, texts)
     if action == kb.LEAVE:
-        error = run(context, game_id, LeaveGame(user.id), update)
+        error = await run(context, game_id, LeaveGame(user.id), update)
         return Reply(error_text(texts, error), alert=True) if error else Reply(texts.t("bot.left"))
     if not await may_manage(context, state, chat_id, user):
         return Reply(texts.t("lobby.only_creator"), alert=True)
@@ -147,7 +148,7 @@ async def lobby_action(
     # and the event's metadata records who pressed.
     actor = state.creator if state.creator is not None else user.id
     command = StartGame(actor) if action == kb.START else CancelGame(actor)
-    error = run(context, game_id, command, update, acted_by(user))
+    error = await run(context, game_id, command, update, acted_by(user))
     return Reply(error_text(texts, error), alert=True) if error else Reply()
 
 
@@ -159,7 +160,7 @@ async def _active(update: Update, context: BotContext) -> tuple[str, Texts] | No
     if not in_group(update):
         await message.reply_text(texts.t("lobby.group_only"))
         return None
-    game_id = context.services.active_game(chat.id)
+    game_id = await asyncio.to_thread(context.services.active_game, chat.id)
     if game_id is None:
         await message.reply_text(texts.t("lobby.no_game"))
         return None
@@ -202,7 +203,7 @@ async def settings(update: Update, context: BotContext) -> None:
     if found is None or chat is None or message is None:
         return
     game_id, texts = found
-    state, version = context.services.load(game_id)
+    state, version = await asyncio.to_thread(context.services.load, game_id)
     if state.phase != "lobby":
         await message.reply_text(error_text(texts, "not_in_lobby"))
         return
@@ -219,7 +220,7 @@ async def change_setting(
 ) -> Reply:
     """A settings button: edition and timer are game settings, language is the group's."""
     services = context.services
-    state, version = services.load(game_id)
+    state, version = await asyncio.to_thread(services.load, game_id)
     chat = update.effective_chat
     if chat is None or state.phase != "lobby":
         return Reply(error_text(texts, "not_in_lobby"), alert=True)
@@ -231,25 +232,25 @@ async def change_setting(
     if press.action == kb.SET_LANGUAGE:
         if not 0 <= value < len(kb.LANGUAGES):
             return Reply(texts.t("error.forged_button"), alert=True)
-        services.botstate.set_chat_language(chat.id, kb.LANGUAGES[value])
+        await asyncio.to_thread(services.botstate.set_chat_language, chat.id, kb.LANGUAGES[value])
         texts = services.texts_for_chat(chat.id)
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)
         command = ChangeSettings(actor, edition=kb.EDITIONS[value])
-        error = run(context, game_id, command, update, acted_by(user))
+        error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
     elif press.action == kb.SET_TIMER:
         if not 0 <= value < len(kb.TIMER_PRESETS):
             return Reply(texts.t("error.forged_button"), alert=True)
         command = ChangeSettings(actor, turn_seconds=kb.TIMER_PRESETS[value])
-        error = run(context, game_id, command, update, acted_by(user))
+        error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
     if press.action == kb.SET_LANGUAGE and query is not None and query.message is not None:
         # No event for a language: redraw the lobby here, in the new language.
-        state, version = services.load(game_id)
+        state, version = await asyncio.to_thread(services.load, game_id)
         await context.bot.edit_message_text(
             chat_id=chat.id,
             message_id=query.message.message_id,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from telegram import Chat, Update
 from telegram.constants import ParseMode
 
@@ -31,13 +33,13 @@ async def start(update: Update, context: BotContext) -> None:
     if chat.type != Chat.PRIVATE:
         await help_command(update, context)
         return
-    remember(context, user, private_chat=True)
+    await remember(context, user, private_chat=True)
     texts = user_texts(context, user)
     payload = start_payload(context.args)
     services = context.services
     if payload[:1] == "j" and len(payload) > 1:
         game_id = payload[1:]
-        error = run(context, game_id, JoinGame(user.id, display_name(user)), update)
+        error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
         if error is None or error == "already_joined":  # the creator is seated already
             await message.reply_text(texts.t("bot.joined_private"))
         else:
@@ -55,13 +57,13 @@ async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
     """Send the player, in private, their dwarf card, hand and gold in ``game_id`` — with
     the decision's buttons when they owe one. False when they play no running game there."""
     services = context.services
-    state, version = services.load(game_id)
+    state, version = await asyncio.to_thread(services.load, game_id)
     notifier: Notifier | None = context.bot_data.get(NOTIFIER_KEY)
     if state.phase != "playing" or not state.is_player(player) or notifier is None:
         return False
     pending = state.pending
     if pending is not None and pending.player == player:
-        services.botstate.forget_message(game_id, player, PROMPT)
+        await asyncio.to_thread(services.botstate.forget_message, game_id, player, PROMPT)
         await notifier.send_prompt(game_id, state, version, player, ())
     else:
         await notifier.send_status(game_id, state, player)
@@ -100,13 +102,13 @@ async def language(update: Update, context: BotContext) -> None:
         return
     botstate = context.services.botstate
     if chat.type == Chat.PRIVATE:
-        remember(context, user, private_chat=True)
-        botstate.set_user_language(user.id, display_name(user), choice)
+        await remember(context, user, private_chat=True)
+        await asyncio.to_thread(botstate.set_user_language, user.id, display_name(user), choice)
     else:
         if not await is_admin(context, chat.id, user.id):
             await message.reply_text(texts.t("bot.admins_only"))
             return
-        botstate.set_chat_language(chat.id, choice)
+        await asyncio.to_thread(botstate.set_chat_language, chat.id, choice)
     await message.reply_text(Texts(choice).t("language.chosen"), parse_mode=ParseMode.HTML)
 
 
@@ -120,12 +122,13 @@ async def hand(update: Update, context: BotContext) -> None:
     texts = chat_texts(context, chat, user)
     services = context.services
     if chat.type == Chat.PRIVATE:
-        remember(context, user, private_chat=True)
-        found = [await send_hand(context, game, user.id) for game in services.games_of(user.id)]
+        await remember(context, user, private_chat=True)
+        games = await asyncio.to_thread(services.games_of, user.id)
+        found = [await send_hand(context, game, user.id) for game in games]
         if not any(found):
             await message.reply_text(texts.t("bot.no_running_game"))
         return
-    game_id = services.active_game(chat.id)
+    game_id = await asyncio.to_thread(services.active_game, chat.id)
     if game_id is None or not await send_hand(context, game_id, user.id):
         await message.reply_text(texts.t("bot.no_running_game"))
         return
@@ -138,7 +141,7 @@ async def private_message(update: Update, context: BotContext) -> None:
     """Any private message proves the chat is open."""
     user = update.effective_user
     if user is not None:
-        remember(context, user, private_chat=True)
+        await remember(context, user, private_chat=True)
 
 
 async def migrated(update: Update, context: BotContext) -> None:
@@ -147,6 +150,10 @@ async def migrated(update: Update, context: BotContext) -> None:
     if message is None:
         return
     if message.migrate_to_chat_id:
-        context.services.botstate.set_migrated(message.chat.id, message.migrate_to_chat_id)
+        await asyncio.to_thread(
+            context.services.botstate.set_migrated, message.chat.id, message.migrate_to_chat_id
+        )
     elif message.migrate_from_chat_id:
-        context.services.botstate.set_migrated(message.migrate_from_chat_id, message.chat.id)
+        await asyncio.to_thread(
+            context.services.botstate.set_migrated, message.migrate_from_chat_id, message.chat.id
+        )
