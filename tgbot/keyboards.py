@@ -16,8 +16,8 @@ from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from domain.board import GOAL_CELLS, Cell
-from domain.cards import Tool, card
+from domain.board import GOAL_CELLS, Cell, Tile
+from domain.cards import E, N, S, Tool, W, card
 from domain.commands import (
     ChooseTheftVictim,
     Command,
@@ -72,6 +72,24 @@ GOAL_NAMES: Final = {
     GOAL_CELLS[2]: "bot.goal_bottom",
 }
 LABELS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# A card's openings (domain.cards side bits) as one character.
+GLYPHS: Final = {
+    N: "╵",
+    E: "╶",
+    S: "╷",
+    W: "╴",
+    N | S: "│",
+    E | W: "─",
+    N | E: "└",
+    N | W: "┘",
+    S | E: "┌",
+    S | W: "┐",
+    N | E | S: "├",
+    N | S | W: "┤",
+    N | E | W: "┴",
+    E | S | W: "┬",
+    N | E | S | W: "┼",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,19 +262,40 @@ def card_rows(
     ]
     if placements:
         labels = cell_labels(c for c, _ in placements)
+        kind = card(state.edition, card_id).kind
         buttons = [
             (
-                f"{labels[cell]} ↻" if rotated else labels[cell],
+                placement_label(labels[cell], kind, rotated),
                 Press(PLACE, card=card_id, cell=cell, rotated=rotated),
             )
             for cell, rotated in sorted(placements, key=lambda p: (labels[p[0]], p[1]))
         ]
-        return [*_chunks(buttons, 6), back], labels
+        return [*_chunks(buttons, 4), back], labels
     actions = [m for m in moves if isinstance(m, PlayAction) and m.card == card_id]
     cells = [m.target_cell for m in actions if m.target_cell is not None]
     labels = {} if all(c in GOAL_NAMES for c in cells) else cell_labels(cells)
     buttons = [(_action_label(state, m, labels, texts), _action_press(m)) for m in actions]
     return [*_chunks(buttons, 6 if labels else 2), back], labels
+
+
+def opening_glyph(kind: str, rotated: bool) -> str:
+    """Where a path card opens, as one box-drawing character (``├``, ``┐``, ``╵`` …).
+
+    >>> opening_glyph("t_nse", False), opening_glyph("t_nse", True)
+    ('├', '┤')
+    """
+    return GLYPHS.get(Tile(kind, rotated=rotated).openings, "·")
+
+
+def placement_label(letter: str, kind: str, rotated: bool) -> str:
+    """A placement button: the cell's letter, where the card opens that way, and ↻ when
+    it is turned — the preview draws the card both ways, the turned one under a ↻.
+
+    >>> placement_label("A", "t_nse", False), placement_label("A", "t_nse", True)
+    ('A ├', 'A ┤ ↻')
+    """
+    glyph = opening_glyph(kind, rotated)
+    return f"{letter} {glyph} ↻" if rotated else f"{letter} {glyph}"
 
 
 def _action_label(state: GameState, move: PlayAction, labels: dict[Cell, str], texts: Texts) -> str:

@@ -383,13 +383,16 @@ def prompt_caption(
     return prompt(state, player, texts, (), now_ms)[0]
 
 
-def board_png(view: View, labels: Mapping[Cell, str] | None = None) -> bytes:
+def board_png(
+    view: View, labels: Mapping[Cell, str] | None = None, orientations: str | None = None
+) -> bytes:
     """The board as a PNG, as ``view`` shows it: ``labels`` drawn on cells, else the last
-    move framed; goals the viewer mapped peeked at."""
+    move framed; goals the viewer mapped peeked at; a path card's two ``orientations``
+    drawn below (a placement preview)."""
     last = view.last_move.cell if view.last_move is not None else None
     marks = tuple(sorted(labels.items())) if labels else ()
     peeks = tuple(sorted(view.known_goals.items()))
-    return _png(tuple(sorted(view.board.items())), marks, last, peeks)
+    return _png(tuple(sorted(view.board.items())), marks, last, peeks, orientations)
 
 
 @lru_cache(maxsize=256)
@@ -398,11 +401,15 @@ def _png(
     marks: tuple[tuple[Cell, str], ...],
     last: Cell | None,
     peeks: tuple[tuple[Cell, str], ...],
+    orientations: str | None = None,
 ) -> bytes:
     # The group's board and the next player's prompt usually show the same picture.
     highlight: Mapping[Cell, str] | Cell | None = dict(marks) if marks else last
     return render.render_board(
-        dict(board), highlight=highlight, show_goal_kinds=dict(peeks) or None
+        dict(board),
+        highlight=highlight,
+        show_goal_kinds=dict(peeks) or None,
+        orientations=orientations,
     )
 
 

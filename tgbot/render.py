@@ -70,17 +70,57 @@ def render_board(
     highlight: Mapping[Cell, str] | Cell | None = None,
     show_goal_kinds: Mapping[Cell, str] | None = None,
     cell_size: int = CELL,
+    orientations: str | None = None,
 ) -> bytes:
     """The board as PNG bytes.
 
     ``highlight`` maps cells to short labels drawn in them (legal cells for a card,
     rockfall targets); a single cell instead gets a frame (the last move).
     ``show_goal_kinds`` peeks under face-down goals (what a map showed this player).
+    ``orientations``: a path card's kind, drawn below the board both ways — as it is,
+    and turned 180° under a ↻ sign, as the placement buttons name them.
     """
-    return png_bytes(
-        render_image(
-            board, highlight=highlight, show_goal_kinds=show_goal_kinds, cell_size=cell_size
-        )
+    image = render_image(
+        board, highlight=highlight, show_goal_kinds=show_goal_kinds, cell_size=cell_size
+    )
+    if orientations is not None:
+        image = with_orientations(image, orientations)
+    return png_bytes(image)
+
+
+def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.Image:
+    """``board`` with a strip below it: the card ``kind`` as it is, and turned (↻)."""
+    gap = size // 4
+    strip = size + 2 * gap
+    width = max(board.width, 5 * size)
+    image = Image.new("RGB", (width, board.height + strip), BACKGROUND)
+    image.paste(board, (0, 0))
+    draw = ImageDraw.Draw(image)
+    top = board.height + gap
+    draw.line([(0, board.height + 1), (width, board.height + 1)], fill=GRID, width=2)
+    left = gap
+    image.paste(_tile_image(kind, False, True, None, size), (left, top))
+    turned = left + size + gap * 3
+    _draw_turn_sign(draw, (turned + size // 2, top + size // 2), size // 2)
+    image.paste(_tile_image(kind, True, True, None, size), (turned + size + gap, top))
+    return image
+
+
+def _draw_turn_sign(draw: ImageDraw.ImageDraw, at: tuple[int, int], size: int) -> None:
+    """↻: an open circle turning clockwise, its arrowhead at the top."""
+    x, y = at
+    r = size * 0.7
+    line = max(3, size // 8)
+    draw.arc([x - r, y - r, x + r, y + r], start=300, end=250, fill=LABEL, width=line)
+    tip = (x - r * 0.34, y - r)  # where the arc ends (250°), pointing right
+    head = size * 0.32
+    draw.polygon(
+        [
+            (tip[0] + head, tip[1]),
+            (tip[0] - head * 0.2, tip[1] - head * 0.75),
+            (tip[0] - head * 0.2, tip[1] + head * 0.75),
+        ],
+        fill=LABEL,
     )
 
 

@@ -9,6 +9,7 @@ from PIL import Image, ImageChops
 
 from domain.board import Board, Cell, Tile, frozen, initial_board
 from domain.cards import BASE_PATHS, EXPANSION_PATHS
+from tgbot.keyboards import placement_label
 from tgbot.render import MAX_SIDE, layout, render_board, render_image
 
 GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
@@ -151,3 +152,32 @@ def test_a_board_of_forty_cards_stays_small() -> None:
     board = board_with(cells)
     assert len(board) >= 40
     assert len(render_board(board)) < 150_000
+
+
+@pytest.mark.parametrize("kind", ["t_nse", "crystal_t_wne_s", "green_door_ns_w", "dead_stub_n"])
+def test_a_placement_preview_draws_the_card_both_ways_below_the_board(kind: str) -> None:
+    board = initial_board(GOALS)
+    plain = decode(render_board(board))
+    preview = decode(render_board(board, orientations=kind))
+    assert preview.height > plain.height
+    assert not ImageChops.difference(preview.crop((0, 0, *plain.size)), plain).getbbox()
+    strip = preview.crop((0, plain.height, preview.width, preview.height))
+    # The card as it is on the left, then the ↻ sign and the card turned round: 80-pixel
+    # cards 20 pixels in from the top, at x = 20 and x = 260.
+    upright, turned = (strip.crop((x, 20, x + 80, 100)) for x in (20, 260))
+    for shown, rotated in ((upright, False), (turned, True)):
+        placed = board_with({(1, 0): Tile(kind, card=1, rotated=rotated)})
+        on_board = cell_pixels(decode(render_board(placed)), placed, (1, 0))
+        assert not ImageChops.difference(shown, on_board).getbbox()
+    assert ImageChops.difference(upright, turned).getbbox()
+
+
+def test_placement_buttons_name_each_orientation_by_its_openings_and_mark_the_turned_one() -> None:
+    for kind in ALL_KINDS:
+        if kind == "start" or kind.startswith("goal"):
+            continue
+        upright, turned = (placement_label("B", kind, r) for r in (False, True))
+        assert upright != turned and turned.endswith("↻") and not upright.endswith("↻")
+        assert "·" not in upright + turned, kind
+    assert placement_label("A", "curve_se", False) == "A ┌"
+    assert placement_label("A", "curve_se", True) == "A ┘ ↻"

@@ -183,11 +183,15 @@ async def _navigate(
     moves = legal_moves(state, user.id)
     key = context.services.callback_key
     labels: dict[tuple[int, int], str] = {}
+    orientations: str | None = None
     try:
         match press.action:
             case kb.CARD if press.card is not None and press.card in state.hand(user.id):
                 rows, labels = kb.card_rows(state, moves, press.card, texts)
                 preview = True
+                played = card(state.edition, press.card)
+                if played.path is not None and labels:
+                    orientations = played.kind  # both ways, as the buttons name them
             case kb.PASS_MENU:
                 rows = kb.pass_rows(state, user.id, moves, press.value or 0, texts)
                 preview = False
@@ -210,7 +214,7 @@ async def _navigate(
         caption = prompt_caption(state, user.id, texts, context.services.service.clock_ms())
         if press.action == kb.CARD and press.card is not None:
             caption += "\n\n" + choose_text(state, press.card, texts)
-        png = await asyncio.to_thread(board_png, view_for(state, user.id), labels)
+        png = await asyncio.to_thread(board_png, view_for(state, user.id), labels, orientations)
         await message.edit_media(
             InputMediaPhoto(png, caption=caption, parse_mode=ParseMode.HTML), reply_markup=markup
         )
