@@ -300,6 +300,10 @@ def render_image(
             _tile_image(tile.kind, tile.rotated, tile.face_up, peek, size), grid.origin(cell)
         )
 
+    crystals = sum(t.spec.crystals for t in board.values() if t.face_up)
+    if crystals:
+        _draw_crystal_count(draw, grid.origin((grid.min_x, grid.max_y)), size, crystals)
+
     if framed is not None:
         x0, y0 = grid.origin(framed)
         draw.rectangle(
@@ -365,7 +369,7 @@ def _tile_image(
     tile = Tile(kind, rotated=rotated)
     spec = tile.spec
     fill = START_CARD if kind == "start" else CARD
-    edge = GOLD if kind == "goal_treasure" else CARD_EDGE
+    edge = GOLD if kind == "goal_treasure" else CRYSTAL if spec.crystals else CARD_EDGE
     draw.rounded_rectangle(box, radius=radius, fill=fill, outline=edge, width=max(2, size // 24))
     stub = len(tile.segments) == 1 and _count(tile.segments[0]) == 1
     _draw_tunnels(draw, tile.segments, size, stub_mark=not (spec.ladder or spec.crystals))
@@ -381,7 +385,7 @@ def _tile_image(
         segment = tile.segments[0]
         _draw_stone(draw, _corner_point(segment, size, 0.0), size)
     if spec.crystals:
-        _draw_crystals(draw, spec.crystals, size, at_end=stub)
+        _draw_crystals(draw, spec.crystals, size, tile.segments, at_end=stub)
     return image
 
 
@@ -538,28 +542,82 @@ def _draw_stone(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -
     draw.ellipse([x - rx, y - ry, x + rx, y + ry], fill=STONE, outline=ROCK_EDGE, width=2)
 
 
-def _draw_crystals(draw: ImageDraw.ImageDraw, count: int, size: int, *, at_end: bool) -> None:
-    """Small diamonds: where a stub's tunnel ends, else in a corner no tunnel reaches."""
-    r = size * (0.13 if at_end else 0.1)
-    x, y = (size / 2, size / 2) if at_end else (size * 0.2, size * 0.2)
+def _draw_crystals(
+    draw: ImageDraw.ImageDraw, count: int, size: int, segments: tuple[int, ...], *, at_end: bool
+) -> None:
+    """Diamonds big enough to see on a phone: where a stub's tunnel ends, else in a
+    corner no tunnel reaches, away from the card's dead ends (their rocks)."""
+    r = size * (0.2 if at_end else 0.16)
+    x, y = (size / 2, size / 2) if at_end else _free_corner(segments, size)
+    step = 2.2 * r if x < size / 2 else -2.2 * r
     for i in range(count):
-        cx = x + i * 2.2 * r
-        draw.polygon(
-            [(cx, y - r * 1.3), (cx + r, y), (cx, y + r * 1.3), (cx - r, y)],
-            fill=CRYSTAL,
-            outline=CRYSTAL_EDGE,
-            width=2,
-        )
+        _draw_diamond(draw, (x + i * step, y), r, max(2, size // 30))
+
+
+def _free_corner(segments: tuple[int, ...], size: int) -> tuple[float, float]:
+    """A corner whose two sides hold no dead end (top-left first)."""
+    stubs = 0
+    if len(segments) > 1:
+        stubs = sum(s for s in segments if _count(s) == 1)
+    for sides, (fx, fy) in (
+        (N | W, (0.19, 0.23)),
+        (N | E, (0.81, 0.23)),
+        (S | W, (0.19, 0.77)),
+        (S | E, (0.81, 0.77)),
+    ):
+        if not stubs & sides:
+            return size * fx, size * fy
+    return size * 0.19, size * 0.23
+
+
+def _draw_crystal_count(
+    draw: ImageDraw.ImageDraw, origin: tuple[int, int], size: int, count: int
+) -> None:
+    """The crystals on the table (what geologists share), in the top-left cell, which
+    the margin keeps empty: a gem and the number."""
+    x0, y0 = origin
+    _draw_diamond(draw, (x0 + size * 0.3, y0 + size * 0.5), size * 0.16, max(2, size // 30))
+    draw.text(
+        (x0 + size * 0.68, y0 + size * 0.5),
+        str(count),
+        fill=CRYSTAL,
+        font=_font(max(10, size * 2 // 5)),
+        anchor="mm",
+        stroke_width=max(1, size // 40),
+        stroke_fill=CRYSTAL_EDGE,
+    )
+
+
+def _draw_diamond(
+    draw: ImageDraw.ImageDraw, at: tuple[float, float], r: float, width: int = 2
+) -> None:
+    x, y = at
+    draw.polygon(
+        [(x, y - r * 1.3), (x + r, y), (x, y + r * 1.3), (x - r, y)],
+        fill=CRYSTAL,
+        outline=CRYSTAL_EDGE,
+        width=width,
+    )
+    # A facet line, so the shape reads as a gem and not as a blob.
+    draw.line([(x - r * 0.5, y - r * 0.25), (x + r * 0.5, y - r * 0.25)], fill=WHITE, width=1)
 
 
 def _draw_card_back(
     draw: ImageDraw.ImageDraw, box: list[int], radius: int, size: int, peek: str | None
 ) -> None:
-    draw.rounded_rectangle(box, radius=radius, fill=CARD_BACK, outline=CARD_BACK_EDGE, width=2)
     c = size / 2
-    draw.text((c, c), "?", fill=QUESTION, font=_font(size // 2), anchor="mm")
-    if peek is not None:  # what this player's map showed
-        r = size * 0.12
-        x, y = size * 0.78, size * 0.22
-        color = GOLD if peek == "goal_treasure" else STONE
-        draw.ellipse([x - r, y - r, x + r, y + r], fill=color, outline=WHITE, width=2)
+    if peek is None:
+        draw.rounded_rectangle(box, radius=radius, fill=CARD_BACK, outline=CARD_BACK_EDGE, width=2)
+        draw.text((c, c), "?", fill=QUESTION, font=_font(size // 2), anchor="mm")
+        return
+    # What this player's map showed: still face down (the back's colour), with what lies
+    # under it drawn large, framed in gold for the treasure.
+    edge = GOLD if peek == "goal_treasure" else CARD_BACK_EDGE
+    draw.rounded_rectangle(
+        box, radius=radius, fill=CARD_BACK, outline=edge, width=max(3, size // 16)
+    )
+    if peek == "goal_treasure":
+        _draw_treasure(draw, (c, c), size)
+    else:
+        _draw_stone(draw, (c, c), size * 1.6)
+    draw.text((size * 0.8, size * 0.2), "?", fill=QUESTION, font=_font(size // 4), anchor="mm")

@@ -10,7 +10,7 @@ from PIL import Image, ImageChops
 from domain.board import Board, Cell, Tile, frozen, initial_board
 from domain.cards import BASE_PATHS, EXPANSION_PATHS
 from tgbot.keyboards import placement_label
-from tgbot.render import MAX_SIDE, layout, render_board, render_image
+from tgbot.render import CRYSTAL, MAX_SIDE, layout, render_board, render_image
 
 GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
 ALL_KINDS = [spec.kind for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)]
@@ -181,3 +181,24 @@ def test_placement_buttons_name_each_orientation_by_its_openings_and_mark_the_tu
         assert "·" not in upright + turned, kind
     assert placement_label("A", "curve_se", False) == "A ┌"
     assert placement_label("A", "curve_se", True) == "A ┘ ↻"
+
+
+def crystal_pixels(image: Image.Image) -> int:
+    colors = image.getcolors(image.width * image.height) or []
+    return sum(count for count, color in colors if color == CRYSTAL)
+
+
+@pytest.mark.parametrize("kind", ["crystal_cross", "crystal_straight_ew_n", "crystal_t_nes_w"])
+def test_a_crystal_covers_enough_of_its_card_to_be_seen_on_a_phone(kind: str) -> None:
+    board = board_with({(1, 0): Tile(kind, card=1)})
+    card = cell_pixels(decode(render_board(board)), board, (1, 0))
+    assert crystal_pixels(card) >= 0.05 * card.width * card.height
+
+
+def test_the_crystals_on_the_table_are_counted_in_the_top_left_corner() -> None:
+    plain = board_with({(1, 0): Tile("cross", card=1)})
+    gems = board_with({(1, 0): Tile("crystal_cross", card=1), (2, 0): Tile("crystal_t_wne", 2)})
+    corner = (-1, 3)  # the margin's top-left cell
+    assert layout(plain).min_x == -1 and layout(plain).max_y == 3
+    assert crystal_pixels(cell_pixels(decode(render_board(plain)), plain, corner)) == 0
+    assert crystal_pixels(cell_pixels(decode(render_board(gems)), gems, corner)) > 50
