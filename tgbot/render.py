@@ -536,7 +536,7 @@ def _draw_treasure(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int
         )
 
 
-def _draw_stone(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
+def _draw_stone(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: float) -> None:
     x, y = at
     rx, ry = size * 0.17, size * 0.12
     draw.ellipse([x - rx, y - ry, x + rx, y + ry], fill=STONE, outline=ROCK_EDGE, width=2)
