@@ -186,8 +186,11 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
         (mark(language == code, Texts(code).t("language.button")), Press(SET_LANGUAGE, value=i))
         for i, code in enumerate(LANGUAGES)
     ]
-    back: Row = [(texts.t("turn.button_back"), Press(LOBBY))]
-    return [editions, *_chunks(timers, 2), languages, back]
+    last: Row = [
+        (texts.t("turn.button_back"), Press(LOBBY)),
+        (texts.t("lobby.button_join"), Press(JOIN)),
+    ]
+    return [editions, *_chunks(timers, 2), languages, last]
 
 
 # ---------------------------------------------------------------------------- turns

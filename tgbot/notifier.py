@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 NOTIFIER_KEY = "notifier"  # where the application keeps its notifier (bot_data)
 LOBBY, BOARD, PROMPT = "lobby", "board", "prompt"
 UNREACHABLE = "unreachable"  # the group was told this player must open the private chat
+SETTINGS = "settings"  # the lobby message shows the settings (its message id)
 ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
 NETWORK_BACKOFF = 0.25  # seconds before the second try; doubled each time
 MAX_FAILURES = 3  # a game's events whose announcing failed this often are given up
@@ -289,6 +290,66 @@ class Notifier:
                 message.message_id,
                 version,
             )
+
+    async def show_lobby(
+        self,
+        game_id: str,
+        state: GameState,
+        version: int,
+        texts: Texts | None = None,
+        *,
+        settings: bool | None = None,
+        anew: bool = False,
+    ) -> None:
+        """Draw the group's one lobby message: the players, and either the lobby's buttons
+        or its settings (``settings``; None keeps what it shows). ``anew``: post it again
+        at the bottom of the chat, deleting the old one."""
+        botstate = self.services.botstate
+        chat = botstate.resolve_chat(state.chat_id)
+        texts = texts or self.group_texts(state)
+        stored = botstate.message(game_id, chat, LOBBY)
+        if settings is None:
+            marker = botstate.message(game_id, chat, SETTINGS)
+            settings = (
+                stored is not None and marker is not None and marker.message_id == stored.message_id
+            )
+        rows = kb.settings_rows(state, texts.lang, texts) if settings else kb.lobby_rows(texts)
+        text = self.lobby_text(state, texts)
+        markup = self.markup(rows, game_id, version)
+        if stored is not None and anew:
+            if await self.outbox.call(chat, "delete_message", message_id=stored.message_id) is None:
+                await self.outbox.call(
+                    chat, "edit_message_reply_markup", message_id=stored.message_id
+                )
+            stored = None
+        if stored is not None:
+            done = await self.outbox.call(
+                chat,
+                "edit_message_text",
+                message_id=stored.message_id,
+                text=text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+            )
+            message_id = stored.message_id if done is not None else None
+        else:
+            message_id = None
+        if message_id is None:
+            message = await self.outbox.call(
+                chat, "send_message", text=text, parse_mode=ParseMode.HTML, reply_markup=markup
+            )
+            if not isinstance(message, Message):
+                return
+            chat, message_id = message.chat.id, message.message_id
+            await asyncio.to_thread(
+                botstate.save_message, game_id, chat, LOBBY, message_id, version
+            )
+        if settings:
+            await asyncio.to_thread(
+                botstate.save_message, game_id, chat, SETTINGS, message_id, version
+            )
+        else:
+            await asyncio.to_thread(botstate.forget_message, game_id, chat, SETTINGS)
 
     async def send_status(self, game_id: str, state: GameState, player: PlayerId) -> None:
         """The player's secrets (dwarf card, gold, hand) as a private message."""
@@ -711,35 +772,7 @@ class _Batch:
         )
 
     async def update_lobby(self, texts: Texts) -> None:
-        n = self.notifier
-        botstate = n.services.botstate
-        chat = botstate.resolve_chat(self.state.chat_id)
-        text = n.lobby_text(self.state, texts)
-        markup = n.markup(kb.lobby_rows(texts), self.game_id, self.version)
-        stored = botstate.message(self.game_id, chat, LOBBY)
-        if stored is not None:
-            done = await n.outbox.call(
-                chat,
-                "edit_message_text",
-                message_id=stored.message_id,
-                text=text,
-                parse_mode=ParseMode.HTML,
-                reply_markup=markup,
-            )
-            if done is not None:
-                return
-        message = await n.outbox.call(
-            chat, "send_message", text=text, parse_mode=ParseMode.HTML, reply_markup=markup
-        )
-        if isinstance(message, Message):
-            await asyncio.to_thread(
-                botstate.save_message,
-                self.game_id,
-                message.chat.id,
-                LOBBY,
-                message.message_id,
-                self.version,
-            )
+        await self.notifier.show_lobby(self.game_id, self.state, self.version, texts)
 
     async def close_lobby(self, text: str) -> None:
         n = self.notifier
@@ -756,6 +789,7 @@ class _Batch:
                 parse_mode=ParseMode.HTML,
             )
             await asyncio.to_thread(botstate.forget_message, self.game_id, chat, LOBBY)
+            await asyncio.to_thread(botstate.forget_message, self.game_id, chat, SETTINGS)
 
     async def cancelled(self, texts: Texts) -> None:
         n = self.notifier

@@ -139,3 +139,58 @@ async def test_a_group_speaks_its_game_creators_language_to_everyone_until_it_ch
             api.send_text(GROUP, polish, "/leave")  # the lobby is redrawn, in English now
             await settle(api, app)
             assert "Turn timer" in api.messages[GROUP][lobby["message_id"]]["text"]
+
+
+def marked(api: FakeBotAPI, message: dict[str, object]) -> list[str]:
+    return [b.text for b in buttons(api, message) if b.text.startswith("•")]
+
+
+async def test_the_settings_stay_open_and_marked_right_while_they_are_changed(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS[:1])
+            creator, lobby_id = PLAYERS[0], lobby["message_id"]
+
+            def shown() -> dict[str, object]:
+                return api.messages[GROUP][lobby_id]
+
+            await press_and_wait(api, app, GROUP, creator, lobby_id, button(api, lobby, "Settings"))
+            for label in ("Relaxed", "Blitz", "Saboteur 2"):
+                await press_and_wait(
+                    api, app, GROUP, creator, lobby_id, button(api, shown(), label)
+                )
+                assert any(label in text for text in marked(api, shown())), marked(api, shown())
+            assert marked(api, shown()) == ["• Saboteur 2", "• ⚡ Blitz · 1 min", "• 🇬🇧 English"]
+
+            await press_and_wait(api, app, GROUP, creator, lobby_id, button(api, shown(), "Back"))
+            assert [b.text for b in buttons(api, shown())][:2] == ["✋ Join", "🚪 Leave"]
+            assert "Saboteur 2" in str(shown()["text"]) and "Blitz" in str(shown()["text"])
+
+
+async def test_the_settings_command_brings_the_one_lobby_down_with_its_settings(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS[:2])
+            creator = PLAYERS[0]
+
+            api.send_text(GROUP, creator, "/settings")
+            await settle(api, app)
+
+            assert lobby["message_id"] not in api.messages[GROUP]  # the old one is gone
+            lobbies = [m for m in api.messages_in(GROUP) if api.keyboard(m)]
+            assert len(lobbies) == 1 and lobbies[0]["message_id"] > lobby["message_id"]
+            now = lobbies[0]
+            assert "P52" in str(now["text"]) and marked(api, now)[1] == "• ⏱ Normal · 3 min"
+            await press_and_wait(
+                api, app, GROUP, creator, now["message_id"], button(api, now, "Async")
+            )
+            now = api.messages[GROUP][now["message_id"]]
+            assert marked(api, now)[1] == "• 📅 Async · 1 d" and "Async" in str(now["text"])
+
+            api.send_text(GROUP, PLAYERS[1], "/settings")  # neither creator nor admin
+            await settle(api, app)
+            assert "creator or a group admin" in api.last_message(GROUP)["text"]

@@ -89,15 +89,8 @@ async def _lobby_press(
         ):
             reply = group.Reply(texts.t("lobby.only_creator"), alert=True)
         else:
-            rows = (
-                kb.settings_rows(state, texts.lang, texts)
-                if press.action == kb.SETTINGS
-                else kb.lobby_rows(texts)
-            )
-            if isinstance(query.message, Message):
-                await query.message.edit_reply_markup(
-                    kb.markup(rows, data.game, version, context.services.callback_key)
-                )
+            settings = press.action == kb.SETTINGS
+            await group.show_lobby(context, data.game, state, version, texts, settings=settings)
             reply = group.Reply()
     if reply.url is not None:
         await query.answer(url=reply.url)

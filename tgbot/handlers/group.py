@@ -9,7 +9,6 @@ import asyncio
 from dataclasses import dataclass
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
-from telegram.constants import ParseMode
 
 from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
 from domain.state import GameState
@@ -25,7 +24,7 @@ from tgbot.handlers.common import (
     run,
     username,
 )
-from tgbot.notifier import lobby_text, start_link
+from tgbot.notifier import NOTIFIER_KEY, Notifier, start_link
 from tgbot.texts import Texts
 
 DEFAULT_TURN_SECONDS = 180
@@ -204,15 +203,31 @@ async def settings(update: Update, context: BotContext) -> None:
         return
     game_id, texts = found
     state, version = await asyncio.to_thread(context.services.load, game_id)
+    user = update.effective_user
     if state.phase != "lobby":
         await message.reply_text(error_text(texts, "not_in_lobby"))
         return
-    rows = kb.settings_rows(state, texts.lang, texts)
-    await message.reply_text(
-        texts.t("lobby.settings_title"),
-        parse_mode=ParseMode.HTML,
-        reply_markup=kb.markup(rows, game_id, version, context.services.callback_key),
-    )
+    if user is None or not await may_manage(context, state, chat.id, user):
+        await message.reply_text(texts.t("lobby.only_creator"))
+        return
+    # The one lobby message comes down to the command, showing its settings.
+    await show_lobby(context, game_id, state, version, texts, settings=True, anew=True)
+
+
+async def show_lobby(
+    context: BotContext,
+    game_id: str,
+    state: GameState,
+    version: int,
+    texts: Texts,
+    *,
+    settings: bool,
+    anew: bool = False,
+) -> None:
+    """Redraw the group's lobby message with its buttons or its settings."""
+    notifier: Notifier | None = context.bot_data.get(NOTIFIER_KEY)
+    if notifier is not None:
+        await notifier.show_lobby(game_id, state, version, texts, settings=settings, anew=anew)
 
 
 async def change_setting(
@@ -228,7 +243,6 @@ async def change_setting(
         return Reply(texts.t("lobby.only_creator"), alert=True)
     actor = state.creator if state.creator is not None else user.id
     value = press.value if press.value is not None else -1
-    query = update.callback_query
     if press.action == kb.SET_LANGUAGE:
         if not 0 <= value < len(kb.LANGUAGES):
             return Reply(texts.t("error.forged_button"), alert=True)
@@ -248,14 +262,8 @@ async def change_setting(
         error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
-    if press.action == kb.SET_LANGUAGE and query is not None and query.message is not None:
+    if press.action == kb.SET_LANGUAGE:
         # No event for a language: redraw the lobby here, in the new language.
         state, version = await asyncio.to_thread(services.load, game_id)
-        await context.bot.edit_message_text(
-            chat_id=chat.id,
-            message_id=query.message.message_id,
-            text=lobby_text(state, texts, username(context)),
-            parse_mode=ParseMode.HTML,
-            reply_markup=kb.markup(kb.lobby_rows(texts), game_id, version, services.callback_key),
-        )
+        await show_lobby(context, game_id, state, version, texts, settings=True)
     return Reply(texts.t("bot.settings_saved"))
