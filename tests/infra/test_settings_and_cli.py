@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,12 @@ def test_replay_refuses_a_file_name_that_is_not_a_gif(
     error = capsys.readouterr().err.strip()
     assert ".gif" in error and "\n" not in error
     assert not out.exists()
+
+
+def test_simulate_prints_its_speed_measured_with_the_commands_clocks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["simulate", "--games", "2", "--edition", "base", "--players", "3"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["games"] == 2 and report["violations"] == 0
+    assert report["games_per_s"] > 0 and report["legal_moves_ms_mean"] > 0
