@@ -391,23 +391,24 @@ class BotState:
         """Compare-and-set a game's announced version from ``old`` (None: never announced)
         to ``new``; False when another writer changed it first."""
         with self._write() as conn:
-            if old is None:
-                statement = (
+            if old is None:  # RETURNING: an insert's rowcount is not reliable everywhere
+                inserted = conn.execute(
                     _insert(conn, notifier_games)
                     .values(name=name, stream_id=stream_id, version=new)
                     .on_conflict_do_nothing(index_elements=["name", "stream_id"])
+                    .returning(notifier_games.c.version)
+                ).first()
+                return inserted is not None
+            changed = conn.execute(
+                update(notifier_games)
+                .where(
+                    notifier_games.c.name == name,
+                    notifier_games.c.stream_id == stream_id,
+                    notifier_games.c.version == old,
                 )
-            else:
-                statement = (
-                    update(notifier_games)
-                    .where(
-                        notifier_games.c.name == name,
-                        notifier_games.c.stream_id == stream_id,
-                        notifier_games.c.version == old,
-                    )
-                    .values(version=new)
-                )
-            return bool(conn.execute(statement).rowcount)
+                .values(version=new)
+            ).rowcount
+            return bool(changed)
 
     # The lease -----------------------------------------------------------------------
     def hold_lease(self, holder: str, now_ms: int, ttl_ms: int, name: str = "notifier") -> bool:
@@ -428,8 +429,9 @@ class BotState:
                 _insert(conn, notifier_leases)
                 .values(name=name, holder=holder, expires_at=expires)
                 .on_conflict_do_nothing(index_elements=["name"])
-            ).rowcount
-            return bool(taken)
+                .returning(notifier_leases.c.name)
+            ).first()
+            return taken is not None
 
     def release_lease(self, holder: str, name: str = "notifier") -> None:
         """Give the lease up at once (a clean shutdown), if ``holder`` has it."""

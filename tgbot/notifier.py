@@ -19,8 +19,11 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import os
 import re
+import socket
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +64,7 @@ SETTINGS = "settings"  # the lobby message shows the settings (its message id)
 ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
 NETWORK_BACKOFF = 0.25  # seconds before the second try; doubled each time
 MAX_FAILURES = 3  # a game's events whose announcing failed this often are given up
+LEASE_MS = 15_000  # how long the announcing instance's lease lasts without renewal
 CAPTION_LIMIT = 1024  # Telegram's limit for a photo's caption
 BOARD_MOVES = 8  # move lines a board caption shows at most
 TAG = re.compile(r"<[^>]*>")
@@ -146,27 +150,65 @@ class Notifier:
         self.poll_interval = poll_interval
         self.name = name
         self.position: int | None = None
+        # Only the instance that holds the lease announces (see :meth:`lead`).
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.leading = False
+        self.lease_until = 0.0  # monotonic seconds when the lease must be renewed by
         self.cache: dict[str, tuple[GameState, int]] = {}
         self.failures: dict[tuple[str, int], int] = {}
         self.sent: list[tuple[str, float]] = []  # (method, seconds) for the benchmark
 
     async def run(self) -> None:
-        """Forever: catch up, then wait for a wake-up or the poll interval."""
+        """Forever: while this instance holds the lease, catch up, then wait for a wake-up
+        or the poll interval; else wait for the lease."""
         wake = self.services.wake
-        while True:
-            wake.clear()
-            try:
-                handled = await self.catch_up()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("notifier failed; retrying")
-                await asyncio.sleep(self.poll_interval)
-                continue
-            if handled:
-                continue  # more may be waiting
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), self.poll_interval)
+        try:
+            while True:
+                wake.clear()
+                try:
+                    handled = await self.catch_up() if await self.lead() else 0
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("notifier failed; retrying")
+                    await asyncio.sleep(self.poll_interval)
+                    continue
+                if handled:
+                    continue  # more may be waiting
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), self.poll_interval)
+        finally:
+            if self.leading:
+                await asyncio.shield(asyncio.to_thread(self.resign))
+
+    async def lead(self) -> bool:
+        """Whether this instance announces: it takes or renews the lease in the database
+        (renewed when a third of it is used). Two bot instances on one database: one
+        announces, the other waits to take over. Whoever takes over reads the position
+        afresh; the per-game claims keep even an overlap from repeating a message."""
+        loop = asyncio.get_running_loop()
+        if self.leading and loop.time() < self.lease_until:
+            return True
+        now_ms = time.time_ns() // 1_000_000
+        held = await asyncio.to_thread(
+            self.services.botstate.hold_lease, self.holder, now_ms, LEASE_MS, self.name
+        )
+        if held:
+            self.lease_until = loop.time() + LEASE_MS / 3000
+            if not self.leading:
+                log.info("notifier %s announces", self.holder)
+                self.position = None  # another instance may have moved it
+                self.cache.clear()
+        self.leading = held
+        return held
+
+    def resign(self) -> None:
+        """Give the lease up (a clean shutdown), so another instance takes over at once."""
+        self.leading = False
+        try:
+            self.services.botstate.release_lease(self.holder, self.name)
+        except Exception:  # the lease runs out by itself
+            log.warning("could not release the notifier lease", exc_info=True)
 
     async def catch_up(self, limit: int = 500) -> int:
         """Announce the events after the recorded position; returns how many were passed.

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from telegram import Bot
 
 from domain.commands import RemindPlayer
 from domain.moves import legal_moves
+from infra.bootstrap import bootstrap
 from infra.game_service import now_ms
 from infra.migrations import upgrade
+from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
@@ -27,8 +33,9 @@ from tests.tgbot.bot_harness import (
 )
 from tgbot.app import BotApplication
 from tgbot.callback import decode
+from tgbot.context import BotServices
 from tgbot.keyboards import CARD
-from tgbot.notifier import fit_caption
+from tgbot.notifier import Notifier, fit_caption
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -273,3 +280,65 @@ def test_a_caption_that_cannot_fit_by_lines_is_cut_as_plain_text_without_broken_
     caption = fit_caption(lines, [])
     assert len(caption) <= 1024 and well_formed(caption)
     assert caption.endswith("…")
+
+
+def sends(api: FakeBotAPI) -> list[tuple[str, str, str, str]]:
+    return [
+        (
+            c.method,
+            str(c["chat_id"]),
+            str(c.get("text") or c.get("caption")),
+            json.dumps(c.get("reply_markup"), sort_keys=True),
+        )
+        for c in api.calls
+        if c.method in ("sendMessage", "sendPhoto")
+    ]
+
+
+async def test_two_bot_instances_on_one_postgres_database_announce_everything_once(
+    empty_database: Callable[[str], str],
+) -> None:
+    url = empty_database("postgres")
+    upgrade(url)
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        # Another instance of the bot: its own services and connection, the same database.
+        services = bootstrap(load_settings(telegram_bot_token=api.token, database_url=url))
+        bot = Bot(api.token, base_url=api.base_url, base_file_url=api.base_file_url)
+        await bot.initialize()
+        second = Notifier(
+            BotServices.from_services(services, api.token),
+            bot,
+            bot_username="saboteur_test_bot",
+            poll_interval=0.05,
+        )
+        task: asyncio.Task[None] | None = None
+        try:
+            async with running_bot(api, url) as app:
+                await settle(api, app)  # the first instance leads
+                task = asyncio.create_task(second.run())
+                game_id = await start_game(api, app, GROUP, PLAYERS)
+                table = Table(api, app, GROUP, PLAYERS)
+                for _ in range(6):
+                    await table.play_one()
+                await settle(api, app)
+
+                assert notifier_of(app).leading and not second.leading
+                assert len(sends(api)) == len(set(sends(api))) > 6
+
+            # The first instance stopped: the second takes over and goes on from there.
+            before = len(sends(api))
+            state = services.games.load(game_id).state
+            assert state.pending is not None
+            services.games.handle(game_id, legal_moves(state, state.pending.player)[0])
+            await api.wait_for(lambda: second.position == services.store.last_position(), 10)
+            assert second.leading
+            assert len(sends(api)) > before
+            assert len(sends(api)) == len(set(sends(api)))
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            await bot.shutdown()
+            services.close()
