@@ -30,8 +30,7 @@ reminder:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -51,7 +50,6 @@ from sqlalchemy import (
     tuple_,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Connection, Engine, RowMapping
 
 from domain.events import (
@@ -62,9 +60,9 @@ from domain.events import (
     PlayerReminded,
     RoundEnded,
 )
-from infra.archive import imported_streams
-from infra.event_store import EventStore
-from infra.schema import metadata, projector_positions
+from infra.event_store import EventStore, StoredEvent
+from infra.projector import Projector, writer
+from infra.schema import metadata
 
 log = logging.getLogger(__name__)
 
@@ -216,65 +214,31 @@ WATCHED: Final = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class _Deadlines:
+    name: str = PROJECTION
+    tables: Sequence[Table] = (deadlines,)
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None:
+        for record in events:
+            if record.type in WATCHED:
+                apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
+
+
+def projector(engine: Engine, store: EventStore) -> Projector:
+    """The deadlines' projector. Several sweepers may run it: one finding another at work
+    leaves the log to it rather than queueing."""
+    return Projector(engine, store, _Deadlines(), wait=False)
+
+
 def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
-    """Read the event log from where this projection stopped and apply it; return how many
-    events were read. Safe to run from several processes: the position row is locked."""
-    total = 0
-    while True:
-        with _writer(engine) as conn:
-            position = _lock_position(conn)
-            if position is None:
-                return total
-            stored = store.read_all(after_position=position, limit=batch)
-            watched = [r for r in stored if r.type in WATCHED]
-            # An imported game is a record to replay, not a game to play: it owes nothing.
-            imported = imported_streams(conn, {r.stream_id for r in watched})
-            for record in watched:
-                if record.stream_id not in imported:
-                    apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
-            if stored:
-                conn.execute(
-                    update(projector_positions)
-                    .where(projector_positions.c.name == PROJECTION)
-                    .values(position=stored[-1].position)
-                )
-        total += len(stored)
-        if len(stored) < batch:
-            return total
+    """Apply the event log from where this projection stopped; return how many events."""
+    return projector(engine, store).catch_up(batch)
 
 
 def rebuild(engine: Engine, store: EventStore) -> int:
     """Empty the deadlines (never the events) and project the whole log again."""
-    with _writer(engine) as conn:
-        _lock_position(conn)
-        conn.execute(delete(deadlines))
-        conn.execute(
-            update(projector_positions)
-            .where(projector_positions.c.name == PROJECTION)
-            .values(position=0)
-        )
-    return project(engine, store)
-
-
-def _lock_position(conn: Connection) -> int | None:
-    """This projection's position, locked; None when another process holds it."""
-    table = projector_positions
-    query = select(table.c.position).where(table.c.name == PROJECTION)
-    if conn.dialect.name == "postgresql":
-        conn.execute(pg_insert(table).values(name=PROJECTION, position=0).on_conflict_do_nothing())
-        # Another sweeper holding the row is projecting right now: no need to wait for it.
-        return conn.execute(query.with_for_update(skip_locked=True)).scalar()
-    position = conn.execute(query).scalar()
-    if position is None:  # SQLite: BEGIN IMMEDIATE already made us the only writer
-        conn.execute(insert(table).values(name=PROJECTION, position=0))
-        return 0
-    return int(position)
-
-
-@contextmanager
-def _writer(engine: Engine) -> Iterator[Connection]:
-    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
-        yield conn
+    return projector(engine, store).rebuild()
 
 
 # ----------------------------------------------------------------------------- sweeper
@@ -338,7 +302,7 @@ def sweep(
     claims returned are those sent.
     """
     project(engine, store)
-    with _writer(engine) as conn:
+    with writer(engine) as conn:
         claimed = claim_due(conn, now, lease, lookahead)
     sent: list[Due] = []
     for due in claimed:

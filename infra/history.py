@@ -5,14 +5,13 @@
 counts the rounds each player won with each dwarf, per group. They are rebuilt from the
 log by :class:`HistoryProjector`: when a game ends, its stream's stored events are read
 back and summarised, so nothing but the log is ever trusted. An imported game
-(:func:`infra.archive.is_imported`) is left out: it was played elsewhere.
+(:func:`infra.archive.is_imported`) never reaches them: it was played elsewhere.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,7 +27,6 @@ from sqlalchemy import (
     PrimaryKeyConstraint,
     String,
     Table,
-    delete,
     desc,
     func,
     insert,
@@ -36,13 +34,12 @@ from sqlalchemy import (
     update,
 )
 
-from infra.archive import is_imported
 from infra.botstate import bot_chats
 from infra.event_store import EventStore, StoredEvent
-from infra.schema import Json, metadata, projector_positions
+from infra.projector import Projector
+from infra.schema import Json, metadata
 
 HISTORY_PROJECTOR = "history"
-DEFAULT_BATCH = 500
 
 finished_games = Table(
     "finished_games",
@@ -142,13 +139,6 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
     return None
 
 
-def _summary(stored: Sequence[StoredEvent]) -> GameSummary | None:
-    # An imported game is replayable by its id but belongs to no group's history.
-    if stored and is_imported(stored[0].metadata):
-        return None
-    return summarise(stored)
-
-
 def record(conn: Connection, game: GameSummary) -> None:
     """Add a finished game to the read models (once: a game already there is skipped)."""
     seen = conn.execute(
@@ -206,84 +196,28 @@ def _bump(
 # -- the projector ----------------------------------------------------------------------
 
 
-@contextmanager
-def _writer(engine: Engine) -> Iterator[Connection]:
-    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
-        yield conn
+@dataclass(frozen=True)
+class _History:
+    """Each ``game_ended`` adds that game's summary, read back from its stream."""
+
+    store: EventStore
+    name: str = HISTORY_PROJECTOR
+    tables: Sequence[Table] = HISTORY_TABLES
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None:
+        for event in events:
+            if event.type != "game_ended":
+                continue
+            game = summarise(self.store.load(event.stream_id))
+            if game is not None:
+                record(conn, game)
 
 
-class HistoryProjector:
-    """Follows the log; each ``game_ended`` adds that game's summary to the read models.
-
-    Its position is kept in ``projector_positions`` in the same transaction as the rows
-    it writes, so an event is applied exactly once.
-    """
+class HistoryProjector(Projector):
+    """Follows the log into the history read models."""
 
     def __init__(self, engine: Engine, store: EventStore, name: str = HISTORY_PROJECTOR):
-        self.engine = engine
-        self.store = store
-        self.name = name
-
-    def position(self) -> int:
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                select(projector_positions.c.position).where(
-                    projector_positions.c.name == self.name
-                )
-            ).scalar()
-        return int(value or 0)
-
-    def _lock(self, conn: Connection) -> int:
-        query = select(projector_positions.c.position).where(
-            projector_positions.c.name == self.name
-        )
-        if conn.dialect.name == "postgresql":
-            query = query.with_for_update()
-        position = conn.execute(query).scalar()
-        if position is None:
-            conn.execute(insert(projector_positions).values(name=self.name, position=0))
-            position = 0
-        return int(position)
-
-    def run_once(self, batch: int = DEFAULT_BATCH) -> int:
-        start = self.position()
-        new = self.store.read_all(after_position=start, limit=batch)
-        if not new:
-            return 0
-        ended = [e.stream_id for e in new if e.type == "game_ended"]
-        summaries = [s for s in (_summary(self.store.load(g)) for g in ended) if s]
-        with _writer(self.engine) as conn:
-            if self._lock(conn) != start:
-                return 0  # another projector got there first
-            for summary in summaries:
-                record(conn, summary)
-            conn.execute(
-                update(projector_positions)
-                .where(projector_positions.c.name == self.name)
-                .values(position=new[-1].position)
-            )
-        return len(new)
-
-    def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
-        total = 0
-        while True:
-            done = self.run_once(batch)
-            if done == 0 and self.position() >= self.store.last_position():
-                return total
-            total += done
-
-    def rebuild(self, batch: int = DEFAULT_BATCH) -> int:
-        """Empty these read models (never the events) and replay the whole log into them."""
-        with _writer(self.engine) as conn:
-            self._lock(conn)
-            for table in HISTORY_TABLES:
-                conn.execute(delete(table))
-            conn.execute(
-                update(projector_positions)
-                .where(projector_positions.c.name == self.name)
-                .values(position=0)
-            )
-        return self.catch_up(batch)
+        super().__init__(engine, store, _History(store, name))
 
 
 # -- queries ----------------------------------------------------------------------------

@@ -9,13 +9,16 @@ and payload dicts, not on the rules engine, and take every time from the event
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, Table, delete, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from infra.archive import imported_streams
 from infra.event_store import EventStore, StoredEvent
 from infra.schema import games, player_stats, projector_positions
 
@@ -29,31 +32,67 @@ def ms_to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
+class Projection(Protocol):
+    """A read model fed by the log: its name (its row in ``projector_positions``), the
+    tables it owns (emptied by a rebuild) and what a batch of events does to them."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def tables(self) -> Sequence[Table]: ...
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None: ...
+
+
 @contextmanager
-def _writer(engine: Engine) -> Iterator[Connection]:
+def writer(engine: Engine) -> Iterator[Connection]:
+    """A transaction that is the only writer: on SQLite it takes the write lock up front."""
     with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
         yield conn
 
 
-def _lock_position(conn: Connection, name: str) -> int:
-    """Lock the projector's position row (creating it) and return the position."""
-    query = select(projector_positions.c.position).where(projector_positions.c.name == name)
+def lock_position(conn: Connection, name: str, wait: bool = True) -> int | None:
+    """Lock the position row of projection ``name`` (creating it) and return it; None
+    when ``wait`` is false and another transaction holds it (PostgreSQL; on SQLite the
+    writer's lock already serialises projectors)."""
+    table = projector_positions
+    query = select(table.c.position).where(table.c.name == name)
     if conn.dialect.name == "postgresql":
-        query = query.with_for_update()
+        conn.execute(pg_insert(table).values(name=name, position=0).on_conflict_do_nothing())
+        query = query.with_for_update(skip_locked=not wait)
+        return conn.execute(query).scalar()
     position = conn.execute(query).scalar()
     if position is None:
-        conn.execute(insert(projector_positions).values(name=name, position=0))
-        position = conn.execute(query).scalar_one()
+        conn.execute(insert(table).values(name=name, position=0))
+        return 0
     return int(position)
 
 
 class Projector:
-    """Applies the log to the read models, batch by batch."""
+    """Applies the log to one projection, batch by batch, recording its position in the
+    same transaction as the rows it writes, so an event is applied exactly once.
 
-    def __init__(self, engine: Engine, store: EventStore, name: str = READ_MODELS_PROJECTOR):
+    Imported games (:func:`infra.archive.imported_streams`) never reach a projection:
+    they were played elsewhere and are only there to be replayed. With ``wait`` false,
+    a projector finding another one at work returns at once instead of queueing.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: EventStore,
+        projection: Projection | None = None,
+        wait: bool = True,
+    ):
         self.engine = engine
         self.store = store
-        self.name = name
+        self.projection: Projection = projection or READ_MODELS
+        self.wait = wait
+
+    @property
+    def name(self) -> str:
+        return self.projection.name
 
     def position(self) -> int:
         with self.engine.connect() as conn:
@@ -64,36 +103,39 @@ class Projector:
             ).scalar()
         return int(value or 0)
 
-    def run_once(self, batch: int = DEFAULT_BATCH) -> int:
-        """Apply the next batch of events; return how many were applied."""
+    def run_once(self, batch: int = DEFAULT_BATCH) -> int | None:
+        """Apply the next batch of events; return how many were applied (0 when another
+        projector moved first: read again), or None when another one is at work and this
+        one does not wait."""
         start = self.position()
         new = self.store.read_all(after_position=start, limit=batch)
         if not new:
             return 0
-        with _writer(self.engine) as conn:
-            if _lock_position(conn, self.name) != start:
-                return 0  # another projector got there first; read again
-            for event in new:
-                apply(conn, event)
-            conn.execute(
-                update(projector_positions)
-                .where(projector_positions.c.name == self.name)
-                .values(position=new[-1].position)
-            )
+        with writer(self.engine) as conn:
+            position = lock_position(conn, self.name, self.wait)
+            if position is None:
+                return None
+            if position != start:
+                return 0
+            self._apply(conn, new)
+            self._record(conn, new[-1].position)
         return len(new)
 
     def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
-        """Apply every event recorded so far; return how many."""
+        """Apply every event recorded so far (or until another projector is found at
+        work, when this one does not wait); return how many."""
         total = 0
         while True:
             done = self.run_once(batch)
+            if done is None:
+                return total
             if done == 0 and self.position() >= self.store.last_position():
                 return total
             total += done
 
     def rebuild(self, batch: int = DEFAULT_BATCH) -> int:
-        """Empty the read models (never the events) and replay the whole log into them;
-        return how many events were replayed.
+        """Empty the projection's tables (never the events) and replay the whole log into
+        them; return how many events were replayed.
 
         It is one transaction: until it commits, readers see the old tables, never empty
         or half-built ones, and the projector following the log waits for it. Events
@@ -101,22 +143,28 @@ class Projector:
         replayed).
         """
         replayed = 0
-        with _writer(self.engine) as conn:
-            _lock_position(conn, self.name)
-            conn.execute(delete(games))
-            conn.execute(delete(player_stats))
+        with writer(self.engine) as conn:
+            lock_position(conn, self.name)
+            for table in self.projection.tables:
+                conn.execute(delete(table))
             position = 0
             while new := self.store.read_all(after_position=position, limit=batch):
-                for event in new:
-                    apply(conn, event)
+                self._apply(conn, new)
                 position = new[-1].position
                 replayed += len(new)
-            conn.execute(
-                update(projector_positions)
-                .where(projector_positions.c.name == self.name)
-                .values(position=position)
-            )
+            self._record(conn, position)
         return replayed
+
+    def _apply(self, conn: Connection, new: Sequence[StoredEvent]) -> None:
+        imported = imported_streams(conn, {e.stream_id for e in new})
+        self.projection.apply(conn, [e for e in new if e.stream_id not in imported])
+
+    def _record(self, conn: Connection, position: int) -> None:
+        conn.execute(
+            update(projector_positions)
+            .where(projector_positions.c.name == self.name)
+            .values(position=position)
+        )
 
 
 # -- projections ----------------------------------------------------------------------
@@ -134,6 +182,21 @@ def apply(conn: Connection, event: StoredEvent) -> None:
         game["version"] = event.version
         game["updated_at"] = event.recorded_at
         _save_game(conn, event.stream_id, game)
+
+
+@dataclass(frozen=True)
+class _ReadModels:
+    """The ``games`` and ``player_stats`` read models."""
+
+    name: str = READ_MODELS_PROJECTOR
+    tables: Sequence[Table] = (games, player_stats)
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None:
+        for event in events:
+            apply(conn, event)
+
+
+READ_MODELS: Projection = _ReadModels()
 
 
 Handler = Callable[[Connection, Row, dict[str, Any], StoredEvent], Row]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from domain import codec
 from domain.events import Event, GameCreated, PlayerJoined, PlayerLeft, SettingsChanged
@@ -23,6 +24,8 @@ from infra.archive import (
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
 from infra.migrations import upgrade
+from infra.projector import Projector
+from infra.schema import games
 
 
 def store_game(
@@ -130,3 +133,23 @@ def test_the_command_line_exports_to_a_file_and_imports_it(
     new_id = out.getvalue().strip()
     assert len(EventStore(make_engine(target)).load(new_id)) == len(lobby)
     assert main_export(["missing", "--database-url", sqlite_url]) == 1
+
+
+def test_a_game_imported_into_the_same_database_is_not_its_groups_running_game(
+    sqlite_url: str, lobby: list[Event]
+) -> None:
+    store = EventStore(make_engine(sqlite_url))
+    original = store_game(store, lobby)
+    copy, _ = import_game(store, export_game(store, original))
+    projector = Projector(store.engine, store)
+    projector.catch_up()
+
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(games.c.stream_id, games.c.chat_id)).all()
+    assert (original, -5) in rows
+    assert copy not in {stream for stream, _ in rows}
+    projector.rebuild()
+    with store.engine.connect() as conn:
+        assert (
+            conn.execute(select(games.c.stream_id).where(games.c.stream_id == copy)).first() is None
+        )
