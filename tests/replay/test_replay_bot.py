@@ -68,6 +68,25 @@ async def replay_photo(api: FakeBotAPI, after: int) -> Call:
     return await api.wait_for(found, 20)
 
 
+async def reply(api: FakeBotAPI, after: int, containing: str) -> Call:
+    """The bot's first group message after call ``after`` containing ``containing`` (the
+    notifier announces the stored games to the group meanwhile)."""
+
+    def found() -> Call | None:
+        return next(
+            (
+                c
+                for c in api.calls[after:]
+                if c.method == "sendMessage"
+                and c.get("chat_id") == GROUP
+                and containing in c.get("text", "")
+            ),
+            None,
+        )
+
+    return await api.wait_for(found, 20)
+
+
 def by_id(api: FakeBotAPI, message_id: int) -> dict:
     return next(m for m in api.messages_in(GROUP) if m["message_id"] == message_id)
 
@@ -163,12 +182,12 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         # /history lists both finished games with a Replay button each; /stats counts them.
         sent = len(api.calls)
         api.send_text(GROUP, USER, "/history")
-        listing = await api.wait_for_call("sendMessage", 20, after=sent, chat_id=GROUP)
+        listing = await reply(api, sent, "Finished games")
         assert listing["text"].count("\n") == 2
         assert "Saboteur 2" in listing["text"]
         sent = len(api.calls)
         api.send_text(GROUP, USER, "/stats")
-        stats = await api.wait_for_call("sendMessage", 20, after=sent, chat_id=GROUP)
+        stats = await reply(api, sent, "finished games")
         assert "2 games" in stats["text"] and "2 finished games" in stats["text"]
         games, wins, gold, role, _top = folded_group(group_games[:2], GROUP)
         group_line = stats["text"].splitlines()[-1]
