@@ -51,12 +51,13 @@ GROUP_COMMANDS = (
     "cancel",
     "settings",
     "hand",
+    "back",
     "rules",
     "help",
     "language",
 )
 HISTORY_COMMANDS = ("history", "stats", "replay")
-PRIVATE_COMMANDS = ("start", "hand", "rules", "help", "language")
+PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language")
 
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
@@ -109,6 +110,7 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("settings", group.settings))
     app.add_handler(command("start", private.start))
     app.add_handler(command("hand", private.hand))
+    app.add_handler(command("back", private.back))
     app.add_handler(command("rules", private.rules))
     app.add_handler(command("help", private.help_command))
     app.add_handler(command("language", private.language))

@@ -54,6 +54,7 @@ REMOVE_MENU: Final = "rm"  # page: 1 + front kind index (0: choose one), value: 
 REMOVE: Final = "rr"  # page: front kind index, value: mask
 GOLD: Final = "gp"  # value
 THEFT: Final = "th"  # player
+COME_BACK: Final = "bk"  # an away player is back (any version: it never goes stale)
 
 LOBBY_ACTIONS: Final = frozenset(
     {JOIN, LEAVE, START, CANCEL, SETTINGS, SET_EDITION, SET_TIMER, SET_LANGUAGE, LOBBY}

@@ -679,6 +679,8 @@ def private_line(
                 return texts.t("move.gold_paid_private", gold=amount, total=state.gold.get(me, 0))
     elif kind == "gold_picked" and d.get("player") == me and d.get("value") is not None:
         return texts.t("bot.gold_picked_private", gold=d["value"])
+    elif kind == "player_went_away" and d.get("player") == me:
+        return texts.t("bot.away_private")
     elif kind == "player_reminded" and d.get("player") == me:
         pending = state.pending
         if pending is None or at_ms is None:
@@ -717,6 +719,7 @@ class _Batch:
     user_texts: dict[PlayerId, Texts] = field(default_factory=dict)
     board_changed: bool = False
     new_board: bool = False
+    went_away: set[PlayerId] = field(default_factory=set)
     # Group messages to send once the board is drawn: (text, buttons)
     after: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
 
@@ -776,6 +779,8 @@ class _Batch:
                     await self.cancelled(gtexts)
                 case ev.DecisionOpened():
                     self.board_changed = True
+                case ev.PlayerWentAway():
+                    self.went_away.add(event.player)
                 case ev.RoundEnded():
                     self.board_changed = True
                     self.after.append((round_end_text(event, state, gtexts), None))
@@ -928,11 +933,14 @@ class _Batch:
             if pending is not None
             and state.phase == "playing"
             and (start_pending is None or start_pending.id != pending.id)
+            # An away player's turns pass at once: no prompt until they are back.
+            and pending.player not in state.away
             else None
         )
         for player in state.seating:
             news = self.news.get(player, [])
             texts = self.texts(player)
+            back = self.back_button(player, texts)
             if player in self.closed:
                 stored = botstate.message(self.game_id, player, PROMPT)
                 if stored is not None:
@@ -947,7 +955,7 @@ class _Batch:
                         message_id=stored.message_id,
                         caption=caption,
                         parse_mode=ParseMode.HTML,
-                        reply_markup=None,
+                        reply_markup=back,
                     )
                     await asyncio.to_thread(botstate.forget_message, self.game_id, player, PROMPT)
                     if player != opened:
@@ -964,7 +972,15 @@ class _Batch:
                     "send_message",
                     text=caption,
                     parse_mode=ParseMode.HTML,
+                    reply_markup=back,
                 )
+
+    def back_button(self, player: PlayerId, texts: Texts) -> InlineKeyboardMarkup | None:
+        """An "I'm back" button for a player who went away in these events (and still is)."""
+        if player not in self.went_away or player not in self.state.away:
+            return None
+        rows: list[kb.Row] = [[(texts.t("bot.button_come_back"), kb.Press(kb.COME_BACK))]]
+        return self.notifier.markup(rows, self.game_id, self.version)
 
 
 def round_end_text(event: ev.RoundEnded, state: GameState, texts: Texts) -> str:

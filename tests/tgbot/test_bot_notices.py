@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from domain.commands import RemindPlayer
+from domain.commands import RemindPlayer, TimeOut
 from domain.moves import legal_moves
+from domain.state import GameState
 from infra.bootstrap import bootstrap
 from infra.game_service import now_ms
 from infra.migrations import upgrade
@@ -342,3 +343,49 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
                     await task
             await bot.shutdown()
             services.close()
+
+
+async def test_an_away_player_gets_no_prompts_until_they_press_im_back(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            services = bot_services(app)
+
+            def time_out() -> GameState:
+                state, _ = services.load(game_id)
+                assert state.pending is not None
+                services.service.handle(game_id, TimeOut(state.pending.id))
+                return services.load(game_id)[0]
+
+            # Everyone's time runs out until someone has missed three turns in a row.
+            state = time_out()
+            while not state.away:
+                state = time_out()
+            await settle(api, app)
+            (away,) = state.away
+            notice = api.last_message(away)
+            assert "three turns in a row" in (notice.get("text") or notice["caption"])
+            back = next(b for row in api.keyboard(notice) for b in row if "I'm back" in b.text)
+            photos = len([m for m in api.messages_in(away) if "photo" in m])
+
+            while state.pending is not None and state.pending.player != away:
+                state = time_out()  # round the table to the away player's turn
+            await settle(api, app)
+            assert len([m for m in api.messages_in(away) if "photo" in m]) == photos
+
+            answer = await press_and_wait(
+                api, app, away, away, notice["message_id"], back.callback_data or ""
+            )
+            assert "Welcome back" in answer["text"]
+
+            state, _ = services.load(game_id)
+            assert away not in state.away and state.pending is not None
+            assert state.pending.player == away
+            left = state.pending.deadline - now_ms()
+            assert 170_000 < left <= 180_000  # a whole turn again
+            prompt = api.last_message(away)
+            assert "photo" in prompt and api.keyboard(prompt)
+            assert "⏳ 3 min left" in prompt["caption"]
+            assert not api.keyboard(api.messages[away][notice["message_id"]])

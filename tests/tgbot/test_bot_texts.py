@@ -44,6 +44,7 @@ def expand(key: str) -> list[str]:
             "language",
             "start",
             "hand",
+            "back",
         ],
         "{role}": [r.value for r in Role],
         "{kind}": [],

@@ -15,6 +15,7 @@ from telegram import CallbackQuery, InputMediaPhoto, Message, Update, User
 from telegram.constants import ParseMode
 
 from domain.cards import Action, card
+from domain.commands import ComeBack
 from domain.moves import canonical, legal_moves
 from domain.state import GameState
 from domain.view import view_for
@@ -46,6 +47,8 @@ async def on_press(update: Update, context: BotContext) -> None:
             await _lobby_press(update, context, query, data, press, user)
         elif press.action in kb.PROMPT_ACTIONS:
             await _prompt_press(update, context, query, data, press, user, texts)
+        elif press.action == kb.COME_BACK:
+            await _come_back(update, context, query, data, user, texts)
         else:
             await query.answer(texts.t("error.forged_button"), show_alert=True)
     except Exception:
@@ -159,6 +162,27 @@ async def _prompt_press(
             await query.answer()
         return
     await _navigate(context, query, message, data.game, version, state, user, press, texts)
+
+
+async def _come_back(
+    update: Update,
+    context: BotContext,
+    query: CallbackQuery,
+    data: CallbackData,
+    user: User,
+    texts: Texts,
+) -> None:
+    """ "I'm back": an away player plays again (their own private message only)."""
+    message = query.message
+    if not isinstance(message, Message) or message.chat.id != user.id:
+        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        return
+    error = await run(context, data.game, ComeBack(user.id), update)
+    if error is not None:
+        await query.answer(error_text(texts, error), show_alert=True)
+        return
+    await query.answer(texts.t("bot.welcome_back"))
+    await message.edit_reply_markup(None)
 
 
 async def _navigate(

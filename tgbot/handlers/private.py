@@ -8,7 +8,7 @@ import asyncio
 from telegram import Chat, Update
 from telegram.constants import ParseMode
 
-from domain.commands import JoinGame
+from domain.commands import ComeBack, JoinGame
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
     chat_texts,
@@ -135,6 +135,27 @@ async def hand(update: Update, context: BotContext) -> None:
     known = services.botstate.user(user.id)
     if known is not None and known.private_chat:
         await message.reply_text(texts.t("bot.hand_sent"))
+
+
+async def back(update: Update, context: BotContext) -> None:
+    """``/back``: a player who was away plays again — in private, in every running game
+    they sit in; in a group, in that group's game."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    texts = chat_texts(context, chat, user)
+    services = context.services
+    if chat.type == Chat.PRIVATE:
+        games = await asyncio.to_thread(services.games_of, user.id)
+    else:
+        found = await asyncio.to_thread(services.active_game, chat.id)
+        games = [found] if found is not None else []
+    error: str | None = "not_away"
+    for game_id in games:
+        state, _ = await asyncio.to_thread(services.load, game_id)
+        if user.id in state.away:
+            error = await run(context, game_id, ComeBack(user.id), update)
+    await message.reply_text(error_text(texts, error) if error else texts.t("bot.welcome_back"))
 
 
 async def private_message(update: Update, context: BotContext) -> None:
