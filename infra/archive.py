@@ -199,13 +199,17 @@ def _batches(archived: Sequence[ArchivedEvent]) -> Iterator[list[ArchivedEvent]]
 
 
 def _store(url: str | None) -> EventStore:
+    from infra.bootstrap import event_store
     from infra.db import make_engine
+    from infra.migrations import require_current
 
     if url is None:
         from infra.settings import load_settings
 
         url = load_settings().database_url
-    return EventStore(make_engine(url))
+    engine = make_engine(url)
+    require_current(engine)
+    return event_store(engine)
 
 
 def main_export(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

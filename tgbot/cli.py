@@ -52,7 +52,15 @@ def _settings() -> Settings:
 def _run(args: argparse.Namespace) -> int:
     settings = _settings()
     if settings.telegram_bot_token:
+        from infra.db import make_engine
         from infra.embedded_celery import embedded_celery
+        from infra.migrations import require_current
+
+        engine = make_engine(settings.database_url)
+        try:
+            require_current(engine)
+        finally:
+            engine.dispose()
 
         # Without Redis the bot runs Celery's worker and beat itself, so turn deadlines
         # fire with nothing else started (EMBEDDED_WORKER).
@@ -103,10 +111,12 @@ def _projections_rebuild(args: argparse.Namespace) -> int:
     from infra.bootstrap import bootstrap
     from infra.deadlines import rebuild as rebuild_deadlines
     from infra.history import HistoryProjector
+    from infra.migrations import require_current
 
     # The same services as the running bot: the same store, so the same upcasting.
     services = bootstrap(_settings())
     try:
+        require_current(services.engine)
         count = services.projector.rebuild()
         HistoryProjector(services.engine, services.store).rebuild()
         rebuild_deadlines(services.engine, services.store)

@@ -17,7 +17,7 @@ from typing import Final
 from PIL import Image, ImageDraw, ImageFont
 
 from domain.board import GOAL_CELLS, Cell
-from domain.codec import UPCASTERS, decode
+from domain.codec import decode
 from tgbot.replay import (
     LANGUAGES,
     GameCancelledError,
@@ -239,8 +239,9 @@ def main_replay(argv: Sequence[str] | None = None) -> int:
         print(f"{args.out}: the replay is written as a GIF; name the file *.gif", file=sys.stderr)
         return 2
 
+    from infra.bootstrap import event_store
     from infra.db import make_engine
-    from infra.event_store import EventStore
+    from infra.migrations import require_current
 
     if args.database_url is None:
         from infra.settings import load_settings
@@ -248,7 +249,8 @@ def main_replay(argv: Sequence[str] | None = None) -> int:
         args.database_url = load_settings().database_url
     engine = make_engine(args.database_url)
     try:
-        stored = EventStore(engine, upcasters=UPCASTERS).load(args.game_id)
+        require_current(engine)
+        stored = event_store(engine).load(args.game_id)
         events = [decode(e.type, e.payload, e.schema_version) for e in stored]
         replay = Replay(args.game_id, events)
     except ReplayError as error:

@@ -116,3 +116,27 @@ def test_simulate_prints_its_speed_measured_with_the_commands_clocks(
     report = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert report["games"] == 2 and report["violations"] == 0
     assert report["games_per_s"] > 0 and report["legal_moves_ms_mean"] > 0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "game-1"],
+        ["replay", "game-1", "--out", "game.gif"],
+        ["projections", "rebuild"],
+    ],
+)
+def test_a_command_on_a_database_never_migrated_says_to_migrate_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/never-migrated.db")
+
+    assert cli.main(command) == 2
+
+    error = capsys.readouterr().err.strip()
+    assert "saboteur-bot migrate" in error and "DATABASE_URL" in error and "\n" not in error
+    assert not (tmp_path / "game.gif").exists()
