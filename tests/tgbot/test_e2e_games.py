@@ -9,14 +9,22 @@ import pytest
 from sqlalchemy import select
 
 from domain.cards import Role, deck
-from domain.events import GoldPicked, TheftResolved
+from domain.decider import evolve, initial_state
+from domain.events import GameEnded, GoldPicked, RoundEnded, TheftResolved
 from domain.view import describe
 from infra.migrations import upgrade
 from infra.schema import games
 from tests.fakebotapi import FakeBotAPI
-from tests.tgbot.bot_harness import Table, bot_services, press_and_wait, running_bot, settle
+from tests.tgbot.bot_harness import (
+    Table,
+    bot_services,
+    lobby_button,
+    press_and_wait,
+    running_bot,
+    settle,
+)
 from tgbot.app import BotApplication
-from tgbot.notifier import public_line
+from tgbot.notifier import game_end_text, public_line, round_end_text
 from tgbot.texts import Texts
 
 pytestmark = pytest.mark.timeout(240)
@@ -31,30 +39,21 @@ def db(empty_database: Callable[[str], str]) -> str:
     return url
 
 
-async def open_lobby(api: FakeBotAPI, app: object, players: list[int], edition: str) -> int:
+async def open_lobby(api: FakeBotAPI, app: BotApplication, players: list[int], edition: str) -> int:
     """The first player opens a game, the others press Join; returns the lobby message."""
     api.send_text(GROUP, players[0], f"/newgame {edition}")
-    await settle(api, app)  # type: ignore[arg-type]
+    await settle(api, app)
     lobby = next(m for m in api.messages_in(GROUP) if api.keyboard(m))
-    join = next(b for row in api.keyboard(lobby) for b in row if "Join" in b.text)
     for player in players[1:]:
-        answer = await press_and_wait(
-            api, app, GROUP, player, lobby["message_id"], join.callback_data
-        )  # type: ignore[arg-type]
+        data = lobby_button(api, lobby, 0)
+        answer = await press_and_wait(api, app, GROUP, player, lobby["message_id"], data)
         assert "url" not in answer
     return int(lobby["message_id"])
 
 
-async def start_game(api: FakeBotAPI, app: object, creator: int, lobby: int) -> None:
-    message = api.messages[GROUP][lobby]
-    start = next(b for row in api.keyboard(message) for b in row if "Start" in b.text)
-    await press_and_wait(api, app, GROUP, creator, lobby, start.callback_data)  # type: ignore[arg-type]
-
-
-def role_words() -> set[str]:
-    """Role names as the catalogs spell them (lower case: "Saboteur" is the edition)."""
-    texts = Texts("en")
-    return {texts.role_name(r.value) for r in Role}
+async def start_game(api: FakeBotAPI, app: BotApplication, creator: int, lobby: int) -> None:
+    data = lobby_button(api, api.messages[GROUP][lobby], 2)
+    await press_and_wait(api, app, GROUP, creator, lobby, data)
 
 
 def group_texts(api: FakeBotAPI) -> list[str]:
@@ -69,39 +68,6 @@ def group_texts(api: FakeBotAPI) -> list[str]:
     return found
 
 
-def assert_no_secret_in_group(api: FakeBotAPI) -> None:
-    """No group message names a role, except the round-end reveal; none lists a hand."""
-    roles = role_words()
-    for text in group_texts(api):
-        if "is over" in text:
-            continue
-        for role in roles:
-            assert not re.search(rf"\b{re.escape(role)}\b", text), (role, text)
-        assert "Your cards" not in text and "Your dwarf card" not in text, text
-
-
-async def play_game(db: str, edition: str, count: int, seed: int) -> FakeBotAPI:
-    async with FakeBotAPI() as api:
-        api.group(GROUP, "Mine", admins=(1,))
-        players = list(range(1, count + 1))
-        for p in players:
-            api.user(p, f"P{p}", "en")
-            api.send_text(p, p, "/start")
-        async with running_bot(api, db, seed=seed) as app:
-            await settle(api, app)
-            lobby = await open_lobby(api, app, players, edition)
-            await start_game(api, app, players[0], lobby)
-            table = Table(api, app, GROUP, players)
-            await table.play_to_end()
-            await settle(api, app)
-            texts = api.texts_in(GROUP)
-            assert any("Game over" in t for t in texts), texts[-3:]
-            assert_no_secret_in_group(api)
-            assert_the_end_is_on_the_board(api, app)
-            await replay_from_game_over(api, app, players[0])
-        return api
-
-
 def finished_game(app: BotApplication) -> str:
     bot_services(app).projector.catch_up()
     with bot_services(app).store.engine.connect() as conn:
@@ -110,38 +76,107 @@ def finished_game(app: BotApplication) -> str:
     return str(found)
 
 
-def assert_the_end_is_on_the_board(api: FakeBotAPI, app: BotApplication) -> None:
+def assert_no_secret_in_group(
+    api: FakeBotAPI, app: BotApplication, group_lang: str, langs: set[str]
+) -> None:
+    """No group message names a role or lists a hand a player held at any time, in any
+    language of the game; only the round-end and game-end messages reveal the roles."""
+    services = bot_services(app)
+    events = services.service.events(finished_game(app))
+    state = initial_state()
+    hands: set[str] = set()
+    reveals: set[str] = set()
+    for event in events:
+        state = evolve(state, event)
+        for player in state.seating:
+            held = sorted(state.hand(player))
+            if len(held) >= 2:  # one card alone is named by the move that plays it
+                for lang in langs:
+                    texts = Texts(lang)
+                    hands.add(", ".join(texts.card_name(state.edition, c) for c in held))
+        if isinstance(event, RoundEnded):
+            reveals.add(round_end_text(event, state, Texts(group_lang)))
+        elif isinstance(event, GameEnded):
+            reveals.add(game_end_text(event, state, Texts(group_lang)))
+    assert hands and len(reveals) == 4
+    roles = {Texts(lang).role_name(r.value) for r in Role for lang in langs}
+    private = {Texts(lang).t("turn.your_hand") for lang in langs} | {
+        Texts(lang).t("turn.your_role", role="").rstrip(" .") for lang in langs
+    }
+    told = group_texts(api)
+    assert any(text in reveals for text in told)
+    for text in told:
+        if text in reveals:
+            continue
+        for role in roles:
+            assert not re.search(rf"(?<!\w){re.escape(role)}(?!\w)", text), (role, text)
+        for secret in hands | private:
+            assert secret not in text, (secret, text)
+
+
+def assert_the_end_is_on_the_board(api: FakeBotAPI, app: BotApplication, lang: str) -> None:
     """One board picture per round, edited through the round's end; the last one shows
     the game over (nobody awaited), and every gold pick and theft was told to the group."""
+    texts = Texts(lang)
     photos = [c for c in api.calls_of("sendPhoto") if str(c["chat_id"]) == str(GROUP)]
     assert len(photos) == 3
     board = [m for m in api.messages_in(GROUP) if "photo" in m][-1]
-    assert "The game is over" in board["caption"], board["caption"]
-    assert "Waiting for" not in board["caption"] and "your turn" not in board["caption"]
+    assert texts.t("bot.board_game_over") in board["caption"], board["caption"]
+    assert "tg://user" not in board["caption"]  # nobody is mentioned as awaited
     services = bot_services(app)
     game_id = finished_game(app)
     state, _ = services.load(game_id)
     told = "\n".join(group_texts(api))
-    ends = [
-        e for e in services.service.events(game_id) if isinstance(e, GoldPicked | TheftResolved)
-    ]
+    events = services.service.events(game_id)
+    ends = [e for e in events if isinstance(e, GoldPicked | TheftResolved)]
     for event in ends:
-        line = public_line(describe(event, None), state, Texts("en"))
+        line = public_line(describe(event, None), state, texts)
         assert line is not None and line in told, line
 
 
-async def replay_from_game_over(api: FakeBotAPI, app: object, player: int) -> None:
+async def replay_from_game_over(
+    api: FakeBotAPI, app: BotApplication, player: int, lang: str
+) -> None:
     """The game-over message carries a Replay button; pressing it opens the replay."""
-    over = next(m for m in api.messages_in(GROUP) if "Game over" in m.get("text", ""))
-    replay = next(b for row in api.keyboard(over) for b in row if "Replay" in b.text)
+    texts = Texts(lang)
+    head = texts.t("move.game_ended", names="").split(":")[0]
+    over = next(m for m in api.messages_in(GROUP) if m.get("text", "").startswith(head))
+    label = texts.t("bot.button_replay")
+    replay = next(b for row in api.keyboard(over) for b in row if b.text == label)
+    assert replay.callback_data is not None
     sent = len(api.messages_in(GROUP))
-    await press_and_wait(api, app, GROUP, player, over["message_id"], replay.callback_data)  # type: ignore[arg-type]
+    await press_and_wait(api, app, GROUP, player, over["message_id"], replay.callback_data)
     opened = api.messages_in(GROUP)[sent:]
-    assert any("photo" in m and "Replay" in m.get("caption", "") for m in opened), opened
+    assert any("photo" in m for m in opened), opened
+
+
+async def play_game(
+    db: str, edition: str, count: int, seed: int, langs: tuple[str, ...] = ("en",)
+) -> FakeBotAPI:
+    """Players (speaking ``langs`` in turn; the first one's language becomes the group's)
+    play a whole game by pressing buttons."""
+    async with FakeBotAPI() as api:
+        api.group(GROUP, "Mine", admins=(1,))
+        players = list(range(1, count + 1))
+        for p in players:
+            api.user(p, f"P{p}", langs[(p - 1) % len(langs)])
+            api.send_text(p, p, "/start")
+        async with running_bot(api, db, seed=seed) as app:
+            await settle(api, app)
+            lobby = await open_lobby(api, app, players, edition)
+            await start_game(api, app, players[0], lobby)
+            table = Table(api, app, GROUP, players)
+            await table.play_to_end()
+            await settle(api, app)
+            group_lang = langs[0]
+            assert_no_secret_in_group(api, app, group_lang, set(langs))
+            assert_the_end_is_on_the_board(api, app, group_lang)
+            await replay_from_game_over(api, app, players[0], group_lang)
+        return api
 
 
 async def test_a_three_player_base_game_is_played_to_the_end_by_pressing_buttons(db: str) -> None:
-    api = await play_game(db, "base", 3, seed=11)
+    api = await play_game(db, "base", 3, seed=11, langs=("es", "pl", "en"))
     assert len(deck("base")) == 67
     assert api.calls_of("editMessageMedia")
 
