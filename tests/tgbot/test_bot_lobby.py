@@ -194,3 +194,106 @@ async def test_the_settings_command_brings_the_one_lobby_down_with_its_settings(
             api.send_text(GROUP, PLAYERS[1], "/settings")  # neither creator nor admin
             await settle(api, app)
             assert "creator or a group admin" in api.last_message(GROUP)["text"]
+
+
+@pytest.mark.parametrize(("edition", "shown"), [("base", "3–10 players"), ("saboteur2", "2–12")])
+async def test_newgame_opens_the_edition_asked_for(db: str, edition: str, shown: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS[:1], edition)
+            game_id = str(bot_services(app).active_game(GROUP))
+            state, _ = bot_services(app).load(game_id)
+            assert state.edition == edition and state.seating == (PLAYERS[0],)
+            assert shown in lobby["text"]
+
+
+async def test_newgame_with_an_unknown_edition_explains_and_opens_nothing(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            api.send_text(GROUP, PLAYERS[0], "/newgame chess")
+            await settle(api, app)
+            assert "Usage: /newgame [base|saboteur2]" in api.last_message(GROUP)["text"]
+            assert bot_services(app).active_game(GROUP) is None
+
+
+async def test_a_group_has_one_game_at_a_time(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            await open_game(api, app, GROUP, PLAYERS[:1])
+            first = bot_services(app).active_game(GROUP)
+            events = bot_services(app).store.last_position()
+
+            api.send_text(GROUP, PLAYERS[1], "/newgame saboteur2")
+            await settle(api, app)
+
+            assert "already open" in api.last_message(GROUP)["text"]
+            assert bot_services(app).active_game(GROUP) == first
+            assert bot_services(app).store.last_position() == events
+
+
+async def test_players_beyond_the_editions_limit_are_refused_and_too_few_cannot_start(
+    db: str,
+) -> None:
+    players = list(range(101, 112))  # eleven: base allows 3 to 10
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, players)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, players[:2])
+            lobby_id = lobby["message_id"]
+            answer = await press_and_wait(
+                api, app, GROUP, players[0], lobby_id, button(api, lobby, "Start")
+            )
+            assert answer.get("show_alert") and "Not enough players" in answer["text"]
+
+            for player in players[2:10]:
+                await press_and_wait(api, app, GROUP, player, lobby_id, button(api, lobby, "Join"))
+            answer = await press_and_wait(
+                api, app, GROUP, players[10], lobby_id, button(api, lobby, "Join")
+            )
+            assert answer.get("show_alert") and "full" in answer["text"]
+            state, _ = bot_services(app).load(str(bot_services(app).active_game(GROUP)))
+            assert len(state.seating) == 10 and players[10] not in state.seating
+
+
+async def test_a_group_admin_may_start_the_creators_game(db: str) -> None:
+    admin = 59
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        api.group(GROUP, "Mine", admins=(admin,))
+        api.user(admin, "Ada", "en")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            lobby = await open_game(api, app, GROUP, PLAYERS)
+            await press_and_wait(
+                api, app, GROUP, admin, lobby["message_id"], button(api, lobby, "Start")
+            )
+            state, _ = bot_services(app).load(str(bot_services(app).active_game(GROUP)))
+            assert state.phase == "playing"
+
+
+async def test_language_in_a_group_is_for_its_admins_and_changes_what_the_group_reads(
+    db: str,
+) -> None:
+    admin, member = PLAYERS[0], PLAYERS[1]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            api.send_text(GROUP, member, "/language pl")
+            await settle(api, app)
+            assert "Only a group admin" in api.last_message(GROUP)["text"]
+            assert bot_services(app).botstate.chat_language(GROUP) is None
+
+            api.send_text(GROUP, admin, "/language pl")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"] == "Ustawiono język polski."
+            api.send_text(GROUP, member, "/newgame")
+            await settle(api, app)
+            assert "Czas na ruch" in api.last_message(GROUP)["text"]
