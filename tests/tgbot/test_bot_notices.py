@@ -389,3 +389,38 @@ async def test_an_away_player_gets_no_prompts_until_they_press_im_back(db: str) 
             assert "photo" in prompt and api.keyboard(prompt)
             assert "⏳ 3 min left" in prompt["caption"]
             assert not api.keyboard(api.messages[away][notice["message_id"]])
+
+
+async def test_a_timeout_from_the_deadline_worker_is_announced_once_like_a_move(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            services = bot_services(app)
+            state, _ = services.load(game_id)
+            assert state.pending is not None
+            late = state.pending.player
+            prompt = api.last_message(late)
+            mark = len(api.calls)
+
+            # As the deadline worker does: a TimeOut through the game service.
+            services.service.handle(game_id, TimeOut(state.pending.id))
+            await settle(api, app)
+
+            after, _ = services.load(game_id)
+            assert after.pending is not None
+            following = after.pending.player
+            calls = api.calls[mark:]
+            boards = [c for c in calls if str(c.get("chat_id")) == str(GROUP)]
+            assert [c.method for c in boards] == ["editMessageMedia"]
+            caption = boards[0]["media"]["caption"]
+            assert caption.startswith(f'<a href="tg://user?id={following}">')
+            assert f"⏰ P{late} ran out of time." in caption
+            assert f"P{late} passed, discarding 1 card." in caption
+            assert not api.keyboard(api.messages[late][prompt["message_id"]])
+            prompts = [c for c in calls if c.method == "sendPhoto"]
+            assert [str(c["chat_id"]) for c in prompts] == [str(following)]
+
+            assert await notifier_of(app).catch_up() == 0
+            assert len(api.calls) == mark + len(calls)
