@@ -24,6 +24,7 @@ from infra.game_service import GameService
 from infra.projector import Projector
 from infra.schema import games
 from tgbot.callback import key_from_token
+from tgbot.photos import PhotoCache
 from tgbot.texts import Texts, pick_language
 
 SERVICES_KEY = "services"
@@ -42,6 +43,7 @@ class BotServices:
     callback_key: bytes
     default_language: str = "en"
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    photos: PhotoCache = field(default_factory=PhotoCache)
 
     @classmethod
     def from_services(cls, services: Services, token: str) -> BotServices:

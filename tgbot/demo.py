@@ -149,6 +149,10 @@ def write_boards(api: Any, out: Path) -> int:
         if str(call.get("chat_id")) != str(GROUP):
             continue
         data = call.files.get("photo") or next(iter(call.files.values()), None)
+        media = call.get("media")
+        sent = call.get("photo") or (media.get("media") if isinstance(media, dict) else None)
+        if data is None and isinstance(sent, str) and sent.startswith("file-"):
+            data = api.file_bytes(sent)  # a picture sent before, sent again by its file_id
         if call.method in ("sendPhoto", "editMessageMedia") and data:
             count += 1
             (out / f"board-{count:03d}.png").write_bytes(data)

@@ -318,11 +318,12 @@ class Notifier:
             state,
             player,
             "send_photo",
-            photo=png,
+            photo=self.services.photos.media(png),
             caption=caption,
             parse_mode=ParseMode.HTML,
             reply_markup=self.markup(rows, game_id, version) if rows else None,
         )
+        self.services.photos.remember(png, message)
         if isinstance(message, Message):
             await asyncio.to_thread(
                 self.services.botstate.save_message,
@@ -903,14 +904,22 @@ class _Batch:
                 chat,
                 "edit_message_media",
                 message_id=stored.message_id,
-                media=InputMediaPhoto(png, caption=caption, parse_mode=ParseMode.HTML),
+                media=InputMediaPhoto(
+                    n.services.photos.media(png), caption=caption, parse_mode=ParseMode.HTML
+                ),
             )
+            n.services.photos.remember(png, done)
             if done is not None:
                 return
         self.new_board = False
         message = await n.outbox.call(
-            chat, "send_photo", photo=png, caption=caption, parse_mode=ParseMode.HTML
+            chat,
+            "send_photo",
+            photo=n.services.photos.media(png),
+            caption=caption,
+            parse_mode=ParseMode.HTML,
         )
+        n.services.photos.remember(png, message)
         if isinstance(message, Message):
             await asyncio.to_thread(
                 botstate.save_message,

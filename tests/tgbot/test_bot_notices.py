@@ -421,6 +421,8 @@ async def test_a_timeout_from_the_deadline_worker_is_announced_once_like_a_move(
             assert not api.keyboard(api.messages[late][prompt["message_id"]])
             prompts = [c for c in calls if c.method == "sendPhoto"]
             assert [str(c["chat_id"]) for c in prompts] == [str(following)]
+            # The same picture as the group's board: sent again by its file_id, not uploaded.
+            assert not prompts[0].files and str(prompts[0]["photo"]).startswith("file-")
 
             assert await notifier_of(app).catch_up() == 0
             assert len(api.calls) == mark + len(calls)

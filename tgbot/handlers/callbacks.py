@@ -227,17 +227,20 @@ async def _navigate(
         await query.answer(texts.t("error.forged_button"), show_alert=True)
         return
     markup = kb.markup(rows, game_id, version, key)
+    await query.answer()  # at once: the picture below takes a moment
     if preview:
         caption = prompt_caption(state, user.id, texts, context.services.service.clock_ms())
         if press.action == kb.CARD and press.card is not None:
             caption += "\n\n" + choose_text(state, press.card, texts)
         png = await asyncio.to_thread(board_png, view_for(state, user.id), labels, orientations)
-        await message.edit_media(
-            InputMediaPhoto(png, caption=caption, parse_mode=ParseMode.HTML), reply_markup=markup
+        photos = context.services.photos
+        edited = await message.edit_media(
+            InputMediaPhoto(photos.media(png), caption=caption, parse_mode=ParseMode.HTML),
+            reply_markup=markup,
         )
+        photos.remember(png, edited)
     else:
         await message.edit_reply_markup(markup)
-    await query.answer()
 
 
 def choose_text(state: GameState, card_id: int, texts: Texts) -> str:
