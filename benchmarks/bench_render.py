@@ -85,6 +85,14 @@ def main() -> None:
         cpu.append(time.process_time() - start_cpu)
     times.sort()
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+    previews = []  # a placement preview also draws the card both ways below the board
+    preview = b""
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        preview = render_board(board, highlight=labels, orientations="crystal_t_wne_s")
+        previews.append(time.perf_counter() - start)
+    previews.sort()
+    preview_p99 = previews[min(len(previews) - 1, int(len(previews) * 0.99))]
     uncached = []
     for _ in range(20):
         _tile_image.cache_clear()
@@ -100,6 +108,14 @@ def main() -> None:
     print(f"render CPU time: mean {statistics.mean(cpu) * 1000:.1f} ms")
     print(f"render with an empty card cache: mean {statistics.mean(uncached) * 1000:.1f} ms")
     print(f"PNG: {len(png) / 1024:.1f} KB (target < 150 KB)")
+    print(
+        f"placement preview: mean {statistics.mean(previews) * 1000:.1f} ms, "
+        f"p99 {preview_p99 * 1000:.1f} ms, PNG {len(preview) / 1024:.1f} KB"
+    )
+    slowest = max(p99, preview_p99) * 1000
+    largest = max(len(png), len(preview)) / 1024
+    print(f"{'PASS' if slowest < 50 else 'FAIL'} render p99 {slowest:.1f} ms < 50 ms")
+    print(f"{'PASS' if largest < 150 else 'FAIL'} PNG {largest:.1f} KB < 150 KB")
     if args.save:
         args.save.write_bytes(png)
 
