@@ -48,6 +48,7 @@ from domain.decider import evolve, fold
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import View, describe, view_for
+from infra.archive import imported_streams
 from infra.event_store import StoredEvent
 from tgbot import keyboards as kb
 from tgbot import render
@@ -229,6 +230,9 @@ class Notifier:
         by_game: dict[str, list[StoredEvent]] = {}
         for record in records:
             by_game.setdefault(record.stream_id, []).append(record)
+        # An imported game was played elsewhere: it is replayed by its id, never announced.
+        for game_id in await asyncio.to_thread(self._imported, list(by_game)):
+            del by_game[game_id]
         done = await asyncio.to_thread(botstate.game_versions, list(by_game), self.name)
         failed = await asyncio.gather(
             *(self.announce_game(g, chunk, done.get(g)) for g, chunk in by_game.items())
@@ -238,6 +242,10 @@ class Notifier:
         if self.position > start:
             await asyncio.to_thread(botstate.save_position, self.position, self.name)
         return self.position - start if stuck else len(records)
+
+    def _imported(self, game_ids: list[str]) -> set[str]:
+        with self.services.store.engine.connect() as conn:
+            return imported_streams(conn, game_ids)
 
     async def announce_game(
         self, game_id: str, chunk: Sequence[StoredEvent], done: int | None

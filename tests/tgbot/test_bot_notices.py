@@ -16,6 +16,7 @@ from telegram import Bot
 from domain.commands import RemindPlayer, TimeOut
 from domain.moves import legal_moves
 from domain.state import GameState
+from infra.archive import export_game, import_game
 from infra.bootstrap import bootstrap
 from infra.game_service import now_ms
 from infra.migrations import upgrade
@@ -426,3 +427,24 @@ async def test_a_timeout_from_the_deadline_worker_is_announced_once_like_a_move(
 
             assert await notifier_of(app).catch_up() == 0
             assert len(api.calls) == mark + len(calls)
+
+
+async def test_a_game_imported_into_the_bots_database_is_never_announced(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            services = bot_services(app)
+            state, _ = services.load(game_id)
+            assert state.pending is not None
+            mark = len(api.calls)
+
+            # A developer loads the running game's export under a new id: same chat id.
+            copy, _ = import_game(services.store, export_game(services.store, game_id))
+            services.service.handle(copy, TimeOut(state.pending.id))
+            services.wake.set()
+            await settle(api, app)
+
+            assert api.calls[mark:] == []
+            assert services.active_game(GROUP) == game_id
