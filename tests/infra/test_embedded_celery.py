@@ -194,11 +194,13 @@ def test_a_bot_killed_without_a_goodbye_leaves_no_worker_or_beat_behind(bot: Bot
     ids=["no redis", "redis", "own broker", "off", "on"],
 )
 def test_the_bot_starts_worker_and_beat_only_without_a_broker_of_its_own(
-    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], starts: bool
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, env: dict[str, str], starts: bool
 ) -> None:
     for name in ("REDIS_URL", "CELERY_BROKER_URL", "EMBEDDED_WORKER"):
         monkeypatch.delenv(name, raising=False)
-    for name, value in {"TELEGRAM_BOT_TOKEN": "123:test", **env}.items():
+    database = f"sqlite:///{tmp_path / 'bot.db'}"
+    upgrade(database)
+    for name, value in {"TELEGRAM_BOT_TOKEN": "123:test", "DATABASE_URL": database, **env}.items():
         monkeypatch.setenv(name, value)
     started: list[bool] = []
     monkeypatch.setattr(
