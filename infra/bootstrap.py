@@ -5,18 +5,19 @@ Tests call the same function with fakes (``decider=``, ``codec=``, ``clock_ms=``
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from sqlalchemy import Engine
 
+from domain import codec as domain_codec
+from domain import decider as domain_decider
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
 from infra.projector import Projector
-from infra.settings import ConfigurationError, Settings, load_settings
+from infra.settings import Settings, load_settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +34,7 @@ class Services:
 
 def domain_modules() -> tuple[Decider, Codec]:
     """The rules engine's ``domain.decider`` and ``domain.codec`` modules."""
-    try:
-        decider: Any = importlib.import_module("domain.decider")
-        codec: Any = importlib.import_module("domain.codec")
-    except ImportError as error:
-        raise ConfigurationError(f"the rules engine is not available: {error}") from error
-    return decider, codec
+    return cast(Decider, domain_decider), cast(Codec, domain_codec)
 
 
 def event_store(

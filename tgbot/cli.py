@@ -22,23 +22,15 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from types import ModuleType
 from typing import Any
 
 from infra.settings import ConfigurationError, Settings, load_settings
 
 
-class MissingFeature(RuntimeError):
-    """The module behind a subcommand is not part of this installation yet."""
-
-
-def _module(name: str) -> ModuleType:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name is not None and name.startswith(error.name):
-            raise MissingFeature(f"{name} is not available in this version") from error
-        raise
+def _module(name: str) -> Any:
+    """The module behind a subcommand, imported when it runs (each pulls in a different
+    part of the dependencies: the bot, Pillow, the rules engine alone)."""
+    return importlib.import_module(name)
 
 
 def _settings() -> Settings:
@@ -65,36 +57,37 @@ def _run(args: argparse.Namespace) -> int:
         # Without Redis the bot runs Celery's worker and beat itself, so turn deadlines
         # fire with nothing else started (EMBEDDED_WORKER).
         with embedded_celery(settings):
-            result: Any = _module("tgbot.app").run_bot(settings)
+            result = _module("tgbot.app").run_bot(settings)
         return int(result or 0)
     print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)
     return _demo(args)
 
 
 def _demo(args: argparse.Namespace) -> int:
-    result: Any = _module("tgbot.demo").main(list(args.rest))
+    result = _module("tgbot.demo").main(list(args.rest))
     return int(result or 0)
 
 
 def _simulate(args: argparse.Namespace) -> int:
     # The domain has no clock: the command lends it the wall and CPU clocks.
-    simulate: Any = _module("domain.simulate")
-    result = simulate.main(list(args.rest), clock=time.perf_counter, cpu_clock=time.process_time)
+    result = _module("domain.simulate").main(
+        list(args.rest), clock=time.perf_counter, cpu_clock=time.process_time
+    )
     return int(result or 0)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    result: Any = _module("tgbot.replay_gif").main_replay(list(args.rest))
+    result = _module("tgbot.replay_gif").main_replay(list(args.rest))
     return int(result or 0)
 
 
 def _export(args: argparse.Namespace) -> int:
-    result: Any = _module("infra.archive").main_export(list(args.rest))
+    result = _module("infra.archive").main_export(list(args.rest))
     return int(result or 0)
 
 
 def _import(args: argparse.Namespace) -> int:
-    result: Any = _module("infra.archive").main_import(list(args.rest))
+    result = _module("infra.archive").main_import(list(args.rest))
     return int(result or 0)
 
 
@@ -192,9 +185,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigurationError as error:
         print(f"saboteur-bot: {error}", file=sys.stderr)
         return 2
-    except MissingFeature as error:
-        print(f"saboteur-bot: {error}", file=sys.stderr)
-        return 3
     except KeyboardInterrupt:
         return 130
 
