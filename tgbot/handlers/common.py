@@ -58,6 +58,7 @@ async def run(
     """Run ``command``; the error code when refused, None when done.
 
     The update id is the idempotency key: Telegram delivering an update twice runs it once.
+    It is recorded in the events' metadata too.
     """
     try:
         # Off the event loop: the database and folding the game take a while.
@@ -66,7 +67,7 @@ async def run(
             game_id,
             command,
             idempotency_key=f"tg:{update.update_id}",
-            metadata=metadata,
+            metadata={"telegram_update_id": update.update_id, **(metadata or {})},
         )
     except DomainError as error:
         return error.code
