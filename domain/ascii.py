@@ -39,7 +39,12 @@ Block = tuple[str, str, str]
 EMPTY: Final[Block] = ("", " · ", "")
 FACE_DOWN: Final[Block] = ("???", "???", "???")
 
-_JUNCTIONS: Final[dict[int, str]] = {
+GLYPHS: Final[dict[int, str]] = {
+    0: "·",
+    N: "╵",
+    E: "╶",
+    S: "╷",
+    W: "╴",
     N | S: "│",
     E | W: "─",
     N | E: "└",
@@ -52,6 +57,7 @@ _JUNCTIONS: Final[dict[int, str]] = {
     E | S | W: "┬",
     N | E | S | W: "┼",
 }
+"""Openings (side bits) as one box-drawing character, e.g. ``GLYPHS[N | E] == "└"``."""
 _MARKS: Final[dict[str, str]] = {"start": "S", "goal_treasure": "$"}
 
 
@@ -128,7 +134,7 @@ def _drawn(kind: str, rotated: bool) -> Block:
     elif len(joined) == 2:
         centre = "╬" if segments[0] in (N | S, E | W) else "╳"
     elif joined:
-        centre = _JUNCTIONS[joined[0]]
+        centre = GLYPHS[joined[0]]
     else:
         centre = "x"
     return (

@@ -16,8 +16,9 @@ from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from domain.ascii import GLYPHS
 from domain.board import GOAL_CELLS, Cell, Tile
-from domain.cards import E, N, S, Tool, W, card
+from domain.cards import Tool, card
 from domain.commands import (
     ChooseTheftVictim,
     Command,
@@ -73,24 +74,6 @@ GOAL_NAMES: Final = {
     GOAL_CELLS[2]: "bot.goal_bottom",
 }
 LABELS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-# A card's openings (domain.cards side bits) as one character.
-GLYPHS: Final = {
-    N: "╵",
-    E: "╶",
-    S: "╷",
-    W: "╴",
-    N | S: "│",
-    E | W: "─",
-    N | E: "└",
-    N | W: "┘",
-    S | E: "┌",
-    S | W: "┐",
-    N | E | S: "├",
-    N | S | W: "┤",
-    N | E | W: "┴",
-    E | S | W: "┬",
-    N | E | S | W: "┼",
-}
 
 
 @dataclass(frozen=True, slots=True)

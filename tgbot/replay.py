@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Final
 
 from domain import events as ev
+from domain.ascii import GLYPHS
 from domain.board import Cell
-from domain.cards import PATHS, E, Edition, N, Role, S, W, card, rotate
+from domain.cards import PATHS, Edition, Role, card, rotate
 from domain.decider import evolve, initial_state
 from domain.events import Event, PlayerId
 from domain.state import GameState
@@ -254,18 +255,13 @@ def text(lang: str, key: str, **params: object) -> str:
     return template.format(**params)
 
 
-# Path cards are named by their shape, which needs no translation.
-_GLYPHS: Final = {
-    0: "·", N: "╵", E: "╶", S: "╷", W: "╴",
-    N | S: "│", E | W: "─", N | E: "└", E | S: "┌", S | W: "┐", N | W: "┘",
-    N | E | S: "├", E | S | W: "┬", N | S | W: "┤", N | E | W: "┴", N | E | S | W: "┼",
-}  # fmt: skip
+# Path cards are named by their shape (domain.ascii.GLYPHS), which needs no translation.
 
 
 def path_name(lang: str, kind: str, rotated: bool = False) -> str:
     spec = PATHS[kind]
     mask = rotate(spec.openings) if rotated else spec.openings
-    shape = _GLYPHS[mask]
+    shape = GLYPHS[mask]
     if spec.ladder:
         shape += "🪜"
     if spec.door is not None:
