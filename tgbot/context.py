@@ -112,7 +112,9 @@ class BotServices:
 
 
 def game_id_for(chat_id: int, number: int) -> str:
-    """>>> game_id_for(-100123, 1) == game_id_for(-100123, 1) != game_id_for(-100123, 2)
+    """A game's id: the same for the same chat and number, short enough for a button.
+
+    >>> game_id_for(-100123, 1) == game_id_for(-100123, 1) != game_id_for(-100123, 2)
     True
     """
     digest = hashlib.sha256(f"{chat_id}:{number}".encode()).digest()
