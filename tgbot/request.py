@@ -16,11 +16,16 @@ free one, ``read`` each wait for response data (``getUpdates`` adds its long-pol
 timeout to it, as PTB does). aiohttp bounds no single write, so a request with a body is
 bounded as a whole by the sum of its four timeouts instead (uploads use
 ``media_write_timeout`` as the write part).
+
+A proxy is taken from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``...), as
+httpx does, once per host; HTTP proxies only (aiohttp speaks no SOCKS).
 """
 
 from __future__ import annotations
 
+import urllib.request
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlencode, urlsplit
 
 import aiohttp
 from telegram.error import NetworkError, TimedOut
@@ -30,6 +35,8 @@ if TYPE_CHECKING:
     from telegram._utils.types import ODVInput
 
 __all__ = ["AiohttpRequest"]
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 class AiohttpRequest(BaseRequest):
@@ -46,6 +53,7 @@ class AiohttpRequest(BaseRequest):
         "_media_write_timeout",
         "_pool_size",
         "_pool_timeout",
+        "_proxies",
         "_read_timeout",
         "_session",
         "_write_timeout",
@@ -67,6 +75,7 @@ class AiohttpRequest(BaseRequest):
         self._pool_timeout = pool_timeout
         self._media_write_timeout = media_write_timeout
         self._session: aiohttp.ClientSession | None = None
+        self._proxies: dict[tuple[str, str], str | None] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -78,8 +87,9 @@ class AiohttpRequest(BaseRequest):
                 connector=aiohttp.TCPConnector(limit=self._pool_size),
                 cookie_jar=aiohttp.DummyCookieJar(),
                 headers={"User-Agent": self.USER_AGENT},
-                # HTTP(S)_PROXY from the environment, as httpx honours them.
-                trust_env=True,
+                # Trusted, aiohttp would read the environment and ~/.netrc again on every
+                # request (in a thread); the proxy is looked up once per host instead.
+                trust_env=False,
             )
 
     async def shutdown(self) -> None:
@@ -102,6 +112,7 @@ class AiohttpRequest(BaseRequest):
         files = request_data.multipart_data if request_data is not None else {}
         fields = request_data.json_parameters if request_data is not None else {}
         body: Any = None
+        headers = None
         if files:
             form = aiohttp.FormData(quote_fields=False)
             for name, value in fields.items():
@@ -110,7 +121,7 @@ class AiohttpRequest(BaseRequest):
                 form.add_field(name, content, filename=filename, content_type=mimetype)
             body = form
         elif fields:
-            body = fields  # application/x-www-form-urlencoded, as httpx sends it
+            body, headers = urlencode(fields).encode(), FORM  # as httpx sends it
         read = self._given(read_timeout, self._read_timeout)
         connect = self._given(connect_timeout, self._connect_timeout)
         pool = self._given(pool_timeout, self._pool_timeout)
@@ -129,12 +140,29 @@ class AiohttpRequest(BaseRequest):
             sock_read=read,
         )
         try:
-            async with self._session.request(method, url, data=body, timeout=timeout) as response:
+            async with self._session.request(
+                method,
+                url,
+                data=body,
+                headers=headers,
+                timeout=timeout,
+                proxy=self._proxy(url),
+            ) as response:
                 return response.status, await response.read()
         except TimeoutError as error:
             raise TimedOut from error
         except aiohttp.ClientError as error:
             raise NetworkError(f"aiohttp.{error.__class__.__name__}: {error}") from error
+
+    def _proxy(self, url: str) -> str | None:
+        """The environment's proxy for ``url``'s scheme and host, if any (looked up once)."""
+        parts = urlsplit(url)
+        key = (parts.scheme, parts.netloc)
+        if key not in self._proxies:
+            bypass = urllib.request.proxy_bypass(parts.hostname or "")
+            proxies = urllib.request.getproxies()
+            self._proxies[key] = None if bypass else proxies.get(parts.scheme)
+        return self._proxies[key]
 
     @staticmethod
     def _given(value: ODVInput[float], default: float | None) -> float | None:

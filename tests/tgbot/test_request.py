@@ -183,3 +183,23 @@ async def test_the_rate_limiter_waits_out_a_flood_limit_and_sends_once(
     assert sent.text == "patience"
     assert [c["text"] for c in api.calls_of("sendMessage")] == ["patience", "patience"]
     assert [m["text"] for m in api.messages_in(USER)] == ["patience"]
+
+
+async def test_telegram_is_reached_through_the_proxy_the_environment_names(
+    api: StallingAPI, backend: Callable[..., BaseRequest], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A host nobody can resolve: only the proxy (the fake, answering any host) reaches it.
+    for name in ("NO_PROXY", "no_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{api.port}")
+    bot = Bot(
+        api.token,
+        base_url="http://api.telegram.invalid/bot",
+        request=backend(),
+        get_updates_request=backend(connection_pool_size=1),
+    )
+    async with bot:
+        sent = await bot.send_message(USER, "through the proxy")
+
+    assert sent.text == "through the proxy"
+    assert api.messages_in(USER)[-1]["text"] == "through the proxy"
