@@ -22,7 +22,10 @@ the same presses, each step waited for with a bound, and is not measured. Measur
 - Telegram calls per turn per game, every call counted (everything but ``getUpdates``):
   all of them (the acting player's own presses — answers, preview edits — included), the
   notifier's, and those the group sees (the group's churn: the target);
-- the board pictures rendered by the bot during the run (time and PNG size).
+- the board pictures rendered by the bot during the run (time and PNG size);
+- the bot process's CPU time (every thread, user and system) during the run: percent of
+  one core, and per press; and the event loop's thread's alone, per press (the rest is
+  the worker threads: the database, the rules, drawing).
 
 A turn is a decision opened (a turn, a gold pick, a theft), counted over every game —
 finished ones included. Targets: ≥ 100 updates/s, p99 < 150 ms, ≤ 3 calls per turn per
@@ -41,6 +44,7 @@ import argparse
 import asyncio
 import functools
 import multiprocessing
+import operator
 import os
 import random
 import statistics
@@ -168,6 +172,11 @@ async def until(predicate: Callable[[], object], event: asyncio.Event, seconds: 
             return bool(predicate())
 
 
+def redrawn(api: FakeBotAPI, chat: int, message: dict[str, Any]) -> bool:
+    """Whether the bot edited or deleted ``message`` since it was seen."""
+    return api.messages[chat].get(message["message_id"]) is not message
+
+
 def keyboard_data(message: dict[str, Any]) -> list[str]:
     rows = message.get("reply_markup", {}).get("inline_keyboard", [])
     return [b["callback_data"] for row in rows for b in row if b.get("callback_data")]
@@ -235,7 +244,8 @@ async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, 
         player, message = found
         query = api.press(player, player, message["message_id"], rng.choice(keyboard_data(message)))
         api.query_watchers[query] = event
-        if not await until(lambda q=query: q in api.answered_at, event, ANSWER_SECONDS):
+        answered = functools.partial(operator.contains, api.answered_at, query)
+        if not await until(answered, event, ANSWER_SECONDS):
             out.lost += 1
             continue
         pressed = api.pressed_at[query]
@@ -244,9 +254,7 @@ async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, 
         if api.answered[query].get("show_alert"):
             out.refused += 1
             continue
-        chat = api.messages[player]
-        redrawn = lambda c=chat, m=message: c.get(m["message_id"]) is not m  # noqa: E731
-        if await until(redrawn, event, REDRAW_SECONDS):
+        if await until(functools.partial(redrawn, api, player, message), event, REDRAW_SECONDS):
             out.redraws.append(api.changed_at[player] - pressed)
         else:
             out.not_redrawn += 1
@@ -415,7 +423,10 @@ async def _run(conn: Connection, url: str, seconds: float, seed: int) -> dict[st
         sizes.clear()
         first_position = bot.store.last_position()
         conn.send(("go", seconds))
+        cpu_before, loop_before = time.process_time(), time.thread_time()
         await receive(conn, "stopped", seconds + SETUP_SECONDS)
+        cpu = time.process_time() - cpu_before
+        loop_cpu = time.thread_time() - loop_before
         await _quiet(app, bot)
         conn.send(("settled", None))
         played = await receive(conn, "result")
@@ -432,13 +443,14 @@ async def _run(conn: Connection, url: str, seconds: float, seed: int) -> dict[st
         notifier_module.Outbox.call = original_call  # type: ignore[method-assign]
         notifier_module._png = functools.lru_cache(maxsize=256)(original_png)
         conn.send(("stop", None))
-    return _figures(played, turns, finished, notifier_calls, renders, sizes)
+    return _figures(played, turns, finished, (cpu, loop_cpu), notifier_calls, renders, sizes)
 
 
 def _figures(
     played: dict[str, Any],
     turns: int,
     finished: int,
+    cpu: tuple[float, float],
     notifier_calls: Counter[str],
     renders: list[float],
     sizes: list[int],
@@ -459,6 +471,9 @@ def _figures(
         "not_redrawn": played["not_redrawn"],
         "seconds": elapsed,
         "updates_per_second": presses / elapsed,
+        "bot_cpu_percent": 100 * cpu[0] / elapsed,
+        "bot_cpu_ms_per_press": 1000 * cpu[0] / max(1, presses),
+        "event_loop_cpu_ms_per_press": 1000 * cpu[1] / max(1, presses),
         "p50_ms": 1000 * _quantile(latencies, 0.5),
         "p99_ms": 1000 * _quantile(latencies, 0.99),
         "redraw_p50_ms": 1000 * _quantile(redraws, 0.5),
