@@ -179,6 +179,9 @@ async def open_game(
     api: FakeBotAPI, app: BotApplication, group: int, players: list[int], edition: str = "base"
 ) -> dict[str, Any]:
     """The first player sends /newgame, the others press Join; returns the lobby message."""
+    # Updates are handled concurrently: the players' /start must be done first, or the
+    # creator is told to open the private chat.
+    await settle(api, app)
     api.send_text(group, players[0], f"/newgame {edition}")
     await settle(api, app)
     lobby = next(m for m in api.messages_in(group) if api.keyboard(m))
