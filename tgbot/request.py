@@ -84,7 +84,8 @@ class AiohttpRequest(BaseRequest):
     async def initialize(self) -> None:
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self._pool_size),
+                # httpx's pool: as many connections in all, idle ones closed after 5 s.
+                connector=aiohttp.TCPConnector(limit=self._pool_size, keepalive_timeout=5.0),
                 cookie_jar=aiohttp.DummyCookieJar(),
                 headers={"User-Agent": self.USER_AGENT},
                 # Trusted, aiohttp would read the environment and ~/.netrc again on every
@@ -147,6 +148,7 @@ class AiohttpRequest(BaseRequest):
                 headers=headers,
                 timeout=timeout,
                 proxy=self._proxy(url),
+                allow_redirects=False,  # as httpx: a redirect is an answer, not followed
             ) as response:
                 return response.status, await response.read()
         except TimeoutError as error:
