@@ -3,6 +3,11 @@
 It knows nothing of the rules: a :class:`Decider` (``initial_state``, ``decide``,
 ``evolve``) and a :class:`Codec` (``encode``, ``decode``) are handed to it, the real
 domain modules in production (see :mod:`infra.bootstrap`) and small fakes in tests.
+
+The last state it saw of each recent game is kept in memory (states are immutable): a
+load reads only the events after it, so a game moved on by another process or instance
+is still seen whole, and a press costs one small query instead of a snapshot to unpickle
+and dozens of events to decode and fold.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ import dataclasses
 import hashlib
 import logging
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -30,6 +37,7 @@ S = TypeVar("S")
 E = TypeVar("E")
 
 DEFAULT_SNAPSHOT_EVERY = 50
+DEFAULT_KNOWN_GAMES = 1024  # games whose last state is kept in memory
 DEFAULT_ATTEMPTS = 5
 
 
@@ -101,6 +109,7 @@ class GameService:
         clock_ms: Callable[[], int] = now_ms,
         seeds: Callable[[], int] = random_seed,
         attempts: int = DEFAULT_ATTEMPTS,
+        known_games: int = DEFAULT_KNOWN_GAMES,
     ) -> None:
         self.store = store
         self.decider = decider
@@ -111,24 +120,52 @@ class GameService:
         self.attempts = attempts
         self.schema_version: int = int(getattr(codec, "SCHEMA_VERSION", 1))
         self.kind = state_kind(decider)
+        self.known_games = known_games
+        # game id -> the newest state this service saw and its version; handlers call
+        # in from several threads.
+        self._known: OrderedDict[str, Loaded[Any]] = OrderedDict()
+        self._known_lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------
 
     def load(self, game_id: str) -> Loaded[Any]:
-        """The game's current state and version: the snapshot, then the events after it."""
-        snapshot = self.store.load_snapshot(game_id, self.kind)
-        state, version = (
-            (snapshot.state, snapshot.version)
-            if snapshot is not None
-            else (self.decider.initial_state(), 0)
-        )
+        """The game's current state and version: the last state seen of it (else its
+        snapshot, else the start), then the events after it."""
+        known = self._recall(game_id)
+        if known is not None:
+            state, version = known.state, known.version
+        else:
+            snapshot = self.store.load_snapshot(game_id, self.kind)
+            state, version = (
+                (snapshot.state, snapshot.version)
+                if snapshot is not None
+                else (self.decider.initial_state(), 0)
+            )
         base = version
         for stored in self.store.load(game_id, after_version=version, with_metadata=False):
             state = self.decider.evolve(state, self.decode(stored))
             version = stored.version
         if version - base >= self.snapshot_every:
             self._snapshot(game_id, version, state)
-        return Loaded(state, version)
+        loaded = Loaded(state, version)
+        self._remember(game_id, loaded)
+        return loaded
+
+    def _recall(self, game_id: str) -> Loaded[Any] | None:
+        with self._known_lock:
+            return self._known.get(game_id)
+
+    def _remember(self, game_id: str, loaded: Loaded[Any]) -> None:
+        """Keep ``loaded`` as the game's last state seen, unless a newer one is kept."""
+        if self.known_games <= 0:
+            return
+        with self._known_lock:
+            kept = self._known.get(game_id)
+            if kept is None or kept.version <= loaded.version:
+                self._known[game_id] = loaded
+            self._known.move_to_end(game_id)
+            while len(self._known) > self.known_games:
+                self._known.popitem(last=False)
 
     def decode(self, stored: StoredEvent) -> Any:
         return self.codec.decode(stored.type, stored.payload, stored.schema_version)
@@ -196,6 +233,7 @@ class GameService:
                 and version // self.snapshot_every > loaded.version // self.snapshot_every
             ):
                 self._snapshot(game_id, version, state)
+            self._remember(game_id, Loaded(state, version))
             return Outcome(new_events, state, version)
         raise AssertionError("unreachable")  # pragma: no cover
 

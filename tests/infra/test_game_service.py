@@ -120,6 +120,22 @@ def test_a_lost_race_is_decided_again_on_the_new_state(engine: Engine) -> None:
     assert games.store.version(game) == 6
 
 
+def test_a_game_moved_on_elsewhere_is_loaded_with_every_new_event(engine: Engine) -> None:
+    here, elsewhere, game = service(engine), service(engine), new_game()
+    here.handle(game, Create(actor=1, chat_id=5))
+    here.handle(game, Join(actor=2, name="Bo"))
+    seen = here.load(game)
+
+    elsewhere.handle(game, Tick(actor=1))
+    elsewhere.handle(game, Tick(actor=2))
+
+    again = here.load(game)
+    assert (seen.version, again.version) == (2, 6)
+    assert again == service(engine, known_games=0).load(game)
+    [_, opened] = here.handle(game, Tick(actor=1))
+    assert opened.decision == 3  # decided on the state after the other service's ticks
+
+
 def test_giving_up_after_the_bounded_attempts_raises(engine: Engine) -> None:
     games, game = service(engine, attempts=2), new_game()
     games.handle(game, Create(actor=1, chat_id=5))
