@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DisconnectionError, OperationalError
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from infra.settings import ConfigurationError, normalise_database_url
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# A pooled PostgreSQL connection idle longer than this is pinged before it is used.
+IDLE_PING_SECONDS = 5.0
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -28,8 +32,34 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         _configure_sqlite(engine)
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(url, **kwargs)
+    engine = create_engine(url, **kwargs)
+    _ping_when_idle(engine)
+    return engine
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a pooled connection before use only if it sat idle for a while.
+
+    A server restart or an idle timeout kills connections waiting in the pool: those are
+    pinged and, dead, replaced (the pool tries again) before anything runs on them. A
+    connection in steady use skips the round trip ``pool_pre_ping`` would add to every
+    checkout; if the server goes away under it, the statement fails once and SQLAlchemy
+    invalidates the pool.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection: Any, record: ConnectionPoolEntry, proxy: Any) -> None:
+        idle_since = record.info.pop("idle_since", None)
+        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            raise DisconnectionError("a pooled connection died while idle") from error
 
 
 def _configure_sqlite(engine: Engine) -> None:
