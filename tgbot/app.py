@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,7 +34,7 @@ from telegram.ext import (
 from infra.bootstrap import Services, bootstrap
 from infra.settings import Settings
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
-from tgbot.handlers import callbacks, group, private
+from tgbot.handlers import callbacks, group, history, private
 from tgbot.notifier import NOTIFIER_KEY as NOTIFIER_KEY
 from tgbot.notifier import Notifier
 from tgbot.request import AiohttpRequest
@@ -121,19 +120,7 @@ def register(app: BotApplication) -> None:
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)
-    history = optional_history()
-    if history is not None:
-        history.register(app)
-
-
-def optional_history() -> Any:
-    """The history and replay handlers (``/history``, ``/stats``, ``/replay``), if present."""
-    try:
-        return importlib.import_module("tgbot.handlers.history")
-    except ModuleNotFoundError as error:
-        if error.name != "tgbot.handlers.history":
-            raise
-        return None
+    history.register(app)  # /history, /stats, /replay and the replay's buttons
 
 
 async def on_error(update: object, context: BotContext) -> None:
@@ -176,7 +163,7 @@ async def stop_background(app: BotApplication) -> None:
 async def set_commands(app: BotApplication) -> None:
     """Command menus per scope (groups, private chats) and per language."""
     bot = app.bot
-    group_commands = GROUP_COMMANDS + (HISTORY_COMMANDS if optional_history() else ())
+    group_commands = GROUP_COMMANDS + HISTORY_COMMANDS
     for lang in (None, *LANGUAGES):
         texts = Texts(lang or "en")
         for scope, names in (

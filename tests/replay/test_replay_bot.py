@@ -106,12 +106,6 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
     store = EventStore(make_engine(url))
     first, second, running = (store_game(store, g.events, day) for day, g in enumerate(group_games))
     async with FakeBotAPI() as api, running_bot(api, url) as app:
-        if not any(
-            getattr(h, "callback", None) is handlers.on_button
-            for group in app.handlers.values()
-            for h in group
-        ):
-            handlers.register(app)
         api.group(GROUP)
         api.user(USER, "Ann")
         key = bot_services(app).callback_key
@@ -229,13 +223,7 @@ async def test_history_pages_and_replay_by_id_only_where_the_game_belongs(
     cancelled = store_game(store, cancelled_lobby(GROUP), day=21)
     # The bot starts after these games: its notifier has nothing of them to announce.
     BotState(store.engine).save_position(store.last_position())
-    async with FakeBotAPI() as api, running_bot(api, url) as app:
-        if not any(
-            getattr(h, "callback", None) is handlers.on_button
-            for group in app.handlers.values()
-            for h in group
-        ):
-            handlers.register(app)
+    async with FakeBotAPI() as api, running_bot(api, url):
         api.group(GROUP)
         api.group(OTHER_GROUP)
         api.user(USER, "Ann")
@@ -312,13 +300,7 @@ async def test_the_gif_is_made_once_and_a_press_while_it_is_made_is_answered(
     store = EventStore(make_engine(url))
     game = store_game(store, group_games[0].events, day=0)
     BotState(store.engine).save_position(store.last_position())
-    async with FakeBotAPI() as api, running_bot(api, url) as app:
-        if not any(
-            getattr(h, "callback", None) is handlers.on_button
-            for group in app.handlers.values()
-            for h in group
-        ):
-            handlers.register(app)
+    async with FakeBotAPI() as api, running_bot(api, url):
         api.group(GROUP)
         api.user(USER, "Ann")
         sent = len(api.calls)
