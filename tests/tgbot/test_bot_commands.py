@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 
 import pytest
 from telegram.ext import CommandHandler
 
-from infra.migrations import upgrade
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import bot_services, running_bot, seat, settle, start_game
@@ -20,13 +18,6 @@ GROUP = -4004
 PLAYERS = [41, 42, 43]
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
 
 
 def registered(app: BotApplication) -> set[str]:

@@ -16,7 +16,6 @@ from domain.decider import theft_victims
 from domain.events import CardsDiscarded, FrontCardRemoved, GoldPicked, TheftResolved
 from domain.moves import legal_moves
 from domain.state import GameState
-from infra.migrations import upgrade
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
@@ -34,13 +33,6 @@ PLAYERS = [61, 62, 63]
 pytestmark = pytest.mark.timeout(120)
 
 Policy = Callable[[GameState, list[Command]], Command]
-
-
-@pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
 
 
 def toward_treasure(state: GameState, moves: list[Command]) -> Command:

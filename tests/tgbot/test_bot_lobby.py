@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from infra.migrations import upgrade
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
@@ -21,13 +18,6 @@ GROUP = -5005
 PLAYERS = [51, 52, 53]
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
 
 
 def buttons(api: FakeBotAPI, message: dict[str, object]) -> list[Button]:

@@ -45,13 +45,6 @@ PLAYERS = [21, 22, 23]
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
-
-
 async def test_a_reminder_tells_the_player_the_real_time_left(db: str) -> None:
     # The game's clock runs 150 s behind: a 180 s turn opened now ends in about 30 s.
     async with FakeBotAPI() as api:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from infra.migrations import upgrade
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
@@ -29,13 +28,6 @@ GROUP = -2002
 PLAYERS = [11, 12, 13]
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
 
 
 @dataclass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import pytest
 from sqlalchemy import select
@@ -12,7 +11,6 @@ from domain.cards import Role, deck
 from domain.decider import evolve, initial_state
 from domain.events import GameEnded, GoldPicked, RoundEnded, TheftResolved
 from domain.view import describe
-from infra.migrations import upgrade
 from infra.schema import games
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
@@ -30,13 +28,6 @@ from tgbot.texts import Texts
 pytestmark = pytest.mark.timeout(240)
 
 GROUP = -1001
-
-
-@pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
 
 
 async def open_lobby(api: FakeBotAPI, app: BotApplication, players: list[int], edition: str) -> int:

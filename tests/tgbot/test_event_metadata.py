@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from infra.migrations import upgrade
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import bot_services, running_bot, seat, start_game
 
@@ -13,13 +10,11 @@ PLAYERS = [501, 502, 503]
 
 
 async def test_every_event_a_player_caused_records_the_telegram_update_and_the_actor(
-    empty_database: Callable[[str], str],
+    db: str,
 ) -> None:
-    url = empty_database("sqlite")
-    upgrade(url)
     async with FakeBotAPI() as api:
         seat(api, GROUP, PLAYERS)
-        async with running_bot(api, url) as app:
+        async with running_bot(api, db) as app:
             game_id = await start_game(api, app, GROUP, PLAYERS)
             stored = bot_services(app).store.load(game_id)
 
