@@ -219,7 +219,10 @@ class _Deadlines:
     name: str = PROJECTION
     tables: Sequence[Table] = (deadlines,)
 
-    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None:
+    def prepare(self, events: Sequence[StoredEvent]) -> None:
+        return None
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: None) -> None:
         for record in events:
             if record.type in WATCHED:
                 apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)

@@ -204,13 +204,16 @@ class _History:
     name: str = HISTORY_PROJECTOR
     tables: Sequence[Table] = HISTORY_TABLES
 
-    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None:
-        for event in events:
-            if event.type != "game_ended":
-                continue
-            game = summarise(self.store.load(event.stream_id))
-            if game is not None:
-                record(conn, game)
+    def prepare(self, events: Sequence[StoredEvent]) -> list[GameSummary]:
+        """The summaries of the games that ended, read back before the write lock."""
+        ended = [e.stream_id for e in events if e.type == "game_ended"]
+        return [game for g in ended if (game := summarise(self.store.load(g))) is not None]
+
+    def apply(
+        self, conn: Connection, events: Sequence[StoredEvent], prepared: list[GameSummary]
+    ) -> None:
+        for game in prepared:
+            record(conn, game)
 
 
 class HistoryProjector(Projector):

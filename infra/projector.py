@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, Table, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -26,15 +26,20 @@ READ_MODELS_PROJECTOR = "read_models"
 DEFAULT_BATCH = 500
 
 Row = dict[str, Any]
+P = TypeVar("P")
 
 
 def ms_to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
-class Projection(Protocol):
+class Projection(Protocol[P]):
     """A read model fed by the log: its name (its row in ``projector_positions``), the
-    tables it owns (emptied by a rebuild) and what a batch of events does to them."""
+    tables it owns (emptied by a rebuild) and what a batch of events does to them.
+
+    ``prepare`` runs before the write transaction (reading other streams, say), so the
+    lock is held only while ``apply`` writes what it prepared.
+    """
 
     @property
     def name(self) -> str: ...
@@ -42,7 +47,9 @@ class Projection(Protocol):
     @property
     def tables(self) -> Sequence[Table]: ...
 
-    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None: ...
+    def prepare(self, events: Sequence[StoredEvent]) -> P: ...
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: P) -> None: ...
 
 
 @contextmanager
@@ -82,12 +89,12 @@ class Projector:
         self,
         engine: Engine,
         store: EventStore,
-        projection: Projection | None = None,
+        projection: Projection[Any] | None = None,
         wait: bool = True,
     ):
         self.engine = engine
         self.store = store
-        self.projection: Projection = projection or READ_MODELS
+        self.projection: Projection[Any] = projection or READ_MODELS
         self.wait = wait
 
     @property
@@ -111,13 +118,16 @@ class Projector:
         new = self.store.read_all(after_position=start, limit=batch)
         if not new:
             return 0
+        with self.engine.connect() as conn:
+            fresh = self._played_here(conn, new)
+        prepared = self.projection.prepare(fresh)
         with writer(self.engine) as conn:
             position = lock_position(conn, self.name, self.wait)
             if position is None:
                 return None
             if position != start:
                 return 0
-            self._apply(conn, new)
+            self.projection.apply(conn, fresh, prepared)
             self._record(conn, new[-1].position)
         return len(new)
 
@@ -149,15 +159,18 @@ class Projector:
                 conn.execute(delete(table))
             position = 0
             while new := self.store.read_all(after_position=position, limit=batch):
-                self._apply(conn, new)
+                fresh = self._played_here(conn, new)
+                self.projection.apply(conn, fresh, self.projection.prepare(fresh))
                 position = new[-1].position
                 replayed += len(new)
             self._record(conn, position)
         return replayed
 
-    def _apply(self, conn: Connection, new: Sequence[StoredEvent]) -> None:
+    @staticmethod
+    def _played_here(conn: Connection, new: Sequence[StoredEvent]) -> list[StoredEvent]:
+        """``new`` without the events of imported games."""
         imported = imported_streams(conn, {e.stream_id for e in new})
-        self.projection.apply(conn, [e for e in new if e.stream_id not in imported])
+        return [e for e in new if e.stream_id not in imported]
 
     def _record(self, conn: Connection, position: int) -> None:
         conn.execute(
@@ -191,12 +204,15 @@ class _ReadModels:
     name: str = READ_MODELS_PROJECTOR
     tables: Sequence[Table] = (games, player_stats)
 
-    def apply(self, conn: Connection, events: Sequence[StoredEvent]) -> None:
+    def prepare(self, events: Sequence[StoredEvent]) -> None:
+        return None
+
+    def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: None) -> None:
         for event in events:
             apply(conn, event)
 
 
-READ_MODELS: Projection = _ReadModels()
+READ_MODELS: Projection[None] = _ReadModels()
 
 
 Handler = Callable[[Connection, Row, dict[str, Any], StoredEvent], Row]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -140,3 +142,39 @@ def test_events_of_a_stream_that_is_no_game_are_passed_over(engine: Engine) -> N
 
     assert projector.catch_up() == 1
     assert tables(engine)["games"] == []
+
+
+def test_a_projection_prepares_its_batch_before_it_takes_the_write_lock(
+    sqlite_url: str,
+) -> None:
+    """What a projection reads to prepare its rows (the history reads whole games) must
+    not hold up the players' moves: on SQLite the write lock is the whole database."""
+    engine = make_engine(sqlite_url)
+    store = EventStore(engine)
+    play(GameService(store, TinyDecider(), TinyCodec()), chat=900, finish=True)
+    path = engine.url.database
+    assert path is not None
+    lock_free_while_preparing: list[bool] = []
+
+    @dataclass(frozen=True)
+    class Probe:
+        name: str = f"probe-{uuid.uuid4().hex[:6]}"
+        tables: tuple[Any, ...] = ()
+
+        def prepare(self, events: Any) -> None:
+            other = sqlite3.connect(path, timeout=0, isolation_level=None)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+                lock_free_while_preparing.append(True)
+            except sqlite3.OperationalError:  # database is locked
+                lock_free_while_preparing.append(False)
+            finally:
+                other.close()
+
+        def apply(self, conn: Any, events: Any, prepared: None) -> None:
+            pass
+
+    assert Projector(engine, store, Probe()).catch_up() > 0
+    assert lock_free_while_preparing and all(lock_free_while_preparing)
+    engine.dispose()
