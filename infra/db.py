@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -77,6 +79,15 @@ def _configure_sqlite(engine: Engine) -> None:
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get("sqlite_begin", "")
         connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+@contextmanager
+def writer(engine: Engine) -> Iterator[Connection]:
+    """A write transaction, committed at the end, rolled back on an error. On SQLite it
+    takes the database's write lock up front (``BEGIN IMMEDIATE``), so a writer that
+    reads first never finds the lock taken between its read and its write."""
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
+        yield conn
 
 
 def connect_or_explain(engine: Engine, variable: str = "DATABASE_URL") -> Connection:

@@ -60,8 +60,9 @@ from domain.events import (
     PlayerReminded,
     RoundEnded,
 )
+from infra.db import writer
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector, writer
+from infra.projector import Projector
 from infra.schema import metadata
 
 log = logging.getLogger(__name__)

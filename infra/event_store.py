@@ -27,6 +27,7 @@ from sqlalchemy import Connection, Engine, and_, bindparam, delete, func, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
+from infra.db import writer
 from infra.schema import events, processed_commands, snapshots
 
 # Any constant will do; it only has to be the one every appender uses.
@@ -218,7 +219,7 @@ class EventStore:
         batch = list(new_events)
         meta = dict(metadata or {})
         try:
-            with self._writer() as conn:
+            with writer(self.engine) as conn:
                 if idempotency_key is not None:
                     seen = self._processed(conn, stream_id, idempotency_key)
                     if seen is not None:
@@ -251,10 +252,6 @@ class EventStore:
                 if seen is not None:
                     raise DuplicateCommand(stream_id, idempotency_key, seen) from error
             raise ConcurrencyError(stream_id, expected_version) from error
-
-    def _writer(self) -> Any:
-        conn = self.engine.connect().execution_options(sqlite_begin="IMMEDIATE")
-        return _Transaction(conn)
 
     def _insert(
         self,
@@ -419,24 +416,3 @@ class EventStore:
     def delete_snapshots(self) -> None:
         with self.engine.begin() as conn:
             conn.execute(delete(snapshots))
-
-
-class _Transaction:
-    """``with`` block: a write transaction (``BEGIN IMMEDIATE`` on SQLite), committed
-    at the end, rolled back on an error."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> Connection:
-        self.transaction = self.conn.begin()
-        return self.conn
-
-    def __exit__(self, kind: object, error: object, traceback: object) -> None:
-        try:
-            if kind is None:
-                self.transaction.commit()
-            else:
-                self.transaction.rollback()
-        finally:
-            self.conn.close()

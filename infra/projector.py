@@ -9,8 +9,7 @@ and payload dicts, not on the rules engine, and take every time from the event
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -19,6 +18,7 @@ from sqlalchemy import Connection, Engine, Table, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from infra.archive import imported_streams
+from infra.db import writer
 from infra.event_store import EventStore, StoredEvent
 from infra.schema import games, player_stats, projector_positions
 
@@ -50,13 +50,6 @@ class Projection(Protocol[P]):
     def prepare(self, events: Sequence[StoredEvent]) -> P: ...
 
     def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: P) -> None: ...
-
-
-@contextmanager
-def writer(engine: Engine) -> Iterator[Connection]:
-    """A transaction that is the only writer: on SQLite it takes the write lock up front."""
-    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
-        yield conn
 
 
 def lock_position(conn: Connection, name: str, wait: bool = True) -> int | None:
