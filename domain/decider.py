@@ -679,7 +679,7 @@ def _come_back(state: GameState, cmd: ComeBack) -> _Log:
         raise errors.NotAPlayer()
     if cmd.actor not in state.away:
         raise errors.NotAway()
-    log = _emitted(state, PlayerCameBack(cmd.actor))
+    log = _acting(state, cmd.actor)
     pending = state.pending
     if pending is not None and pending.player == cmd.actor:
         _open(log, cmd.actor, pending.kind, cmd.at)
