@@ -56,6 +56,7 @@ REMOVE: Final = "rr"  # page: front kind index, value: mask
 GOLD: Final = "gp"  # value
 THEFT: Final = "th"  # player
 COME_BACK: Final = "bk"  # an away player is back (any version: it never goes stale)
+OPEN: Final = "vo"  # a finished game's replay, opened at its first step
 
 LOBBY_ACTIONS: Final = frozenset(
     {JOIN, LEAVE, START, CANCEL, SETTINGS, SET_EDITION, SET_TIMER, SET_LANGUAGE, LOBBY}
@@ -118,6 +119,11 @@ class Press:
 
 
 Row = list[tuple[str, Press]]
+
+
+def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboardButton:
+    """A button that opens the replay of ``game_id`` (the game-over message's, /history's)."""
+    return InlineKeyboardButton(label, callback_data=encode(CallbackData(OPEN, game_id, 0), key))
 
 
 def markup(rows: Sequence[Row], game: str, version: int, key: bytes) -> InlineKeyboardMarkup:

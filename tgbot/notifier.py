@@ -53,7 +53,6 @@ from infra.event_store import StoredEvent
 from tgbot import keyboards as kb
 from tgbot import render
 from tgbot.context import BotServices
-from tgbot.handlers.history import replay_button
 from tgbot.texts import Texts, cell_text, esc, mention, name_html
 
 log = logging.getLogger(__name__)
@@ -795,7 +794,7 @@ class _Batch:
                     self.after.append((round_end_text(event, state, gtexts), None))
                 case ev.GameEnded():
                     self.board_changed = True
-                    replay = replay_button(
+                    replay = kb.replay_button(
                         self.game_id, n.services.callback_key, gtexts.t("bot.button_replay")
                     )
                     markup = InlineKeyboardMarkup([[replay]])

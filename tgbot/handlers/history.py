@@ -45,6 +45,7 @@ from infra.history import (
 from tgbot import callback as cb
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers.common import chat_texts
+from tgbot.keyboards import OPEN, replay_button
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -60,7 +61,6 @@ log = logging.getLogger(__name__)
 
 STEP: Final = "vs"  # value: the step to show; page: the page of its caption
 GIF: Final = "vg"
-OPEN: Final = "vo"
 PAGE: Final = "vh"  # value: how many newer games the /history page skips
 ACTIONS: Final = (STEP, GIF, OPEN, PAGE)
 HISTORY_DATA: Final = "history"  # the game field of a /history page button (no one game)
@@ -256,13 +256,6 @@ def replay_view(
         photo=renderer(step),
         caption=pages[page],
         keyboard=keyboard(replay, step.index, key, lang, page, len(pages)),
-    )
-
-
-def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboardButton:
-    """A button that opens the replay of ``game_id`` (for the game-over message)."""
-    return InlineKeyboardButton(
-        label, callback_data=cb.encode(cb.CallbackData(OPEN, game_id, 0), key)
     )
 
 

@@ -1,0 +1,19 @@
+"""How the bot's modules depend on each other."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_the_notifier_loads_without_the_history_handlers() -> None:
+    # The notifier runs in every bot process; /history and its read models are a handler's.
+    code = (
+        "import sys, tgbot.notifier; "
+        "print(sorted(m for m in sys.modules if m in "
+        "('tgbot.handlers.history', 'infra.history', 'tgbot.replay_gif')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]"
