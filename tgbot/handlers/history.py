@@ -424,6 +424,18 @@ async def open_replay(
 ) -> str | None:
     """Send a new replay message of ``game_id`` in ``chat_id`` at its first step; or, when
     it cannot be shown there, the catalog key of the reason (nothing is sent)."""
+    found = await find_replay(context, chat_id, user_id, game_id)
+    if isinstance(found, str):
+        return found
+    await send_replay(context, chat_id, found, lang)
+    return None
+
+
+async def find_replay(
+    context: BotContext, chat_id: int, user_id: int | None, game_id: str
+) -> Replay | str:
+    """The replay of ``game_id`` if it may be shown in ``chat_id`` to ``user_id``, else
+    the catalog key of the reason."""
     try:
         replay = await asyncio.to_thread(_cache(context).get, context.services, game_id)
     except ReplayError as error:
@@ -431,10 +443,7 @@ async def open_replay(
     except ValueError:
         return "replay.not_found"
     allowed = await asyncio.to_thread(may_replay, context.services, replay, chat_id, user_id)
-    if not allowed:
-        return "replay.elsewhere"
-    await send_replay(context, chat_id, replay, lang)
-    return None
+    return replay if allowed else "replay.elsewhere"
 
 
 def refusal_key(error: ReplayError) -> str:
@@ -517,15 +526,16 @@ async def on_button(update: Update, context: BotContext) -> None:
         raise ApplicationHandlerStop
     if data.action == OPEN:
         user = update.effective_user
-        refusal = None
-        if chat is not None:
-            refusal = await open_replay(
-                context, chat.id, user.id if user else None, data.game, lang
-            )
-        if refusal is not None:
-            await query.answer(text(lang, refusal), show_alert=True)
-        else:
+        if chat is None:
             await query.answer()
+            raise ApplicationHandlerStop
+        found = await find_replay(context, chat.id, user.id if user else None, data.game)
+        if isinstance(found, str):
+            await query.answer(text(lang, found), show_alert=True)
+        else:
+            # Answered before the picture is drawn and sent: the button stops spinning.
+            await query.answer()
+            await send_replay(context, chat.id, found, lang)
         raise ApplicationHandlerStop
     try:
         replay = await asyncio.to_thread(_cache(context).get, services, data.game)
