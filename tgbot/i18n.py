@@ -22,7 +22,8 @@ from pathlib import Path
 from string import Formatter
 from typing import Final
 
-LANGUAGES: Final = ("en", "es", "pl")
+from infra.settings import LANGUAGES
+
 DEFAULT: Final = "en"
 LOCALES: Final = Path(__file__).parent / "locales"
 

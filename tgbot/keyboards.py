@@ -29,6 +29,7 @@ from domain.commands import (
     PlayAction,
 )
 from domain.state import GameState, PlayerId
+from infra.settings import LANGUAGES
 from tgbot import texts as texts_module
 from tgbot.callback import CallbackData, encode
 from tgbot.texts import Texts
@@ -67,7 +68,6 @@ PROMPT_ACTIONS: Final = frozenset(
 COMMAND_ACTIONS: Final = frozenset({PLACE, ACT, PASS, REMOVE, GOLD, THEFT})
 
 TIMER_PRESETS: Final = tuple(seconds for _, seconds in texts_module.TIMER_PRESETS)
-LANGUAGES: Final = ("en", "es", "pl")
 EDITIONS: Final = ("base", "saboteur2")
 GOAL_NAMES: Final = {
     GOAL_CELLS[0]: "bot.goal_top",

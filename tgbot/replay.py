@@ -25,6 +25,7 @@ from domain.cards import PATHS, Edition, Role, card, rotate
 from domain.decider import evolve, initial_state
 from domain.events import Event, PlayerId
 from domain.state import GameState
+from infra.settings import LANGUAGES as LANGUAGES  # the replay GIF CLI offers them
 
 StepKind = str
 ROUND_START: Final = "round_start"
@@ -239,7 +240,6 @@ class Replay:
 # --- captions -------------------------------------------------------------------------
 
 _CATALOGS: dict[str, dict[str, str]] = {}
-LANGUAGES: Final = ("en", "es", "pl")
 
 
 def _catalog(lang: str) -> dict[str, str]:

@@ -15,9 +15,9 @@ import html
 from typing import Final
 
 from domain.cards import card
+from infra.settings import LANGUAGES as LANGUAGES  # tgbot.app names each in its menus
 from tgbot import i18n
 
-LANGUAGES = i18n.LANGUAGES
 NAME_LIMIT: Final = 24  # characters of a player's name shown in a caption
 # The turn timers a game can choose, by name (RULES: blitz, normal — the default —,
 # relaxed, async).

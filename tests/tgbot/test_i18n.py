@@ -8,6 +8,8 @@ import pytest
 
 from domain import errors
 from domain.cards import PATHS, Action, Role, Tool
+from infra import settings
+from tgbot import keyboards, replay, texts
 from tgbot.i18n import LANGUAGES, LOCALES, catalog, pick_language, placeholders, t
 
 OWN = {lang: json.loads((LOCALES / f"{lang}.json").read_text("utf-8")) for lang in LANGUAGES}
@@ -113,3 +115,12 @@ def test_the_group_choice_wins_over_the_users_telegram_language(
     telegram: str | None, override: str | None, expected: str
 ) -> None:
     assert pick_language(telegram, override) == expected
+
+
+def test_the_languages_the_settings_accept_are_the_ones_every_part_of_the_bot_offers() -> None:
+    # One list: a language added to the settings is offered by the lobby, /language and
+    # the replay, and has its catalog, without a second list to forget.
+    for module in (keyboards, replay, texts):
+        assert module.LANGUAGES is settings.LANGUAGES, module.__name__
+    assert LANGUAGES is settings.LANGUAGES
+    assert all((LOCALES / f"{lang}.json").exists() for lang in settings.LANGUAGES)

@@ -12,6 +12,7 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, U
 
 from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
 from domain.state import GameState
+from infra.settings import LANGUAGES
 from tgbot import keyboards as kb
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
@@ -83,7 +84,7 @@ async def newgame(update: Update, context: BotContext) -> None:
 def learn_language(context: BotContext, chat_id: int, user: User) -> None:
     """A group that chose no language speaks that of whoever opens a game there."""
     code = (user.language_code or "").split("-")[0].split("_")[0].lower()
-    if code in kb.LANGUAGES and context.services.botstate.chat_language(chat_id) is None:
+    if code in LANGUAGES and context.services.botstate.chat_language(chat_id) is None:
         context.services.botstate.set_chat_default_language(chat_id, code)
 
 
@@ -244,9 +245,9 @@ async def change_setting(
     actor = state.creator if state.creator is not None else user.id
     value = press.value if press.value is not None else -1
     if press.action == kb.SET_LANGUAGE:
-        if not 0 <= value < len(kb.LANGUAGES):
+        if not 0 <= value < len(LANGUAGES):
             return Reply(texts.t("error.forged_button"), alert=True)
-        await asyncio.to_thread(services.botstate.set_chat_language, chat.id, kb.LANGUAGES[value])
+        await asyncio.to_thread(services.botstate.set_chat_language, chat.id, LANGUAGES[value])
         texts = services.texts_for_chat(chat.id)
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):

@@ -9,6 +9,7 @@ from telegram import Chat, Update
 from telegram.constants import ParseMode
 
 from domain.commands import ComeBack, JoinGame
+from infra.settings import LANGUAGES
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
     chat_texts,
@@ -21,7 +22,7 @@ from tgbot.handlers.common import (
     user_texts,
 )
 from tgbot.notifier import NOTIFIER_KEY, PROMPT, Notifier
-from tgbot.texts import LANGUAGES, Texts
+from tgbot.texts import Texts
 
 
 async def start(update: Update, context: BotContext) -> None:
