@@ -16,8 +16,7 @@ from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from domain.ascii import GLYPHS
-from domain.board import GOAL_CELLS, Cell, Tile
+from domain.board import GOAL_CELLS, Cell
 from domain.cards import Tool, card
 from domain.commands import (
     ChooseTheftVictim,
@@ -32,7 +31,7 @@ from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES
 from tgbot import texts as texts_module
 from tgbot.callback import CallbackData, encode
-from tgbot.texts import Texts
+from tgbot.texts import Texts, opening_glyph
 
 # Press actions (callback codes). The first group: the group lobby; the rest: a
 # player's private prompt.
@@ -269,15 +268,6 @@ def card_rows(
     labels = {} if all(c in GOAL_NAMES for c in cells) else cell_labels(cells)
     buttons = [(_action_label(state, m, labels, texts), _action_press(m)) for m in actions]
     return [*_chunks(buttons, 6 if labels else 2), back], labels
-
-
-def opening_glyph(kind: str, rotated: bool) -> str:
-    """Where a path card opens, as one box-drawing character (``├``, ``┐``, ``╵`` …).
-
-    >>> opening_glyph("t_nse", False), opening_glyph("t_nse", True)
-    ('├', '┤')
-    """
-    return GLYPHS.get(Tile(kind, rotated=rotated).openings, "·")
 
 
 def placement_label(letter: str, kind: str, rotated: bool) -> str:

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Final
 
 from domain import events as ev
-from domain.ascii import GLYPHS
 from domain.board import Cell
-from domain.cards import PATHS, Edition, Role, card, rotate
+from domain.cards import PATHS, Edition, Role, card
 from domain.decider import evolve, initial_state
 from domain.events import Event, PlayerId
 from domain.state import GameState
 from infra.settings import LANGUAGES as LANGUAGES  # the replay GIF CLI offers them
+from tgbot.texts import opening_glyph
 
 StepKind = str
 ROUND_START: Final = "round_start"
@@ -255,13 +255,12 @@ def text(lang: str, key: str, **params: object) -> str:
     return template.format(**params)
 
 
-# Path cards are named by their shape (domain.ascii.GLYPHS), which needs no translation.
+# Path cards are named by their shape (tgbot.texts.opening_glyph), which needs no translation.
 
 
 def path_name(lang: str, kind: str, rotated: bool = False) -> str:
     spec = PATHS[kind]
-    mask = rotate(spec.openings) if rotated else spec.openings
-    shape = GLYPHS[mask]
+    shape = opening_glyph(kind, rotated)  # as the placement buttons name it
     if spec.ladder:
         shape += "🪜"
     if spec.door is not None:

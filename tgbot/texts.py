@@ -14,6 +14,8 @@ from __future__ import annotations
 import html
 from typing import Final
 
+from domain.ascii import GLYPHS
+from domain.board import Tile
 from domain.cards import card
 from infra.settings import LANGUAGES as LANGUAGES  # tgbot.app names each in its menus
 from tgbot import i18n
@@ -104,6 +106,15 @@ class Texts:
         if hours:
             parts.append(self.t("bot.duration_hours", n=hours))
         return " ".join(parts)
+
+
+def opening_glyph(kind: str, rotated: bool) -> str:
+    """Where a path card opens, as one box-drawing character (``├``, ``┐``, ``╵`` …).
+
+    >>> opening_glyph("t_nse", False), opening_glyph("t_nse", True)
+    ('├', '┤')
+    """
+    return GLYPHS.get(Tile(kind, rotated=rotated).openings, "·")
 
 
 def esc(text: str) -> str:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from domain.cards import PATHS
 from tgbot.i18n import placeholders
-from tgbot.replay import LANGUAGES
+from tgbot.keyboards import placement_label
+from tgbot.replay import LANGUAGES, path_name
 
 TGBOT = Path(__file__).resolve().parents[2] / "tgbot"
 SOURCES = [TGBOT / "replay.py", TGBOT / "replay_gif.py", TGBOT / "handlers" / "history.py"]
@@ -41,3 +43,12 @@ def test_replay_catalogs_have_the_english_keys_and_placeholders(lang: str) -> No
         if placeholders(text) != placeholders(english[key])
     }
     assert different == {}
+
+
+def test_the_replay_names_a_turned_card_by_the_shape_its_placement_button_showed() -> None:
+    kinds = [k for k in PATHS if k != "start" and not k.startswith("goal")]
+    assert len(kinds) > 20
+    for kind in kinds:
+        for rotated in (False, True):
+            shape = placement_label("A", kind, rotated).split()[1]
+            assert shape in path_name("en", kind, rotated), (kind, rotated)

@@ -206,9 +206,9 @@ async def _navigate(
             case kb.CARD if press.card is not None and press.card in state.hand(user.id):
                 rows, labels = kb.card_rows(state, moves, press.card, texts)
                 preview = True
-                played = card(state.edition, press.card)
-                if played.path is not None and labels:
-                    orientations = played.kind  # both ways, as the buttons name them
+                if labels and kb.is_path_card(state, press.card):
+                    # both ways, as the buttons name them
+                    orientations = card(state.edition, press.card).kind
             case kb.PASS_MENU:
                 rows = kb.pass_rows(state, user.id, moves, press.value or 0, texts)
                 preview = False
