@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -42,7 +44,6 @@ def test_every_card_role_and_tool_has_a_name(lang: str) -> None:
         [f"path.{kind}" for kind in PATHS]
         + [f"action.{action.value}" for action in Action]
         + [f"role.{role.value}" for role in Role]
-        + [f"role.goal_{role.value}" for role in Role]
         + [f"tool.{tool.value}" for tool in Tool]
         + [f"move.action.{action.value}" for action in Action]
         + [f"error.{code}" for code in BUTTON_ERRORS]
@@ -124,3 +125,31 @@ def test_the_languages_the_settings_accept_are_the_ones_every_part_of_the_bot_of
         assert module.LANGUAGES is settings.LANGUAGES, module.__name__
     assert LANGUAGES is settings.LANGUAGES
     assert all((LOCALES / f"{lang}.json").exists() for lang in settings.LANGUAGES)
+
+
+# Families of keys the code builds from a value (``f"path.{kind}"``), by what that value
+# can be; other families built in the code are taken as used whatever follows the prefix.
+BUILT = {
+    "path.": set(PATHS),
+    "role.": {role.value for role in Role},
+    "goal.": {kind for kind in PATHS if kind.startswith("goal_")},
+}
+
+
+def test_every_message_in_the_catalogs_is_one_the_bot_uses() -> None:
+    code = "\n".join(p.read_text("utf-8") for p in Path(LOCALES.parent).rglob("*.py"))
+    literal = set(re.findall(r"""["']([a-z_0-9]+(?:\.[a-z_0-9]+)+)["']""", code))
+    prefixes = {p for p in re.findall(r"""f["']([a-z_0-9.]+)\{""", code) if "." in p}
+    assert set(BUILT) <= prefixes
+
+    def used(key: str) -> bool:
+        if key in literal:
+            return True
+        for prefix in prefixes:
+            if key.startswith(prefix):
+                rest = key.removeprefix(prefix)
+                return prefix not in BUILT or rest in BUILT[prefix]
+        return False
+
+    keys = {key for lang in LANGUAGES for key in catalog(lang)}
+    assert sorted(key for key in keys if not used(key)) == []

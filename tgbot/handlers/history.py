@@ -46,6 +46,7 @@ from tgbot import callback as cb
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers.common import chat_texts
 from tgbot.keyboards import OPEN, replay_button
+from tgbot.notifier import CAPTION_LIMIT
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -64,7 +65,6 @@ GIF: Final = "vg"
 PAGE: Final = "vh"  # value: how many newer games the /history page skips
 ACTIONS: Final = (STEP, GIF, OPEN, PAGE)
 HISTORY_DATA: Final = "history"  # the game field of a /history page button (no one game)
-CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo caption
 TEXT_LIMIT: Final = 4096  # Telegram's limit for a message
 HISTORY_LIMIT: Final = 10
 CACHED_REPLAYS: Final = 16
