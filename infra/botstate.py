@@ -8,8 +8,8 @@ Every table is registered on :data:`infra.schema.metadata` so one migration chai
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -130,6 +130,12 @@ class BotState:
 
     Reads are cached in memory and written through: one bot process owns these rows (a
     second instance would only see another's language choices after a restart).
+
+    Reads and writes run in threads side by side. A write puts the new value in the cache
+    as the last step of its transaction (writers of one row take turns, so the cache ends
+    with the last one's value) and drops it again if the transaction fails; a read only
+    fills a key nobody set meanwhile, so a row read just before a write committed never
+    replaces the written value. Nothing is read back from a dict another thread may clear.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -145,20 +151,25 @@ class BotState:
     def _write(self) -> AbstractContextManager[Connection]:
         return self._writer.begin()
 
+    @staticmethod
+    @contextmanager
+    def _caching(cache: dict[Any, Any], key: object) -> Iterator[None]:
+        """Around a write that caches its new value: a failed write leaves no value."""
+        try:
+            yield
+        except BaseException:
+            cache.pop(key, None)
+            raise
+
     # Users ---------------------------------------------------------------------------
     def user(self, user_id: int) -> BotUser | None:
-        if user_id in self._users:
+        try:
             return self._users[user_id]
-        found = self._read_user(user_id)
-        self._users[user_id] = found
-        return found
-
-    def _read_user(self, user_id: int) -> BotUser | None:
+        except KeyError:
+            pass
         with self.engine.connect() as conn:
-            row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
-        if row is None:
-            return None
-        return BotUser(row.user_id, row.name, row.language, row.private_chat)
+            found = _user_row(conn, user_id)
+        return self._users.setdefault(user_id, found)
 
     def users(self, user_ids: Iterable[int]) -> dict[int, BotUser]:
         ids = list(user_ids)
@@ -188,8 +199,7 @@ class BotState:
             )
         ):
             return  # nothing changes: no write
-        self._users.pop(user_id, None)
-        with self._write() as conn:
+        with self._caching(self._users, user_id), self._write() as conn:
             row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
             if row is None:
                 conn.execute(
@@ -201,25 +211,26 @@ class BotState:
                         updated_at=_now(),
                     )
                 )
-                return
-            values: dict[str, object] = {"name": name, "updated_at": _now()}
-            if language is not None and not (keep_language and row.language):
-                values["language"] = language
-            if private_chat is not None:
-                values["private_chat"] = private_chat
-            conn.execute(update(bot_users).where(bot_users.c.user_id == user_id).values(values))
+            else:
+                values: dict[str, object] = {"name": name, "updated_at": _now()}
+                if language is not None and not (keep_language and row.language):
+                    values["language"] = language
+                if private_chat is not None:
+                    values["private_chat"] = private_chat
+                conn.execute(update(bot_users).where(bot_users.c.user_id == user_id).values(values))
+            self._users[user_id] = _user_row(conn, user_id)
 
     def set_user_language(self, user_id: int, name: str, language: str) -> None:
         self.save_user(user_id, name, language=language, keep_language=False)
 
     def set_private_chat(self, user_id: int, opened: bool) -> None:
-        self._users.pop(user_id, None)
-        with self._write() as conn:
+        with self._caching(self._users, user_id), self._write() as conn:
             conn.execute(
                 update(bot_users)
                 .where(bot_users.c.user_id == user_id)
                 .values(private_chat=opened, updated_at=_now())
             )
+            self._users[user_id] = _user_row(conn, user_id)
 
     # Chats ---------------------------------------------------------------------------
     def chat_language(self, chat_id: int) -> str | None:
@@ -228,15 +239,13 @@ class BotState:
 
     def chat_languages(self, chat_id: int) -> tuple[str | None, str | None]:
         """The group's chosen language and the one learned from its last game's creator."""
-        if chat_id not in self._chat_languages:
-            with self.engine.connect() as conn:
-                row = conn.execute(
-                    select(bot_chats.c.language, bot_chats.c.default_language).where(
-                        bot_chats.c.chat_id == chat_id
-                    )
-                ).first()
-            self._chat_languages[chat_id] = (row[0], row[1]) if row is not None else (None, None)
-        return self._chat_languages[chat_id]
+        try:
+            return self._chat_languages[chat_id]
+        except KeyError:
+            pass
+        with self.engine.connect() as conn:
+            found = _chat_languages_row(conn, chat_id)
+        return self._chat_languages.setdefault(chat_id, found)
 
     def set_chat_default_language(self, chat_id: int, language: str) -> None:
         """The language the group speaks when it chose none (its last game's creator's)."""
@@ -244,9 +253,7 @@ class BotState:
             self._upsert_chat(chat_id, default_language=language)
 
     def _upsert_chat(self, chat_id: int, **values: object) -> None:
-        self._chat_languages.clear()
-        self._resolved.clear()
-        with self._write() as conn:
+        with self._caching(self._chat_languages, chat_id), self._write() as conn:
             found = conn.execute(
                 select(bot_chats.c.chat_id).where(bot_chats.c.chat_id == chat_id)
             ).first()
@@ -258,6 +265,7 @@ class BotState:
                     .where(bot_chats.c.chat_id == chat_id)
                     .values(updated_at=_now(), **values)
                 )
+            self._chat_languages[chat_id] = _chat_languages_row(conn, chat_id)
 
     def set_chat_language(self, chat_id: int, language: str | None) -> None:
         self._upsert_chat(chat_id, language=language)
@@ -266,26 +274,25 @@ class BotState:
         """Remember that a group became a supergroup; its language goes with it."""
         language, learned = self.chat_languages(old_chat_id)
         self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
+        # Every chat that led to the old id now leads where the new one does.
+        with self.engine.connect() as conn:
+            target = _resolve(conn, new_chat_id)
+        for chat_id, resolved in list(self._resolved.items()):
+            if resolved == old_chat_id:
+                self._resolved[chat_id] = target
+        self._resolved[old_chat_id] = target
         if language is not None or learned is not None:
             self._upsert_chat(new_chat_id, language=language, default_language=learned)
 
     def resolve_chat(self, chat_id: int) -> int:
         """The chat's current id, following group-to-supergroup migrations."""
-        if chat_id not in self._resolved:
-            self._resolved[chat_id] = self._resolve(chat_id)
-        return self._resolved[chat_id]
-
-    def _resolve(self, chat_id: int) -> int:
-        seen = {chat_id}
+        try:
+            return self._resolved[chat_id]
+        except KeyError:
+            pass
         with self.engine.connect() as conn:
-            while True:
-                target = conn.execute(
-                    select(bot_chats.c.migrated_to).where(bot_chats.c.chat_id == chat_id)
-                ).scalar()
-                if target is None or target in seen:
-                    return chat_id
-                seen.add(target)
-                chat_id = target
+            found = _resolve(conn, chat_id)
+        return self._resolved.setdefault(chat_id, found)
 
     def chats_migrated_to(self, chat_id: int) -> list[int]:
         """Earlier ids of a chat (groups that became this supergroup)."""
@@ -303,9 +310,11 @@ class BotState:
     # Messages ------------------------------------------------------------------------
     def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
         key = (stream_id, chat_id, role)
-        if key not in self._messages:
-            self._messages[key] = self._read_message(stream_id, chat_id, role)
-        return self._messages[key]
+        try:
+            return self._messages[key]
+        except KeyError:
+            pass
+        return self._messages.setdefault(key, self._read_message(stream_id, chat_id, role))
 
     def _read_message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
         with self.engine.connect() as conn:
@@ -321,8 +330,8 @@ class BotState:
     def save_message(
         self, stream_id: str, chat_id: int, role: str, message_id: int, version: int
     ) -> None:
-        self._messages[(stream_id, chat_id, role)] = StoredMessage(message_id, version)
-        with self._write() as conn:
+        key = (stream_id, chat_id, role)
+        with self._caching(self._messages, key), self._write() as conn:
             conn.execute(
                 delete(bot_messages).where(
                     bot_messages.c.stream_id == stream_id,
@@ -339,10 +348,11 @@ class BotState:
                     version=version,
                 )
             )
+            self._messages[key] = StoredMessage(message_id, version)
 
     def forget_message(self, stream_id: str, chat_id: int, role: str) -> None:
-        self._messages[(stream_id, chat_id, role)] = None
-        with self._write() as conn:
+        key = (stream_id, chat_id, role)
+        with self._caching(self._messages, key), self._write() as conn:
             conn.execute(
                 delete(bot_messages).where(
                     bot_messages.c.stream_id == stream_id,
@@ -350,6 +360,7 @@ class BotState:
                     bot_messages.c.role == role,
                 )
             )
+            self._messages[key] = None
 
     # Notifier position ---------------------------------------------------------------
     def position(self, name: str = "notifier") -> int:
@@ -441,6 +452,33 @@ class BotState:
                 .where(notifier_leases.c.name == name, notifier_leases.c.holder == holder)
                 .values(expires_at=0)
             )
+
+
+def _user_row(conn: Connection, user_id: int) -> BotUser | None:
+    row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
+    return None if row is None else BotUser(row.user_id, row.name, row.language, row.private_chat)
+
+
+def _chat_languages_row(conn: Connection, chat_id: int) -> tuple[str | None, str | None]:
+    row = conn.execute(
+        select(bot_chats.c.language, bot_chats.c.default_language).where(
+            bot_chats.c.chat_id == chat_id
+        )
+    ).first()
+    return (row[0], row[1]) if row is not None else (None, None)
+
+
+def _resolve(conn: Connection, chat_id: int) -> int:
+    """The chat's current id, following its migrations (a loop stops where it closes)."""
+    seen = {chat_id}
+    while True:
+        target = conn.execute(
+            select(bot_chats.c.migrated_to).where(bot_chats.c.chat_id == chat_id)
+        ).scalar()
+        if target is None or target in seen:
+            return chat_id
+        seen.add(target)
+        chat_id = target
 
 
 def _insert(conn: Connection, table: Table) -> Any:

@@ -3,11 +3,14 @@ claims, which keep two bot instances from announcing anything twice."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+from sqlalchemy.engine import Connection
 
-from infra.botstate import BotState
+from infra.botstate import BotState, BotUser, StoredMessage
 from infra.db import make_engine
 
 
@@ -50,3 +53,85 @@ def test_the_position_only_moves_forward(states: tuple[BotState, BotState]) -> N
     assert first.position() == 10
     second.save_position(12)
     assert first.position() == 12
+
+
+@pytest.fixture
+def state(fresh_db_url: str) -> Iterator[BotState]:
+    engine = make_engine(fresh_db_url)
+    yield BotState(engine)
+    engine.dispose()
+
+
+def read_while_writing(state: BotState, read: Callable[[], object]) -> list[object]:
+    """Make every write of ``state`` run ``read`` (another handler's read, in effect) after
+    its statements and before it commits; returns what those reads saw."""
+    seen: list[object] = []
+    begin = state._write
+
+    @contextlib.contextmanager
+    def write() -> Iterator[Connection]:
+        with begin() as conn:
+            yield conn
+            seen.append(read())
+
+    state._write = write  # type: ignore[method-assign]
+    return seen
+
+
+def test_a_user_read_while_their_change_commits_does_not_bring_the_old_one_back(
+    state: BotState,
+) -> None:
+    state.save_user(7, "Ann", language="en", private_chat=False)
+    assert state.user(7) == BotUser(7, "Ann", "en", False)
+    read_while_writing(state, lambda: state.user(7))
+
+    state.save_user(7, "Ann B", private_chat=True)
+
+    assert state.user(7) == BotUser(7, "Ann B", "en", True)
+
+
+def test_a_chat_read_while_its_language_changes_does_not_bring_the_old_one_back(
+    state: BotState,
+) -> None:
+    state.set_chat_language(-5, "es")
+    state.set_chat_language(-6, "pl")
+    assert state.chat_language(-5) == "es"
+    read_while_writing(state, lambda: (state.chat_language(-5), state.chat_language(-6)))
+
+    state.set_chat_language(-5, "pl")
+
+    assert state.chat_language(-5) == "pl"
+    assert state.chat_language(-6) == "pl"
+
+
+def test_a_chat_followed_while_it_migrates_leads_to_the_supergroup(state: BotState) -> None:
+    assert state.resolve_chat(-5) == -5
+    read_while_writing(state, lambda: state.resolve_chat(-5))
+
+    state.set_migrated(-5, -1005)
+
+    assert state.resolve_chat(-5) == -1005
+
+
+class Forgetful(dict[Any, Any]):
+    """A cache another thread clears the moment anything is put in it."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        return default
+
+
+def test_a_cache_cleared_by_another_thread_meanwhile_still_answers(state: BotState) -> None:
+    state.set_chat_language(-5, "es")
+    state.save_message("g1", -5, "board", 42, 3)
+    state._chat_languages = Forgetful()
+    state._messages = Forgetful()
+    state._resolved = Forgetful()
+    state._users = Forgetful()
+
+    assert state.chat_languages(-5) == ("es", None)
+    assert state.message("g1", -5, "board") == StoredMessage(42, 3)
+    assert state.resolve_chat(-5) == -5
+    assert state.user(1) is None
