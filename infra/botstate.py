@@ -327,6 +327,11 @@ class BotState:
             ).first()
         return None if row is None else StoredMessage(row.message_id, row.version)
 
+    def forget_cached_messages(self) -> None:
+        """Read every message id from the database again (another instance may have
+        posted and recorded new ones while this one was not announcing)."""
+        self._messages.clear()
+
     def save_message(
         self, stream_id: str, chat_id: int, role: str, message_id: int, version: int
     ) -> None:

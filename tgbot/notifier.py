@@ -197,8 +197,11 @@ class Notifier:
             self.lease_until = loop.time() + LEASE_MS / 3000
             if not self.leading:
                 log.info("notifier %s announces", self.holder)
-                self.position = None  # another instance may have moved it
+                # Another instance may have announced meanwhile: its position, the
+                # states it folded and the messages it posted are read afresh.
+                self.position = None
                 self.cache.clear()
+                self.services.botstate.forget_cached_messages()
         self.leading = held
         return held
 

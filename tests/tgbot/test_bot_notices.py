@@ -18,6 +18,7 @@ from domain.moves import legal_moves
 from domain.state import GameState
 from infra.archive import export_game, import_game
 from infra.bootstrap import bootstrap
+from infra.botstate import BotState
 from infra.game_service import now_ms
 from infra.migrations import upgrade
 from infra.settings import load_settings
@@ -37,7 +38,7 @@ from tgbot.app import BotApplication
 from tgbot.callback import decode
 from tgbot.context import BotServices
 from tgbot.keyboards import CARD
-from tgbot.notifier import Notifier, fit_caption
+from tgbot.notifier import BOARD, LEASE_MS, Notifier, fit_caption
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -441,3 +442,38 @@ async def test_a_game_imported_into_the_bots_database_is_never_announced(db: str
 
             assert api.calls[mark:] == []
             assert services.active_game(GROUP) == game_id
+
+
+async def test_an_instance_that_leads_again_edits_the_board_another_instance_posted(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            services = bot_services(app)
+            notifier = notifier_of(app)
+            old_board = services.botstate.message(game_id, GROUP, BOARD)
+            assert old_board is not None
+
+            # Another instance takes the lease over and posts the board anew.
+            other = BotState(services.store.engine)
+            later = now_ms() + LEASE_MS + 5_000
+            assert other.hold_lease("other", later, LEASE_MS, notifier.name)
+            notifier.lease_until = 0.0  # this one's lease is due for renewal
+            await api.wait_for(lambda: not notifier.leading or None, 10)
+            posted = await app.bot.send_photo(GROUP, photo=api.photo_bytes(_photos(api)[-1]))
+            other.save_message(game_id, GROUP, BOARD, posted.message_id, 0)
+            other.release_lease("other", notifier.name)
+            await api.wait_for(lambda: notifier.leading or None, 10)
+
+            move_outside_the_bot(app, game_id)
+            await settle(api, app)
+
+            edits = api.calls_of("editMessageMedia")
+            assert edits and edits[-1]["message_id"] == posted.message_id != old_board.message_id
+
+
+def _photos(api: FakeBotAPI) -> list[dict[str, Any]]:
+    return [m for m in api.messages_in(GROUP) if "photo" in m]
