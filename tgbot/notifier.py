@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import aiohttp
+import httpx
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
 from telegram.constants import ParseMode
 from telegram.error import (
@@ -62,6 +64,17 @@ LOBBY, BOARD, PROMPT = "lobby", "board", "prompt"
 UNREACHABLE = "unreachable"  # the group was told this player must open the private chat
 SETTINGS = "settings"  # the lobby message shows the settings (its message id)
 ATTEMPTS = 4  # tries per Telegram call (flood limits waited out, network errors)
+# Calls that do the same when repeated: tried again after any network error. Any other
+# (a send) only when the request surely never left (see never_sent).
+REPEATABLE = ("edit_", "delete_", "get_")
+UNSENT = (
+    aiohttp.ClientConnectorError,
+    aiohttp.ConnectionTimeoutError,
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+    ConnectionRefusedError,
+)
 NETWORK_BACKOFF = 0.25  # seconds before the second try; doubled each time
 MAX_FAILURES = 3  # a game's events whose announcing failed this often are given up
 LEASE_MS = 15_000  # how long the announcing instance's lease lasts without renewal
@@ -116,6 +129,13 @@ class Outbox:
                     raise
                 return None
             except NetworkError as error:  # timed out, a 5xx, a dropped connection
+                if not method.startswith(REPEATABLE) and not never_sent(error):
+                    # Telegram may have carried it out and only the answer was lost:
+                    # sending it again could show the message twice.
+                    log.warning(
+                        "%s to %s may have arrived; not repeated: %s", method, chat_id, error
+                    )
+                    return None
                 log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
                 if attempt + 1 < ATTEMPTS:
                     await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
@@ -124,6 +144,17 @@ class Outbox:
                 return None
         log.warning("%s to %s dropped after %d attempts", method, chat_id, ATTEMPTS)
         return None
+
+
+def never_sent(error: BaseException) -> bool:
+    """Whether a failed request surely never reached Telegram: no connection could be
+    opened (refused, no route, timed out connecting or waiting for the pool)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, UNSENT):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _seconds(value: object) -> float:

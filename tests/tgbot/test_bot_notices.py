@@ -7,11 +7,14 @@ import contextlib
 import datetime as dt
 import json
 import re
+import socket
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 import pytest
 from telegram import Bot
+from telegram.error import NetworkError, TimedOut
 
 from domain.commands import RemindPlayer, TimeOut
 from domain.moves import legal_moves
@@ -477,3 +480,61 @@ async def test_an_instance_that_leads_again_edits_the_board_another_instance_pos
 
 def _photos(api: FakeBotAPI) -> list[dict[str, Any]]:
     return [m for m in api.messages_in(GROUP) if "photo" in m]
+
+
+class LosingAnswers:
+    """The bot's Telegram calls, of which the next ``send_photo`` fails: after Telegram
+    carried it out (the answer timed out), or before it left (no connection)."""
+
+    def __init__(self, bot: Any, error: NetworkError, *, arrived: bool) -> None:
+        self.bot, self.error, self.arrived = bot, error, arrived
+        self.failed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+    async def send_photo(self, **kwargs: Any) -> Any:
+        if self.failed:
+            return await self.bot.send_photo(**kwargs)
+        self.failed = True
+        if self.arrived:
+            await self.bot.send_photo(**kwargs)
+        raise self.error
+
+
+async def refused_connection() -> NetworkError:
+    """The error the bot's aiohttp requests raise when no connection can be opened."""
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    async with aiohttp.ClientSession() as session:
+        try:
+            await session.get(f"http://127.0.0.1:{port}/")
+        except aiohttp.ClientConnectorError as error:
+            try:
+                raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
+            except NetworkError as wrapped:
+                return wrapped
+    raise AssertionError("a closed port answered")
+
+
+@pytest.mark.parametrize("arrived", [True, False])
+async def test_a_prompt_whose_answer_was_lost_is_not_sent_twice_and_one_never_sent_is_sent(
+    db: str, arrived: bool
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            outbox = notifier_of(app).outbox
+            error = TimedOut() if arrived else await refused_connection()
+            outbox.bot = LosingAnswers(outbox.bot, error, arrived=arrived)  # type: ignore[assignment]
+            counts = {p: len(api.messages_in(p)) for p in PLAYERS}
+
+            player = move_outside_the_bot(app, game_id)
+            await settle(api, app)
+
+            assert outbox.bot.failed  # type: ignore[attr-defined]
+            new = [m for m in api.messages_in(player)[counts[player] :] if "photo" in m]
+            assert len(new) == 1
