@@ -26,6 +26,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -110,7 +111,7 @@ class Outbox:
         chat_id = self.services.botstate.resolve_chat(chat_id)
         for attempt in range(ATTEMPTS):
             try:
-                return await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
+                result = await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
             except RetryAfter as error:
                 await asyncio.sleep(_seconds(error.retry_after))
             except ChatMigrated as error:
@@ -135,6 +136,7 @@ class Outbox:
                     log.warning(
                         "%s to %s may have arrived; not repeated: %s", method, chat_id, error
                     )
+                    _went_out(method)
                     return None
                 log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
                 if attempt + 1 < ATTEMPTS:
@@ -142,8 +144,28 @@ class Outbox:
             except TelegramError as error:
                 log.warning("%s to %s failed: %s", method, chat_id, error)
                 return None
+            else:
+                _went_out(method)
+                return result
         log.warning("%s to %s dropped after %d attempts", method, chat_id, ATTEMPTS)
         return None
+
+
+@dataclass
+class Delivery:
+    """Whether a batch sent anything that announcing it again would send a second time
+    (a message sent, or a send whose answer was lost); edits and deletes repeat safely."""
+
+    sent: bool = False
+
+
+DELIVERY: ContextVar[Delivery | None] = ContextVar("delivery", default=None)
+
+
+def _went_out(method: str) -> None:
+    delivery = DELIVERY.get()
+    if delivery is not None and not method.startswith(REPEATABLE):
+        delivery.sent = True
 
 
 def never_sent(error: BaseException) -> bool:
@@ -187,6 +209,9 @@ class Notifier:
         self.lease_until = 0.0  # monotonic seconds when the lease must be renewed by
         self.cache: dict[str, tuple[GameState, int]] = {}
         self.failures: dict[tuple[str, int], int] = {}
+        # Claims to take back (game -> (claimed, announced before)) that failed to be:
+        # taken back before the next catch-up, or the game's events would pass as told.
+        self.unclaims: dict[str, tuple[int, int]] = {}
         self.sent: list[tuple[str, float]] = []  # (method, seconds) for the benchmark
 
     async def run(self) -> None:
@@ -256,6 +281,9 @@ class Notifier:
         # Database work runs off the event loop (handlers keep answering meanwhile).
         if self.position is None:
             self.position = await asyncio.to_thread(botstate.position, self.name)
+        for game_id, (claimed, back) in list(self.unclaims.items()):
+            await asyncio.to_thread(botstate.claim_game, game_id, claimed, back, self.name)
+            del self.unclaims[game_id]
         start = self.position
         records = await asyncio.to_thread(self.services.store.read_all, start, limit)
         if not records:
@@ -293,20 +321,41 @@ class Notifier:
         if not await asyncio.to_thread(botstate.claim_game, game_id, done, claimed, self.name):
             self.cache.pop(game_id, None)  # announced by someone else meanwhile
             return None
+        key = (game_id, fresh[0].version)
+        delivery = Delivery()
+        token = DELIVERY.set(delivery)
         try:
             await self.announce(game_id, fresh)
         except asyncio.CancelledError:
             raise
         except Exception:
             self.cache.pop(game_id, None)
-            key = (game_id, fresh[0].version)
+            if delivery.sent:
+                # Announcing again would send those messages twice. The claim stays and
+                # the rest of these events goes untold: the lesser evil next to duplicates
+                # (the players' next moves are announced as usual; /hand shows the rest).
+                self.failures.pop(key, None)
+                log.exception(
+                    "game %s: announcing failed after sending; up to %d left", game_id, claimed
+                )
+                return None
             self.failures[key] = self.failures.get(key, 0) + 1
             if self.failures[key] >= MAX_FAILURES:
+                del self.failures[key]
                 log.exception("game %s: events up to %d given up", game_id, claimed)
                 return None
             log.exception("game %s: announcing failed; trying again", game_id)
-            await asyncio.to_thread(botstate.claim_game, game_id, claimed, done or 0, self.name)
+            self.unclaims[game_id] = (claimed, done or 0)
+            try:
+                await asyncio.to_thread(botstate.claim_game, game_id, claimed, done or 0, self.name)
+            except Exception:  # taken back before the next catch-up (see catch_up)
+                log.exception("game %s: could not take the claim back yet", game_id)
+            else:
+                del self.unclaims[game_id]
             return fresh[0].position
+        finally:
+            DELIVERY.reset(token)
+        self.failures.pop(key, None)
         return None
 
     def state_before(self, game_id: str, version: int) -> GameState:

@@ -41,7 +41,7 @@ from tgbot.app import BotApplication
 from tgbot.callback import decode
 from tgbot.context import BotServices
 from tgbot.keyboards import CARD
-from tgbot.notifier import BOARD, LEASE_MS, Notifier, fit_caption
+from tgbot.notifier import BOARD, LEASE_MS, PROMPT, Notifier, fit_caption
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -120,8 +120,9 @@ def _board(api: FakeBotAPI, group: int) -> str:
     return str(photos[-1].get("caption", ""))
 
 
+@pytest.mark.parametrize("unclaim_fails", [False, True])
 async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_at_once(
-    db: str, monkeypatch: pytest.MonkeyPatch
+    db: str, monkeypatch: pytest.MonkeyPatch, unclaim_fails: bool
 ) -> None:
     other_group, others = -3004, [31, 32, 33]
     async with FakeBotAPI() as api:
@@ -143,6 +144,18 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
                 await real(game_id, records)
 
             monkeypatch.setattr(notifier, "announce", announce_once_broken)
+            botstate = notifier.services.botstate
+            claim = botstate.claim_game
+            unclaims: list[int] = []
+
+            def claim_game(game_id: str, old: int | None, new: int, name: str) -> bool:
+                if old is not None and new < old:  # taking a claim back
+                    unclaims.append(new)
+                    if unclaim_fails and len(unclaims) == 1:
+                        raise RuntimeError("the database went away again")
+                return claim(game_id, old, new, name)
+
+            monkeypatch.setattr(botstate, "claim_game", claim_game)
             next_first = move_outside_the_bot(app, first)
             next_second = move_outside_the_bot(app, second)
             await settle(api, app)
@@ -150,6 +163,43 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
             new = {p: len(api.messages_in(p)) - counts[p] for p in counts}
             assert new[next_first] == 1 and new[next_second] == 1
             assert sum(new.values()) == 2
+            assert len(unclaims) == (2 if unclaim_fails else 1)
+            assert notifier.failures == {}
+
+
+async def test_a_batch_that_failed_after_sending_is_not_announced_again(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            notifier = notifier_of(app)
+            botstate = notifier.services.botstate
+            save = botstate.save_message
+            failed: list[str] = []
+
+            def save_message(stream: str, chat: int, role: str, *args: Any) -> None:
+                if role == PROMPT and not failed:  # the prompt went out, then the database fell
+                    failed.append(role)
+                    raise RuntimeError("the database went away")
+                save(stream, chat, role, *args)
+
+            monkeypatch.setattr(botstate, "save_message", save_message)
+            counts = {p: len(api.messages_in(p)) for p in PLAYERS}
+            player = move_outside_the_bot(app, game_id)
+            await settle(api, app)
+
+            assert failed
+            new = api.messages_in(player)[counts[player] :]
+            assert len(new) == 1  # the prompt, once
+            assert notifier.failures == {} and notifier.unclaims == {}
+
+            # The game goes on: the next move is announced as usual.
+            after = move_outside_the_bot(app, game_id)
+            await settle(api, app)
+            assert len(api.messages_in(after)) > counts[after]
 
 
 async def test_a_creator_who_never_opened_the_private_chat_is_named_once_with_the_link(
