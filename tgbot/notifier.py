@@ -25,7 +25,7 @@ import socket
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -106,8 +106,39 @@ class Outbox:
         self.bot = bot
         self.services = services
 
-    async def call(self, chat_id: int, method: str, **kwargs: Any) -> Any:
-        """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused."""
+    async def send_picture(
+        self, chat_id: int, method: str, png: bytes, *, caption: str, **kwargs: Any
+    ) -> Any:
+        """``send_photo`` or ``edit_message_media`` of ``png`` with its HTML ``caption``:
+        by the ``file_id`` Telegram gave the same picture before, if any; should Telegram
+        refuse that id (it forgot the file), once more with the bytes. The id of what was
+        sent is remembered. None when Telegram refused."""
+        photos = self.services.photos
+        known = photos.file_id(png)
+        if known is not None:
+            try:
+                sent = await self.call(
+                    chat_id, method, strict=True, **_picture(method, known, caption, kwargs)
+                )
+            except BadRequest as error:
+                log.info(
+                    "%s to %s: file %s refused (%s); uploaded again",
+                    method,
+                    chat_id,
+                    known,
+                    error.message,
+                )
+                photos.forget(png)
+            else:
+                photos.remember(png, sent)
+                return sent
+        sent = await self.call(chat_id, method, **_picture(method, png, caption, kwargs))
+        photos.remember(png, sent)
+        return sent
+
+    async def call(self, chat_id: int, method: str, *, strict: bool = False, **kwargs: Any) -> Any:
+        """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused
+        (``strict``: a BadRequest is raised instead, but for "not modified")."""
         chat_id = self.services.botstate.resolve_chat(chat_id)
         for attempt in range(ATTEMPTS):
             try:
@@ -122,6 +153,8 @@ class Outbox:
             except BadRequest as error:
                 if "not modified" in error.message.lower():
                     return True
+                if strict:
+                    raise
                 log.info("%s to %s refused: %s", method, chat_id, error.message)
                 return None
             except Forbidden as error:
@@ -166,6 +199,15 @@ def _went_out(method: str) -> None:
     delivery = DELIVERY.get()
     if delivery is not None and not method.startswith(REPEATABLE):
         delivery.sent = True
+
+
+def _picture(
+    method: str, media: str | bytes, caption: str, kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    if method == "edit_message_media":
+        photo = InputMediaPhoto(media, caption=caption, parse_mode=ParseMode.HTML)
+        return {"media": photo, **kwargs}
+    return {"photo": media, "caption": caption, "parse_mode": ParseMode.HTML, **kwargs}
 
 
 def never_sent(error: BaseException) -> bool:
@@ -403,17 +445,18 @@ class Notifier:
         texts = self.user_texts(player)
         caption, rows = prompt(state, player, texts, news, self.now_ms())
         png = await asyncio.to_thread(board_png, view_for(state, player))
-        message = await self.private(
+        message = await self.reach(
             game_id,
             state,
             player,
-            "send_photo",
-            photo=self.services.photos.media(png),
-            caption=caption,
-            parse_mode=ParseMode.HTML,
-            reply_markup=self.markup(rows, game_id, version) if rows else None,
+            self.outbox.send_picture(
+                player,
+                "send_photo",
+                png,
+                caption=caption,
+                reply_markup=self.markup(rows, game_id, version) if rows else None,
+            ),
         )
-        self.services.photos.remember(png, message)
         if isinstance(message, Message):
             await asyncio.to_thread(
                 self.services.botstate.save_message,
@@ -495,9 +538,16 @@ class Notifier:
         self, game_id: str, state: GameState, player: PlayerId, method: str, **kwargs: Any
     ) -> Any:
         """Send to a player; if they blocked the bot, tell the group how to fix it."""
+        return await self.reach(game_id, state, player, self.outbox.call(player, method, **kwargs))
+
+    async def reach(
+        self, game_id: str, state: GameState, player: PlayerId, call: Awaitable[Any]
+    ) -> Any:
+        """Await a call to a player's chat; if they blocked the bot, tell the group how to
+        fix it (and answer None)."""
         botstate = self.services.botstate
         try:
-            result = await self.outbox.call(player, method, **kwargs)
+            result = await call
         except Forbidden:
             user = botstate.user(player)
             was_open = user is not None and user.private_chat
@@ -990,26 +1040,13 @@ class _Batch:
         png = await asyncio.to_thread(board_png, view_for(state, None))
         stored = botstate.message(self.game_id, chat, BOARD)
         if stored is not None and not self.new_board:
-            done = await n.outbox.call(
-                chat,
-                "edit_message_media",
-                message_id=stored.message_id,
-                media=InputMediaPhoto(
-                    n.services.photos.media(png), caption=caption, parse_mode=ParseMode.HTML
-                ),
+            done = await n.outbox.send_picture(
+                chat, "edit_message_media", png, caption=caption, message_id=stored.message_id
             )
-            n.services.photos.remember(png, done)
             if done is not None:
                 return
         self.new_board = False
-        message = await n.outbox.call(
-            chat,
-            "send_photo",
-            photo=n.services.photos.media(png),
-            caption=caption,
-            parse_mode=ParseMode.HTML,
-        )
-        n.services.photos.remember(png, message)
+        message = await n.outbox.send_picture(chat, "send_photo", png, caption=caption)
         if isinstance(message, Message):
             await asyncio.to_thread(
                 botstate.save_message,

@@ -4,8 +4,12 @@ The group's board and the next player's prompt usually show the same picture; up
 it once saves a second upload of the same bytes (Telegram lets a bot send any file it
 uploaded before, to any chat, by its ``file_id``).
 
+Telegram may forget a file (or refuse its id); whoever sends by id then drops it
+(:meth:`PhotoCache.forget`) and uploads the bytes again (see
+:meth:`tgbot.notifier.Outbox.send_picture`).
+
 >>> photos = PhotoCache()
->>> photos.media(b"png") == b"png"
+>>> photos.file_id(b"png") is None
 True
 """
 
@@ -27,9 +31,13 @@ class PhotoCache:
         self.size = size
         self._ids: OrderedDict[bytes, str] = OrderedDict()
 
-    def media(self, png: bytes) -> str | bytes:
-        """What to send: the ``file_id`` when Telegram has the picture, else the bytes."""
-        return self._ids.get(_digest(png), png)
+    def file_id(self, png: bytes) -> str | None:
+        """The ``file_id`` Telegram gave this picture, if it was sent before."""
+        return self._ids.get(_digest(png))
+
+    def forget(self, png: bytes) -> None:
+        """Drop the picture's ``file_id`` (Telegram refused it): it is uploaded again."""
+        self._ids.pop(_digest(png), None)
 
     def remember(self, png: bytes, sent: Any) -> None:
         """Note the ``file_id`` of a message that carried ``png`` (as sent or edited)."""

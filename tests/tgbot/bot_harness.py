@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.moves import legal_moves
 from infra.bootstrap import Services, bootstrap
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
@@ -157,6 +158,18 @@ class Table:
             if not await self.play_one():
                 return
         raise AssertionError("the game did not end")
+
+
+def move_outside_the_bot(app: BotApplication, game_id: str) -> int:
+    """The player on turn makes their first legal move through the game service (as
+    another instance would); returns the player whose decision opens next."""
+    services = bot_services(app)
+    state, _ = services.load(game_id)
+    assert state.pending is not None
+    services.service.handle(game_id, legal_moves(state, state.pending.player)[0])
+    after, _ = services.load(game_id)
+    assert after.pending is not None
+    return after.pending.player
 
 
 def seat(api: FakeBotAPI, group: int, players: list[int], *, lang: str = "en") -> None:

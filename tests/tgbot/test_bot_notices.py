@@ -30,6 +30,7 @@ from tests.tgbot.bot_harness import (
     Table,
     bot_services,
     lobby_button,
+    move_outside_the_bot,
     notifier_of,
     press_and_wait,
     running_bot,
@@ -37,7 +38,6 @@ from tests.tgbot.bot_harness import (
     settle,
     start_game,
 )
-from tgbot.app import BotApplication
 from tgbot.callback import decode
 from tgbot.context import BotServices
 from tgbot.keyboards import CARD
@@ -66,18 +66,6 @@ async def test_a_reminder_tells_the_player_the_real_time_left(db: str) -> None:
             found = re.search(r"half of your time is gone: (\d+) s left", text)
             assert found is not None, text
             assert 15 <= int(found.group(1)) <= 30
-
-
-def move_outside_the_bot(app: BotApplication, game_id: str) -> int:
-    """The player on turn makes their first legal move through the game service (as
-    another instance would); returns the player whose decision opens next."""
-    services = bot_services(app)
-    state, _ = services.load(game_id)
-    assert state.pending is not None
-    services.service.handle(game_id, legal_moves(state, state.pending.player)[0])
-    after, _ = services.load(game_id)
-    assert after.pending is not None
-    return after.pending.player
 
 
 @pytest.mark.parametrize("failures", [1, 10])

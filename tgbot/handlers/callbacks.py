@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from telegram import CallbackQuery, InputMediaPhoto, Message, Update, User
-from telegram.constants import ParseMode
+from telegram import CallbackQuery, Message, Update, User
 
 from domain.cards import Action, card
 from domain.commands import ComeBack
@@ -24,7 +23,7 @@ from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
 from tgbot.handlers import group
 from tgbot.handlers.common import error_text, remember, run, user_texts
-from tgbot.notifier import HARMLESS, board_png, prompt_caption
+from tgbot.notifier import HARMLESS, Outbox, board_png, prompt_caption
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
@@ -233,12 +232,14 @@ async def _navigate(
         if press.action == kb.CARD and press.card is not None:
             caption += "\n\n" + choose_text(state, press.card, texts)
         png = await asyncio.to_thread(board_png, view_for(state, user.id), labels, orientations)
-        photos = context.services.photos
-        edited = await message.edit_media(
-            InputMediaPhoto(photos.media(png), caption=caption, parse_mode=ParseMode.HTML),
+        await Outbox(context.bot, context.services).send_picture(
+            message.chat.id,
+            "edit_message_media",
+            png,
+            caption=caption,
+            message_id=message.message_id,
             reply_markup=markup,
         )
-        photos.remember(png, edited)
     else:
         await message.edit_reply_markup(markup)
 

@@ -1,0 +1,95 @@
+"""Pictures sent by the id Telegram gave them, and uploaded again when Telegram refuses
+the id, checked through the fake Bot API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.fakebotapi import Button, FakeBotAPI
+from tests.tgbot.bot_harness import (
+    bot_services,
+    move_outside_the_bot,
+    press_and_wait,
+    running_bot,
+    seat,
+    settle,
+    start_game,
+)
+from tgbot.app import BotApplication
+from tgbot.callback import decode
+from tgbot.keyboards import CARD, MENU
+
+GROUP = -7007
+PLAYERS = [71, 72, 73]
+REFUSED = "Bad Request: wrong file identifier/HTTP URL specified"
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def by_id(call: Any) -> bool:
+    return isinstance(call.get("photo"), str) and not call.files
+
+
+async def test_a_prompt_whose_picture_id_telegram_refuses_is_uploaded_and_arrives(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            calls = len(api.calls)
+            api.fail_next("sendPhoto", 400, REFUSED)
+
+            player = move_outside_the_bot(app, game_id)
+            before = len(api.messages_in(player))
+            await settle(api, app)
+
+            sends = [c for c in api.calls[calls:] if c.method == "sendPhoto"]
+            assert [by_id(c) for c in sends] == [True, False]  # refused by id, then uploaded
+            new = api.messages_in(player)[before:]
+            assert len(new) == 1 and "photo" in new[0] and api.keyboard(new[0])
+
+
+def pressed(app: BotApplication, buttons: list[Button], action: str) -> str:
+    key = bot_services(app).callback_key
+    for button in buttons:
+        if button.callback_data and decode(button.callback_data, key).action == action:
+            return button.callback_data
+    raise AssertionError(f"no {action} button")
+
+
+async def test_a_preview_whose_picture_id_telegram_refuses_is_uploaded_and_shown(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS)
+            state = bot_services(app).service.load(game_id).state
+            assert state.pending is not None
+            player = state.pending.player
+            prompt = api.last_message(player)
+            root = [[b.text for b in row] for row in api.keyboard(prompt)]
+            flat = [b for row in api.keyboard(prompt) for b in row]
+            await press_and_wait(
+                api, app, player, player, prompt["message_id"], pressed(app, flat, CARD)
+            )
+            shown = api.messages[player][prompt["message_id"]]
+            assert [[b.text for b in row] for row in api.keyboard(shown)] != root
+
+            # Back to the first step: the same picture as the prompt's, sent by its id.
+            calls = len(api.calls)
+            api.fail_next("editMessageMedia", 400, REFUSED, chat_id=player)
+            back = [b for row in api.keyboard(shown) for b in row]
+            await press_and_wait(
+                api, app, player, player, prompt["message_id"], pressed(app, back, MENU)
+            )
+
+            edits = [c for c in api.calls[calls:] if c.method == "editMessageMedia"]
+            assert len(edits) == 2 and edits[1].files  # refused by id, then uploaded
+            shown = api.messages[player][prompt["message_id"]]
+            assert [[b.text for b in row] for row in api.keyboard(shown)] == root
