@@ -458,6 +458,17 @@ class Notifier:
             ),
         )
         if isinstance(message, Message):
+            # One live prompt per player: an earlier one (the same decision sent again by
+            # /hand, say) keeps its text but loses its buttons.
+            earlier = self.services.botstate.message(game_id, player, PROMPT)
+            if earlier is not None and earlier.message_id != message.message_id:
+                await self.private(
+                    game_id,
+                    state,
+                    player,
+                    "edit_message_reply_markup",
+                    message_id=earlier.message_id,
+                )
             await asyncio.to_thread(
                 self.services.botstate.save_message,
                 game_id,

@@ -92,6 +92,8 @@ async def test_hand_in_the_group_sends_the_prompt_again_in_private(db: str) -> N
             state, _ = bot_services(app).load(game_id)
             assert state.pending is not None
             player = state.pending.player
+            first = api.last_message(player)
+            assert api.keyboard(first)
 
             api.send_text(GROUP, player, "/hand")
             await settle(api, app)
@@ -99,6 +101,9 @@ async def test_hand_in_the_group_sends_the_prompt_again_in_private(db: str) -> N
             assert api.keyboard(api.last_message(player))
             assert "Your cards:" in api.last_message(player)["caption"]
             assert "in private" in api.last_message(GROUP)["text"]
+            # One live prompt: the earlier one lost its buttons.
+            live = [m for m in api.messages_in(player) if api.keyboard(m)]
+            assert live == [api.last_message(player)] and live[0] != first
 
 
 async def test_hand_from_someone_not_playing_says_so(db: str) -> None:

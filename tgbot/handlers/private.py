@@ -21,7 +21,7 @@ from tgbot.handlers.common import (
     start_payload,
     user_texts,
 )
-from tgbot.notifier import NOTIFIER_KEY, PROMPT, Notifier
+from tgbot.notifier import NOTIFIER_KEY, Notifier
 from tgbot.texts import Texts
 
 
@@ -64,7 +64,6 @@ async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
         return False
     pending = state.pending
     if pending is not None and pending.player == player:
-        await asyncio.to_thread(services.botstate.forget_message, game_id, player, PROMPT)
         await notifier.send_prompt(game_id, state, version, player, ())
     else:
         await notifier.send_status(game_id, state, player)
