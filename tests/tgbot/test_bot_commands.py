@@ -8,6 +8,8 @@ import re
 import pytest
 from telegram.ext import CommandHandler
 
+from domain.commands import ComeBack, TimeOut
+from infra.event_store import ConcurrencyError
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import bot_services, running_bot, seat, settle, start_game
@@ -126,3 +128,41 @@ def test_the_webhook_listens_at_the_path_of_its_public_url() -> None:
     assert options["url_path"] == "saboteur/hook"
     assert options["webhook_url"] == "https://bot.example.org/saboteur/hook"
     assert options["secret_token"] and "secret" not in options["secret_token"]
+
+
+async def test_back_in_private_tells_the_outcome_in_every_game_the_player_was_away_in(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other_group = GROUP - 1
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        seat(api, other_group, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            games = [await start_game(api, app, group, PLAYERS) for group in (GROUP, other_group)]
+            services = bot_services(app)
+            player = PLAYERS[1]
+            for game_id in games:  # everyone's time runs out until the player is away
+                state, _ = services.load(game_id)
+                while player not in state.away:
+                    assert state.pending is not None
+                    services.service.handle(game_id, TimeOut(state.pending.id))
+                    state, _ = services.load(game_id)
+            await settle(api, app)
+            # The first game's return collides with another move; the second's goes through.
+            handle = services.service.handle
+
+            def colliding(game_id: str, command: object, **kwargs: object) -> object:
+                if game_id == games[0] and isinstance(command, ComeBack):
+                    raise ConcurrencyError(game_id, 0)
+                return handle(game_id, command, **kwargs)  # type: ignore[arg-type]
+
+            monkeypatch.setattr(services.service, "handle", colliding)
+
+            api.send_text(player, player, "/back")
+            await settle(api, app)
+
+            reply = api.last_message(player)["text"]
+            assert "Welcome back" in reply and "try again" in reply
+            assert player in services.load(games[0])[0].away
+            assert player not in services.load(games[1])[0].away

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import Chat, Update
+from telegram import Chat, Update, User
 from telegram.constants import ParseMode
 
 from domain.commands import ComeBack, JoinGame
@@ -120,20 +120,15 @@ async def hand(update: Update, context: BotContext) -> None:
     if chat is None or user is None or message is None:
         return
     texts = chat_texts(context, chat, user)
-    services = context.services
     if chat.type == Chat.PRIVATE:
         await remember(context, user, private_chat=True)
-        games = await asyncio.to_thread(services.games_of, user.id)
-        found = [await send_hand(context, game, user.id) for game in games]
-        if not any(found):
-            await message.reply_text(texts.t("bot.no_running_game"))
-        return
-    game_id = await asyncio.to_thread(services.active_game, chat.id)
-    if game_id is None or not await send_hand(context, game_id, user.id):
+    games = await games_here(context, chat, user)
+    found = [await send_hand(context, game, user.id) for game in games]
+    if not any(found):
         await message.reply_text(texts.t("bot.no_running_game"))
         return
-    known = services.botstate.user(user.id)
-    if known is not None and known.private_chat:
+    known = context.services.botstate.user(user.id)
+    if chat.type != Chat.PRIVATE and known is not None and known.private_chat:
         await message.reply_text(texts.t("bot.hand_sent"))
 
 
@@ -144,18 +139,28 @@ async def back(update: Update, context: BotContext) -> None:
     if chat is None or user is None or message is None:
         return
     texts = chat_texts(context, chat, user)
+    results: list[str | None] = []  # per game they were away in: None, or why refused
+    for game_id in await games_here(context, chat, user):
+        state, _ = await asyncio.to_thread(context.services.load, game_id)
+        if user.id in state.away:
+            results.append(await run(context, game_id, ComeBack(user.id), update))
+    if not results:
+        await message.reply_text(error_text(texts, "not_away"))
+        return
+    lines = [texts.t("bot.welcome_back")] if None in results else []
+    refusals = dict.fromkeys(error for error in results if error is not None)
+    lines.extend(error_text(texts, error) for error in refusals)
+    await message.reply_text("\n".join(lines))
+
+
+async def games_here(context: BotContext, chat: Chat, user: User) -> list[str]:
+    """The running games a command from ``user`` in ``chat`` is about: in private, every
+    one they sit in (newest first); in a group, that group's game."""
     services = context.services
     if chat.type == Chat.PRIVATE:
-        games = await asyncio.to_thread(services.games_of, user.id)
-    else:
-        found = await asyncio.to_thread(services.active_game, chat.id)
-        games = [found] if found is not None else []
-    error: str | None = "not_away"
-    for game_id in games:
-        state, _ = await asyncio.to_thread(services.load, game_id)
-        if user.id in state.away:
-            error = await run(context, game_id, ComeBack(user.id), update)
-    await message.reply_text(error_text(texts, error) if error else texts.t("bot.welcome_back"))
+        return await asyncio.to_thread(services.games_of, user.id)
+    found = await asyncio.to_thread(services.active_game, chat.id)
+    return [found] if found is not None else []
 
 
 async def private_message(update: Update, context: BotContext) -> None:
