@@ -1145,9 +1145,14 @@ def round_end_text(event: ev.RoundEnded, state: GameState, texts: Texts) -> str:
         texts.t("move.role_of", name=esc(names.get(p, "?")), role=texts.role_name(r))
         for p, r in event.roles
     )
+    # base: the dwarf card nobody was dealt, revealed with the others; saboteur2: none.
+    spare = ", ".join(texts.role_name(r) for r in event.spare)
     winners = ", ".join(esc(names.get(p, "?")) for p in event.winners)
     tail = texts.t("move.winners", names=winners) if winners else texts.t("move.no_winners")
-    return "\n".join([head, texts.t("move.roles", roles=roles), tail])
+    lines = [head, texts.t("move.roles", roles=roles)]
+    if spare:
+        lines.append(texts.t("move.spare", roles=spare))
+    return "\n".join([*lines, tail])
 
 
 def game_end_text(event: ev.GameEnded, state: GameState, texts: Texts) -> str:

@@ -443,12 +443,16 @@ def _describe(
                 else text(lang, "replay.round_ended_blocked", round=event.round)
             )
             roles = ", ".join(f"{_name(before, p)} {_role(lang, r)}" for p, r in event.roles)
+            lines = [head, text(lang, "replay.roles", roles=roles)]
+            if event.spare:  # base: the dwarf card nobody was dealt; saboteur2: none
+                spare = ", ".join(_role(lang, r) for r in event.spare)
+                lines.append(text(lang, "replay.spare", spare=spare))
             winners = (
                 text(lang, "replay.winners", names=_names(lang, before, event.winners))
                 if event.winners
                 else text(lang, "replay.no_winners")
             )
-            return "\n".join([head, text(lang, "replay.roles", roles=roles), winners])
+            return "\n".join([*lines, winners])
         case ev.GoldPaid():
             paid = text(lang, "replay.gold_paid", payouts=_gold(lang, after, event.payouts))
             totals = sorted(

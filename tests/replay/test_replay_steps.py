@@ -125,3 +125,22 @@ def test_an_unfinished_game_cannot_be_replayed(unfinished_game: PlayedGame) -> N
         Replay("g", unfinished_game.events)
     with pytest.raises(GameNotFoundError):
         Replay("g", [])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_round_end_caption_reveals_the_dwarf_card_set_aside(
+    finished_game: PlayedGame, lang: str
+) -> None:
+    replay = Replay("g", finished_game.events)
+    ends = [s for s in replay if s.kind == ROUND_END]
+    assert ends
+    for step in ends:
+        ended = next(e for e in step.events if isinstance(e, ev.RoundEnded))
+        told = caption(step, lang)
+        spare = replay_module.text(lang, "replay.spare", spare="").split(":")[0]
+        if finished_game.final.edition == "base":
+            assert len(ended.spare) == 1
+            assert spare in told
+            assert replay_module.text(lang, f"role.{ended.spare[0]}") in told.split(spare)[1]
+        else:  # saboteur2: the dwarf pile stays face down
+            assert ended.spare == () and spare not in told

@@ -17,6 +17,7 @@ from telegram import Bot
 from telegram.error import NetworkError, TimedOut
 
 from domain.commands import RemindPlayer, TimeOut
+from domain.events import RoundEnded
 from domain.moves import legal_moves
 from domain.state import GameState
 from infra.archive import export_game, import_game
@@ -42,6 +43,7 @@ from tgbot.callback import decode
 from tgbot.context import BotServices
 from tgbot.keyboards import CARD
 from tgbot.notifier import BOARD, LEASE_MS, PROMPT, Notifier, fit_caption
+from tgbot.texts import Texts
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -576,3 +578,34 @@ async def test_a_prompt_whose_answer_was_lost_is_not_sent_twice_and_one_never_se
             assert outbox.bot.failed  # type: ignore[attr-defined]
             new = [m for m in api.messages_in(player)[counts[player] :] if "photo" in m]
             assert len(new) == 1
+
+
+@pytest.mark.parametrize("edition", ["base", "saboteur2"])
+async def test_the_round_end_message_reveals_the_dwarf_card_set_aside(
+    db: str, edition: str
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            game_id = await start_game(api, app, GROUP, PLAYERS, edition)
+            services = bot_services(app)
+            for _ in range(1000):  # the first move each turn, until the round ends
+                state, _ = services.load(game_id)
+                if state.round > 1 or state.phase != "playing":
+                    break
+                assert state.pending is not None
+                services.service.handle(game_id, legal_moves(state, state.pending.player)[0])
+            await settle(api, app)
+
+            ended = next(
+                e
+                for e in services.service.events(game_id, after_version=0)
+                if isinstance(e, RoundEnded)
+            )
+            told = next(t for t in api.texts_in(GROUP) if "Round 1 is over" in t)
+            if edition == "base":
+                (spare,) = ended.spare
+                assert f"Dwarf card set aside: {Texts('en').role_name(spare)}." in told
+            else:  # the saboteur2 dwarf pile stays face down
+                assert ended.spare == () and "set aside" not in told
