@@ -255,6 +255,7 @@ class Notifier:
         # taken back before the next catch-up, or the game's events would pass as told.
         self.unclaims: dict[str, tuple[int, int]] = {}
         self.sent: list[tuple[str, float]] = []  # (method, seconds) for the benchmark
+        self._lobby_locks: dict[str, asyncio.Lock] = {}
 
     async def run(self) -> None:
         """Forever: while this instance holds the lease, catch up, then wait for a wake-up
@@ -478,22 +479,33 @@ class Notifier:
                 version,
             )
 
+    def lobby_lock(self, game_id: str) -> asyncio.Lock:
+        """Held by whoever draws or closes a game's lobby message: one at a time."""
+        return self._lobby_locks.setdefault(game_id, asyncio.Lock())
+
     async def show_lobby(
-        self,
-        game_id: str,
-        state: GameState,
-        version: int,
-        texts: Texts | None = None,
-        *,
-        settings: bool | None = None,
-        anew: bool = False,
+        self, game_id: str, *, settings: bool | None = None, anew: bool = False
     ) -> None:
-        """Draw the group's one lobby message: the players, and either the lobby's buttons
-        or its settings (``settings``; None keeps what it shows). ``anew``: post it again
-        at the bottom of the chat, deleting the old one."""
+        """Draw the group's one lobby message as the game is now: the players, and either
+        the lobby's buttons or its settings (``settings``; None keeps what it shows).
+        ``anew``: post it again at the bottom of the chat, deleting the old one.
+
+        The notifier (after lobby events) and the handlers (/settings, the settings and
+        back buttons, a language) all draw through here, one at a time per game, each
+        from the game loaded afresh: a drawing never loses a newer one, and a message
+        posted anew is the one recorded. Nothing is drawn once the lobby is over."""
+        async with self.lobby_lock(game_id):
+            state, version = await asyncio.to_thread(self.services.load, game_id)
+            if state.phase != "lobby":
+                return
+            await self._draw_lobby(game_id, state, version, settings, anew)
+
+    async def _draw_lobby(
+        self, game_id: str, state: GameState, version: int, settings: bool | None, anew: bool
+    ) -> None:
         botstate = self.services.botstate
         chat = botstate.resolve_chat(state.chat_id)
-        texts = texts or self.group_texts(state)
+        texts = self.group_texts(state)
         stored = botstate.message(game_id, chat, LOBBY)
         if settings is None:
             marker = botstate.message(game_id, chat, SETTINGS)
@@ -537,6 +549,31 @@ class Notifier:
             )
         else:
             await asyncio.to_thread(botstate.forget_message, game_id, chat, SETTINGS)
+
+    async def close_lobby(self, game_id: str, state: GameState, text: str) -> bool:
+        """The lobby message, its buttons gone, tells how the lobby ended (``text``): the
+        game started or was cancelled (``state``: the lobby as it ended). False when
+        there was no lobby message to close."""
+        async with self.lobby_lock(game_id):
+            botstate = self.services.botstate
+            chat = botstate.resolve_chat(state.chat_id)
+            stored = botstate.message(game_id, chat, LOBBY)
+            if stored is None:
+                return False
+            body = self.lobby_text(state, self.group_texts(state)).split("\n\n")[0]
+            await self.outbox.call(
+                chat,
+                "edit_message_text",
+                message_id=stored.message_id,
+                text=f"{body}\n\n{text}",
+                parse_mode=ParseMode.HTML,
+            )
+            await asyncio.to_thread(botstate.forget_message, game_id, chat, LOBBY)
+            await asyncio.to_thread(botstate.forget_message, game_id, chat, SETTINGS)
+        # Whoever still waits holds this lock and finds the lobby over; later ones get a
+        # new lock and find the same.
+        self._lobby_locks.pop(game_id, None)
+        return True
 
     async def send_status(self, game_id: str, state: GameState, player: PlayerId) -> None:
         """The player's secrets (dwarf card, gold, hand) as a private message."""
@@ -917,18 +954,17 @@ class _Batch:
                 case ev.GameCreated() | ev.PlayerJoined() | ev.PlayerLeft() | ev.SettingsChanged():
                     self.lobby_changed = True
                 case ev.GameStarted():
-                    await self.close_lobby(
-                        gtexts.t(
-                            "lobby.started",
-                            count=len(state.seating),
-                            edition=gtexts.t(f"edition.{state.edition}"),
-                        )
+                    started = gtexts.t(
+                        "lobby.started",
+                        count=len(state.seating),
+                        edition=gtexts.t(f"edition.{state.edition}"),
                     )
+                    await n.close_lobby(self.game_id, before, started)
                     await n.unreachable_at_start(self.game_id, state)
                 case ev.GameCancelled():
                     self.cancelled_by = event.by
                     self.cancelled_name = record.metadata.get("acted_by_name")
-                    await self.cancelled(gtexts)
+                    await self.cancelled(before, gtexts)
                 case ev.DecisionOpened():
                     self.board_changed = True
                 case ev.PlayerWentAway():
@@ -946,7 +982,7 @@ class _Batch:
                 case _:
                     pass
         if self.lobby_changed and self.state.phase == "lobby":
-            await self.update_lobby(gtexts)
+            await n.show_lobby(self.game_id)
         await self.flush_board(gtexts)
         await self.update_private(start_pending)
 
@@ -970,35 +1006,12 @@ class _Batch:
             reply_markup=reply_markup,
         )
 
-    async def update_lobby(self, texts: Texts) -> None:
-        await self.notifier.show_lobby(self.game_id, self.state, self.version, texts)
-
-    async def close_lobby(self, text: str) -> None:
-        n = self.notifier
-        botstate = n.services.botstate
-        chat = botstate.resolve_chat(self.state.chat_id)
-        stored = botstate.message(self.game_id, chat, LOBBY)
-        body = n.lobby_text(self.state, n.group_texts(self.state)).split("\n\n")[0]
-        if stored is not None:
-            await n.outbox.call(
-                chat,
-                "edit_message_text",
-                message_id=stored.message_id,
-                text=f"{body}\n\n{text}",
-                parse_mode=ParseMode.HTML,
-            )
-            await asyncio.to_thread(botstate.forget_message, self.game_id, chat, LOBBY)
-            await asyncio.to_thread(botstate.forget_message, self.game_id, chat, SETTINGS)
-
-    async def cancelled(self, texts: Texts) -> None:
-        n = self.notifier
-        if self.lobby_changed or n.services.botstate.message(
-            self.game_id, n.services.botstate.resolve_chat(self.state.chat_id), LOBBY
-        ):
-            self.lobby_changed = False
-            await self.close_lobby(texts.t("lobby.cancelled", name=self.canceller()))
-        else:
+    async def cancelled(self, before: GameState, texts: Texts) -> None:
+        text = texts.t("lobby.cancelled", name=self.canceller())
+        closed = await self.notifier.close_lobby(self.game_id, before, text)
+        if not closed and not self.lobby_changed:
             await self.group_text(texts.t("move.cancelled"))
+        self.lobby_changed = False
 
     def canceller(self) -> str:
         """Who cancelled: the admin who pressed (event metadata), else the creator."""

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from typing import Any
+
 import pytest
 
+from domain.commands import JoinGame
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    notifier_of,
     open_game,
     press_and_wait,
     running_bot,
     seat,
     settle,
 )
+from tgbot.notifier import LOBBY
 
 GROUP = -5005
 PLAYERS = [51, 52, 53]
@@ -287,3 +294,65 @@ async def test_language_in_a_group_is_for_its_admins_and_changes_what_the_group_
             api.send_text(GROUP, member, "/newgame")
             await settle(api, app)
             assert "Czas na ruch" in api.last_message(GROUP)["text"]
+
+
+class HeldDelete:
+    """The bot's Telegram calls, of which the first ``delete_message`` is carried out and
+    then answered only once ``release`` is set."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.deleted = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+    async def delete_message(self, **kwargs: Any) -> Any:
+        done = await self.bot.delete_message(**kwargs)
+        if not self.deleted.is_set():
+            self.deleted.set()
+            await self.release.wait()
+        return done
+
+
+async def test_a_join_while_settings_bring_the_lobby_down_leaves_one_lobby_showing_it(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            await open_game(api, app, GROUP, PLAYERS[:2])
+            services, notifier = bot_services(app), notifier_of(app)
+            game_id = services.active_game(GROUP)
+            assert game_id is not None
+            held = HeldDelete(notifier.outbox.bot)
+            monkeypatch.setattr(notifier.outbox, "bot", held)
+            drawn: list[bool] = []
+            show = notifier.show_lobby
+
+            async def show_lobby(*args: Any, **kwargs: Any) -> None:
+                await show(*args, **kwargs)
+                drawn.append(True)
+
+            monkeypatch.setattr(notifier, "show_lobby", show_lobby)
+
+            # /settings deletes the lobby to post it anew; before it posts, a third player
+            # joins (in another instance, say) and the notifier redraws the lobby.
+            api.send_text(GROUP, PLAYERS[0], "/settings")
+            await asyncio.wait_for(held.deleted.wait(), 10)
+            services.service.handle(game_id, JoinGame(PLAYERS[2], "P53"))
+            services.wake.set()
+            # The redraw finishes at once unless it waits for /settings to be done.
+            with contextlib.suppress(AssertionError):
+                await api.wait_for(lambda: drawn or None, 1.0)
+            held.release.set()
+            await settle(api, app)
+
+            lobbies = [m for m in api.messages_in(GROUP) if api.keyboard(m)]
+            assert len(lobbies) == 1, [m["text"] for m in lobbies]
+            (lobby,) = lobbies
+            assert "P53" in str(lobby["text"]) and marked(api, lobby)  # the settings, shown
+            stored = services.botstate.message(game_id, GROUP, LOBBY)
+            assert stored is not None and stored.message_id == lobby["message_id"]

@@ -77,7 +77,7 @@ async def _lobby_press(
         return
     await remember(context, user)
     texts = context.services.texts_for_chat(chat.id, user.language_code)
-    state, version = await asyncio.to_thread(context.services.load, data.game)
+    state, _ = await asyncio.to_thread(context.services.load, data.game)
     if state.phase != "lobby" or state.chat_id not in await _chat_ids(context, chat.id):
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
@@ -92,7 +92,7 @@ async def _lobby_press(
             reply = group.Reply(texts.t("lobby.only_creator"), alert=True)
         else:
             settings = press.action == kb.SETTINGS
-            await group.show_lobby(context, data.game, state, version, texts, settings=settings)
+            await group.show_lobby(context, data.game, settings=settings)
             reply = group.Reply()
     if reply.url is not None:
         await query.answer(url=reply.url)

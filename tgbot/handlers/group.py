@@ -203,7 +203,7 @@ async def settings(update: Update, context: BotContext) -> None:
     if found is None or chat is None or message is None:
         return
     game_id, texts = found
-    state, version = await asyncio.to_thread(context.services.load, game_id)
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
     user = update.effective_user
     if state.phase != "lobby":
         await message.reply_text(error_text(texts, "not_in_lobby"))
@@ -212,23 +212,17 @@ async def settings(update: Update, context: BotContext) -> None:
         await message.reply_text(texts.t("lobby.only_creator"))
         return
     # The one lobby message comes down to the command, showing its settings.
-    await show_lobby(context, game_id, state, version, texts, settings=True, anew=True)
+    await show_lobby(context, game_id, settings=True, anew=True)
 
 
 async def show_lobby(
-    context: BotContext,
-    game_id: str,
-    state: GameState,
-    version: int,
-    texts: Texts,
-    *,
-    settings: bool,
-    anew: bool = False,
+    context: BotContext, game_id: str, *, settings: bool, anew: bool = False
 ) -> None:
-    """Redraw the group's lobby message with its buttons or its settings."""
+    """Redraw the group's lobby message with its buttons or its settings (the notifier
+    draws it, as the game is then, one drawing at a time)."""
     notifier: Notifier | None = context.bot_data.get(NOTIFIER_KEY)
     if notifier is not None:
-        await notifier.show_lobby(game_id, state, version, texts, settings=settings, anew=anew)
+        await notifier.show_lobby(game_id, settings=settings, anew=anew)
 
 
 async def change_setting(
@@ -236,7 +230,7 @@ async def change_setting(
 ) -> Reply:
     """A settings button: edition and timer are game settings, language is the group's."""
     services = context.services
-    state, version = await asyncio.to_thread(services.load, game_id)
+    state, _ = await asyncio.to_thread(services.load, game_id)
     chat = update.effective_chat
     if chat is None or state.phase != "lobby":
         return Reply(error_text(texts, "not_in_lobby"), alert=True)
@@ -265,6 +259,5 @@ async def change_setting(
             return Reply(error_text(texts, error), alert=True)
     if press.action == kb.SET_LANGUAGE:
         # No event for a language: redraw the lobby here, in the new language.
-        state, version = await asyncio.to_thread(services.load, game_id)
-        await show_lobby(context, game_id, state, version, texts, settings=True)
+        await show_lobby(context, game_id, settings=True)
     return Reply(texts.t("bot.settings_saved"))
