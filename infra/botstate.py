@@ -33,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from infra.db import reader
 from infra.schema import metadata
 
 bot_users = Table(
@@ -167,7 +168,7 @@ class BotState:
             return self._users[user_id]
         except KeyError:
             pass
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             found = _user_row(conn, user_id)
         return self._users.setdefault(user_id, found)
 
@@ -175,7 +176,7 @@ class BotState:
         ids = list(user_ids)
         if not ids:
             return {}
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             rows = conn.execute(select(bot_users).where(bot_users.c.user_id.in_(ids))).all()
         return {r.user_id: BotUser(r.user_id, r.name, r.language, r.private_chat) for r in rows}
 
@@ -243,7 +244,7 @@ class BotState:
             return self._chat_languages[chat_id]
         except KeyError:
             pass
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             found = _chat_languages_row(conn, chat_id)
         return self._chat_languages.setdefault(chat_id, found)
 
@@ -275,7 +276,7 @@ class BotState:
         language, learned = self.chat_languages(old_chat_id)
         self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
         # Every chat that led to the old id now leads where the new one does.
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             target = _resolve(conn, new_chat_id)
         for chat_id, resolved in list(self._resolved.items()):
             if resolved == old_chat_id:
@@ -290,7 +291,7 @@ class BotState:
             return self._resolved[chat_id]
         except KeyError:
             pass
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             found = _resolve(conn, chat_id)
         return self._resolved.setdefault(chat_id, found)
 
@@ -298,7 +299,7 @@ class BotState:
         """Earlier ids of a chat (groups that became this supergroup)."""
         found: list[int] = []
         frontier = [chat_id]
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             while frontier:
                 rows = conn.execute(
                     select(bot_chats.c.chat_id).where(bot_chats.c.migrated_to.in_(frontier))
@@ -317,7 +318,7 @@ class BotState:
         return self._messages.setdefault(key, self._read_message(stream_id, chat_id, role))
 
     def _read_message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             row = conn.execute(
                 select(bot_messages.c.message_id, bot_messages.c.version).where(
                     bot_messages.c.stream_id == stream_id,
@@ -369,7 +370,7 @@ class BotState:
 
     # Notifier position ---------------------------------------------------------------
     def position(self, name: str = "notifier") -> int:
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             value = conn.execute(
                 select(notifier_positions.c.position).where(notifier_positions.c.name == name)
             ).scalar()
@@ -395,7 +396,7 @@ class BotState:
         ids = list(stream_ids)
         if not ids:
             return {}
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             rows = conn.execute(
                 select(notifier_games.c.stream_id, notifier_games.c.version).where(
                     notifier_games.c.name == name, notifier_games.c.stream_id.in_(ids)

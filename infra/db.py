@@ -90,6 +90,20 @@ def writer(engine: Engine) -> Iterator[Connection]:
         yield conn
 
 
+def reader(engine: Engine) -> Connection:
+    """A connection for reading.
+
+    On PostgreSQL its statements run in autocommit: each sees what was committed when it
+    began, exactly as in the READ COMMITTED transaction ``engine.connect()`` would open,
+    without the BEGIN and ROLLBACK round trips around them. On SQLite it is a plain
+    connection (its transaction keeps one snapshot of the WAL for every statement).
+    """
+    conn = engine.connect()
+    if is_postgres(engine):
+        conn.execution_options(isolation_level="AUTOCOMMIT")
+    return conn
+
+
 def connect_or_explain(engine: Engine, variable: str = "DATABASE_URL") -> Connection:
     """``engine.connect()``, turning a database that cannot be reached (server down, wrong
     host, password refused, SQLite folder missing) into one line naming ``variable``.

@@ -27,7 +27,7 @@ from sqlalchemy import Connection, Engine, and_, bindparam, delete, func, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from infra.db import writer
+from infra.db import reader, writer
 from infra.schema import events, processed_commands, snapshots
 
 # Any constant will do; it only has to be the one every appender uses.
@@ -247,7 +247,7 @@ class EventStore:
         except IntegrityError as error:
             # Another writer won the race between our check and our insert.
             if idempotency_key is not None:
-                with self.engine.connect() as conn:
+                with reader(self.engine) as conn:
                     seen = self._processed(conn, stream_id, idempotency_key)
                 if seen is not None:
                     raise DuplicateCommand(stream_id, idempotency_key, seen) from error
@@ -296,7 +296,7 @@ class EventStore:
         state does not need and which costs a JSON decoding per row.
         """
         columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             rows = conn.execute(
                 select(*columns)
                 .where(events.c.stream_id == stream_id, events.c.version > after_version)
@@ -306,7 +306,7 @@ class EventStore:
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
         """Up to ``limit`` events of every stream after ``after_position``, in commit order."""
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             rows = conn.execute(
                 select(*_COLUMNS)
                 .where(events.c.position > after_position)
@@ -317,18 +317,18 @@ class EventStore:
 
     def version(self, stream_id: str) -> int:
         """The stream's last version (0 for a stream with no events)."""
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             return self._current_version(conn, stream_id)
 
     def last_position(self) -> int:
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             return int(
                 conn.execute(select(func.coalesce(func.max(events.c.position), 0))).scalar_one()
             )
 
     def processed(self, stream_id: str, idempotency_key: str) -> list[StoredEvent] | None:
         """The events a command with this key appended, or None if it never ran."""
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             return self._processed(conn, stream_id, idempotency_key)
 
     def _processed(self, conn: Connection, stream_id: str, key: str) -> list[StoredEvent] | None:
@@ -399,7 +399,7 @@ class EventStore:
     def load_snapshot(self, stream_id: str, kind: str) -> Snapshot | None:
         """The stream's snapshot, or None when there is none, it is of another kind, or it
         cannot be unpickled: a snapshot is a cache, the events are the truth."""
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             row = conn.execute(
                 select(snapshots.c.version, snapshots.c.state_kind, snapshots.c.state).where(
                     snapshots.c.stream_id == stream_id

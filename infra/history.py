@@ -35,6 +35,7 @@ from sqlalchemy import (
 )
 
 from infra.botstate import bot_chats
+from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector
 from infra.schema import Json, metadata
@@ -277,7 +278,7 @@ def group_chats(conn: Connection, chat_id: int) -> list[int]:
 
 def history(engine: Engine, chat_id: int, limit: int = 10, offset: int = 0) -> list[HistoryEntry]:
     """The group's finished games, most recent first (``offset`` of them skipped)."""
-    with engine.connect() as conn:
+    with reader(engine) as conn:
         rows = conn.execute(
             select(finished_games)
             .where(finished_games.c.chat_id.in_(group_chats(conn, chat_id)))
@@ -306,7 +307,7 @@ def last_finished(engine: Engine, chat_id: int) -> str | None:
 
 
 def is_finished(engine: Engine, game_id: str) -> bool:
-    with engine.connect() as conn:
+    with reader(engine) as conn:
         row = conn.execute(
             select(finished_games.c.stream_id).where(finished_games.c.stream_id == game_id)
         ).first()
@@ -316,7 +317,7 @@ def is_finished(engine: Engine, game_id: str) -> bool:
 def played_in(engine: Engine, player_id: int, chat_id: int) -> bool:
     """Whether the player finished a game in the group (under any id it had)."""
     stats = chat_player_stats
-    with engine.connect() as conn:
+    with reader(engine) as conn:
         row = conn.execute(
             select(stats.c.player_id)
             .where(stats.c.player_id == player_id, stats.c.chat_id.in_(group_chats(conn, chat_id)))
@@ -328,7 +329,7 @@ def played_in(engine: Engine, player_id: int, chat_id: int) -> bool:
 def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -> PlayerFigures:
     """A player's figures in one group, or across every group when ``chat_id`` is None."""
     stats, roles = chat_player_stats, role_wins
-    with engine.connect() as conn:
+    with reader(engine) as conn:
         where = [stats.c.player_id == player_id]
         role_where = [roles.c.player_id == player_id]
         if chat_id is not None:
@@ -359,7 +360,7 @@ def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
     """A group's figures: its finished games, its players' wins and gold, the dwarf they
     won most rounds with, and its top winner."""
     stats = chat_player_stats
-    with engine.connect() as conn:
+    with reader(engine) as conn:
         chats = group_chats(conn, chat_id)
         games = conn.execute(
             select(func.count())

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, Table, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from infra.archive import imported_streams
-from infra.db import writer
+from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
 from infra.schema import games, player_stats, projector_positions
 
@@ -95,7 +95,7 @@ class Projector:
         return self.projection.name
 
     def position(self) -> int:
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             value = conn.execute(
                 select(projector_positions.c.position).where(
                     projector_positions.c.name == self.name
@@ -111,7 +111,7 @@ class Projector:
         new = self.store.read_all(after_position=start, limit=batch)
         if not new:
             return 0
-        with self.engine.connect() as conn:
+        with reader(self.engine) as conn:
             fresh = self._played_here(conn, new)
         prepared = self.projection.prepare(fresh)
         with writer(self.engine) as conn:

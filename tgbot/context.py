@@ -19,6 +19,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 from domain.state import GameState
 from infra.bootstrap import Services
 from infra.botstate import BotState
+from infra.db import reader
 from infra.event_store import EventStore
 from infra.game_service import GameService
 from infra.projector import Projector
@@ -67,7 +68,7 @@ class BotServices:
         """The chat's game in the lobby or being played (the ``games`` read model)."""
         self.projector.catch_up()
         chats = [chat_id, *self.botstate.chats_migrated_to(chat_id)]
-        with self.store.engine.connect() as conn:
+        with reader(self.store.engine) as conn:
             return conn.execute(
                 select(games.c.stream_id)
                 .where(games.c.chat_id.in_(chats), games.c.status.in_(ACTIVE))
@@ -78,7 +79,7 @@ class BotServices:
     def games_of(self, user_id: int) -> list[str]:
         """The games being played with ``user_id`` seated, newest first."""
         self.projector.catch_up()
-        with self.store.engine.connect() as conn:
+        with reader(self.store.engine) as conn:
             rows = conn.execute(
                 select(games.c.stream_id, games.c.players)
                 .where(games.c.status == "playing")
@@ -93,7 +94,7 @@ class BotServices:
     def next_game_id(self, chat_id: int) -> str:
         """A short id (12 characters at most, as callback data requires) that two racing
         ``/newgame`` compute alike, so only one of them can create the game."""
-        with self.store.engine.connect() as conn:
+        with reader(self.store.engine) as conn:
             count = conn.execute(
                 select(func.count()).select_from(games).where(games.c.chat_id == chat_id)
             ).scalar_one()

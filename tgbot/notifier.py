@@ -52,6 +52,7 @@ from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import View, describe, view_for
 from infra.archive import imported_streams
+from infra.db import reader
 from infra.event_store import StoredEvent
 from tgbot import keyboards as kb
 from tgbot import render
@@ -348,7 +349,7 @@ class Notifier:
         return self.position - start if stuck else len(records)
 
     def _imported(self, game_ids: list[str]) -> set[str]:
-        with self.services.store.engine.connect() as conn:
+        with reader(self.services.store.engine) as conn:
             return imported_streams(conn, game_ids)
 
     async def announce_game(

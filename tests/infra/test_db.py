@@ -78,3 +78,24 @@ def test_a_connection_in_steady_use_is_not_pinged_before_each_statement(engine: 
 
     assert store.version(stream) == 20
     assert pings == []
+
+
+def test_a_reader_holds_no_transaction_and_sees_each_commit_as_it_lands(engine: Engine) -> None:
+    """Reads on PostgreSQL run in autocommit: a reading connection is never left "idle
+    in transaction" (holding back vacuum, costing a BEGIN and a ROLLBACK), and every
+    statement sees what was committed before it."""
+    store = EventStore(engine)
+    append_one(store, "game-1")
+    with db.reader(engine) as conn:
+        first = conn.execute(text("SELECT count(*) FROM events")).scalar_one()
+        state = conn.execute(
+            text("SELECT state FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+        ).scalar_one()
+        # Without a transaction the activity row shows the running query as 'active';
+        # between statements it would be 'idle', never 'idle in transaction'.
+        status = conn.connection.dbapi_connection.info.transaction_status  # type: ignore[union-attr]
+        append_one(store, "game-1")  # another connection commits meanwhile
+        second = conn.execute(text("SELECT count(*) FROM events")).scalar_one()
+    assert (first, second) == (1, 2)
+    assert state == "active"
+    assert status.name == "IDLE"

@@ -32,6 +32,7 @@ from telegram.error import BadRequest
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
 
 from domain.events import Event
+from infra.db import reader
 from infra.event_store import EventStore
 from infra.history import (
     HistoryProjector,
@@ -459,7 +460,7 @@ def may_replay(services: BotServices, replay: Replay, chat_id: int, user_id: int
     of its players or a player of its group asks for it."""
     game_chat = replay.final.chat_id
     engine = services.store.engine
-    with engine.connect() as conn:
+    with reader(engine) as conn:
         if game_chat in group_chats(conn, chat_id):
             return True
     if user_id is None:
