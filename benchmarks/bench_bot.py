@@ -42,17 +42,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import functools
 import multiprocessing
 import operator
 import os
+import pstats
 import random
 import statistics
+import threading
 import time
 import traceback
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -357,7 +362,40 @@ def drop_database(url: str) -> None:
     admin.dispose()
 
 
-def run(edition: str, games: int, seconds: float, seed: int) -> dict[str, float]:
+class Profiler:
+    """cProfile in every thread of this process (the event loop's and the workers'),
+    from ``start`` to ``stop``; the stats merged."""
+
+    def __init__(self) -> None:
+        self.profiles: list[cProfile.Profile] = []
+        self.lock = threading.Lock()
+
+    def _hook(self, *_: Any) -> None:
+        profile = cProfile.Profile()
+        with self.lock:
+            self.profiles.append(profile)
+        profile.enable()  # replaces this hook in this thread
+
+    def start(self) -> None:
+        """Profile this thread and every thread started from now on: the event loop gets
+        a new default executor, so its worker threads are among them."""
+        threading.setprofile(self._hook)
+        self._hook()
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor())
+
+    def stop(self, path: str) -> None:
+        threading.setprofile(None)
+        for profile in self.profiles:
+            profile.disable()
+        stats = pstats.Stats(*self.profiles)
+        stats.dump_stats(path)
+        print(f"\nprofile of the bot process ({len(self.profiles)} threads): {path}")
+        stats.sort_stats("tottime").print_stats(25)
+
+
+def run(
+    edition: str, games: int, seconds: float, seed: int, profile: str | None = None
+) -> dict[str, float]:
     url = create_database()
     context = multiprocessing.get_context("spawn")
     conn, child_conn = context.Pipe()
@@ -367,7 +405,7 @@ def run(edition: str, games: int, seconds: float, seed: int) -> dict[str, float]
     try:
         upgrade(url)
         players.start()
-        return asyncio.run(_run(conn, url, seconds, seed))
+        return asyncio.run(_run(conn, url, seconds, seed, profile))
     finally:
         players.join(10)
         if players.is_alive():
@@ -375,7 +413,9 @@ def run(edition: str, games: int, seconds: float, seed: int) -> dict[str, float]
         drop_database(url)
 
 
-async def _run(conn: Connection, url: str, seconds: float, seed: int) -> dict[str, float]:
+async def _run(
+    conn: Connection, url: str, seconds: float, seed: int, profile: str | None
+) -> dict[str, float]:
     renders: list[float] = []
     sizes: list[int] = []
     original_png = notifier_module._png.__wrapped__
@@ -388,14 +428,27 @@ async def _run(conn: Connection, url: str, seconds: float, seed: int) -> dict[st
         return png
 
     notifier_module._png = functools.lru_cache(maxsize=256)(timed_png)
+    # The notifier's calls: those made while it announces the log (the handlers' own,
+    # a placement preview edited in, go through the same Outbox and are not counted).
     notifier_calls: Counter[str] = Counter()
     original_call = notifier_module.Outbox.call
+    original_catch_up = notifier_module.Notifier.catch_up
+    announcing: ContextVar[bool] = ContextVar("announcing", default=False)
 
     async def counted(self: Any, chat_id: int, method: str, **kwargs: Any) -> Any:
-        notifier_calls[method] += 1
+        if announcing.get():
+            notifier_calls[method] += 1
         return await original_call(self, chat_id, method, **kwargs)
 
+    async def catch_up(self: Any, *args: Any, **kwargs: Any) -> int:
+        token = announcing.set(True)
+        try:
+            return await original_catch_up(self, *args, **kwargs)
+        finally:
+            announcing.reset(token)
+
     notifier_module.Outbox.call = counted  # type: ignore[method-assign]
+    notifier_module.Notifier.catch_up = catch_up  # type: ignore[method-assign]
     base_url, base_file_url, token = await receive(conn, "server")
     seeds = iter(range(seed * 10_000, seed * 10_000 + 10_000_000))
     settings = load_settings(telegram_bot_token=token, database_url=url)
@@ -422,11 +475,16 @@ async def _run(conn: Connection, url: str, seconds: float, seed: int) -> dict[st
         renders.clear()
         sizes.clear()
         first_position = bot.store.last_position()
+        profiler = Profiler() if profile else None
+        if profiler is not None:
+            profiler.start()
         conn.send(("go", seconds))
         cpu_before, loop_before = time.process_time(), time.thread_time()
         await receive(conn, "stopped", seconds + SETUP_SECONDS)
         cpu = time.process_time() - cpu_before
         loop_cpu = time.thread_time() - loop_before
+        if profiler is not None and profile:
+            profiler.stop(profile)
         await _quiet(app, bot)
         conn.send(("settled", None))
         played = await receive(conn, "result")
@@ -441,6 +499,7 @@ async def _run(conn: Connection, url: str, seconds: float, seed: int) -> dict[st
         await app.shutdown()
         services.close()
         notifier_module.Outbox.call = original_call  # type: ignore[method-assign]
+        notifier_module.Notifier.catch_up = original_catch_up  # type: ignore[method-assign]
         notifier_module._png = functools.lru_cache(maxsize=256)(original_png)
         conn.send(("stop", None))
     return _figures(played, turns, finished, (cpu, loop_cpu), notifier_calls, renders, sizes)
@@ -569,9 +628,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds per edition")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--editions", nargs="+", default=["base", "saboteur2"])
+    parser.add_argument(
+        "--profile",
+        metavar="PREFIX",
+        help="profile the bot process during the run (every thread, cProfile: slower);"
+        " write PREFIX.<edition>.pstats and print the top functions",
+    )
     args = parser.parse_args()
     for edition in args.editions:
-        result = run(edition, args.games, args.seconds, args.seed)
+        profile = f"{args.profile}.{edition}.pstats" if args.profile else None
+        result = run(edition, args.games, args.seconds, args.seed, profile)
         print(f"\n== {edition}: {args.games} games, {PLAYERS[edition]} players each")
         for key, value in result.items():
             print(f"{key:26} {value:10.2f}")
