@@ -8,11 +8,11 @@ Every table is registered on :data:`infra.schema.metadata` so one migration chai
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     BigInteger,
@@ -126,6 +126,10 @@ class StoredMessage:
     version: int
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
 class BotState:
     """Reads and writes the adapter's tables. Each write is one short transaction.
 
@@ -152,6 +156,17 @@ class BotState:
     def _write(self) -> AbstractContextManager[Connection]:
         return self._writer.begin()
 
+    def _cached(self, cache: dict[K, V], key: K, read: Callable[[Connection, K], V]) -> V:
+        """The cached value, else the one read now, kept unless a writer set the key
+        meanwhile (then the writer's, which is newer)."""
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        with reader(self.engine) as conn:
+            found = read(conn, key)
+        return cache.setdefault(key, found)
+
     @staticmethod
     @contextmanager
     def _caching(cache: dict[Any, Any], key: object) -> Iterator[None]:
@@ -164,13 +179,7 @@ class BotState:
 
     # Users ---------------------------------------------------------------------------
     def user(self, user_id: int) -> BotUser | None:
-        try:
-            return self._users[user_id]
-        except KeyError:
-            pass
-        with reader(self.engine) as conn:
-            found = _user_row(conn, user_id)
-        return self._users.setdefault(user_id, found)
+        return self._cached(self._users, user_id, _user_row)
 
     def users(self, user_ids: Iterable[int]) -> dict[int, BotUser]:
         ids = list(user_ids)
@@ -240,13 +249,7 @@ class BotState:
 
     def chat_languages(self, chat_id: int) -> tuple[str | None, str | None]:
         """The group's chosen language and the one learned from its last game's creator."""
-        try:
-            return self._chat_languages[chat_id]
-        except KeyError:
-            pass
-        with reader(self.engine) as conn:
-            found = _chat_languages_row(conn, chat_id)
-        return self._chat_languages.setdefault(chat_id, found)
+        return self._cached(self._chat_languages, chat_id, _chat_languages_row)
 
     def set_chat_default_language(self, chat_id: int, language: str) -> None:
         """The language the group speaks when it chose none (its last game's creator's)."""
@@ -287,13 +290,7 @@ class BotState:
 
     def resolve_chat(self, chat_id: int) -> int:
         """The chat's current id, following group-to-supergroup migrations."""
-        try:
-            return self._resolved[chat_id]
-        except KeyError:
-            pass
-        with reader(self.engine) as conn:
-            found = _resolve(conn, chat_id)
-        return self._resolved.setdefault(chat_id, found)
+        return self._cached(self._resolved, chat_id, _resolve)
 
     def chats_migrated_to(self, chat_id: int) -> list[int]:
         """Earlier ids of a chat (groups that became this supergroup)."""
