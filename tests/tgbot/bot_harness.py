@@ -73,6 +73,23 @@ async def running_bot(
         services.close()
 
 
+@contextlib.asynccontextmanager
+async def game_running(
+    api: FakeBotAPI,
+    url: str,
+    group: int,
+    players: list[int],
+    edition: str = "base",
+    **bot_options: Any,
+) -> AsyncIterator[tuple[BotApplication, str]]:
+    """The group seated (every player opened the private chat), the bot running on
+    ``url`` and their game started: (the bot, the game's id)."""
+    seat(api, group, players)
+    async with running_bot(api, url, **bot_options) as app:
+        await settle(api, app)
+        yield app, await start_game(api, app, group, players, edition)
+
+
 def bot_services(app: BotApplication) -> BotServices:
     services: BotServices = app.bot_data[SERVICES_KEY]
     return services

@@ -12,7 +12,14 @@ from domain.commands import ComeBack, TimeOut
 from infra.event_store import ConcurrencyError
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
-from tests.tgbot.bot_harness import bot_services, running_bot, seat, settle, start_game
+from tests.tgbot.bot_harness import (
+    bot_services,
+    game_running,
+    running_bot,
+    seat,
+    settle,
+    start_game,
+)
 from tgbot import i18n
 from tgbot.app import BotApplication, webhook_options
 
@@ -65,47 +72,39 @@ async def test_every_command_the_texts_mention_works_and_is_in_a_menu(db: str) -
 
 
 async def test_hand_in_private_sends_dwarf_cards_and_gold_at_any_time(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            state, _ = bot_services(app).load(game_id)
-            assert state.pending is not None
-            waiting = next(p for p in PLAYERS if p != state.pending.player)
-            before = len(api.messages_in(waiting))
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        state, _ = bot_services(app).load(game_id)
+        assert state.pending is not None
+        waiting = next(p for p in PLAYERS if p != state.pending.player)
+        before = len(api.messages_in(waiting))
 
-            api.send_text(waiting, waiting, "/hand")
-            await settle(api, app)
+        api.send_text(waiting, waiting, "/hand")
+        await settle(api, app)
 
-            sent = api.messages_in(waiting)[before:]
-            assert len(sent) == 1
-            text = sent[0]["text"]
-            assert "Your dwarf card" in text and "Your cards:" in text and "Your gold: 0" in text
-            assert not api.keyboard(sent[0])
+        sent = api.messages_in(waiting)[before:]
+        assert len(sent) == 1
+        text = sent[0]["text"]
+        assert "Your dwarf card" in text and "Your cards:" in text and "Your gold: 0" in text
+        assert not api.keyboard(sent[0])
 
 
 async def test_hand_in_the_group_sends_the_prompt_again_in_private(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            state, _ = bot_services(app).load(game_id)
-            assert state.pending is not None
-            player = state.pending.player
-            first = api.last_message(player)
-            assert api.keyboard(first)
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        state, _ = bot_services(app).load(game_id)
+        assert state.pending is not None
+        player = state.pending.player
+        first = api.last_message(player)
+        assert api.keyboard(first)
 
-            api.send_text(GROUP, player, "/hand")
-            await settle(api, app)
+        api.send_text(GROUP, player, "/hand")
+        await settle(api, app)
 
-            assert api.keyboard(api.last_message(player))
-            assert "Your cards:" in api.last_message(player)["caption"]
-            assert "in private" in api.last_message(GROUP)["text"]
-            # One live prompt: the earlier one lost its buttons.
-            live = [m for m in api.messages_in(player) if api.keyboard(m)]
-            assert live == [api.last_message(player)] and live[0] != first
+        assert api.keyboard(api.last_message(player))
+        assert "Your cards:" in api.last_message(player)["caption"]
+        assert "in private" in api.last_message(GROUP)["text"]
+        # One live prompt: the earlier one lost its buttons.
+        live = [m for m in api.messages_in(player) if api.keyboard(m)]
+        assert live == [api.last_message(player)] and live[0] != first
 
 
 async def test_hand_from_someone_not_playing_says_so(db: str) -> None:

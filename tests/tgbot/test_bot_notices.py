@@ -30,6 +30,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
     bot_services,
+    game_running,
     lobby_button,
     move_outside_the_bot,
     notifier_of,
@@ -53,21 +54,23 @@ pytestmark = pytest.mark.timeout(120)
 
 async def test_a_reminder_tells_the_player_the_real_time_left(db: str) -> None:
     # The game's clock runs 150 s behind: a 180 s turn opened now ends in about 30 s.
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db, clock_ms=lambda: now_ms() - 150_000) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            services = bot_services(app)
-            state, _ = services.load(game_id)
-            assert state.pending is not None
-            services.service.handle(game_id, RemindPlayer(state.pending.id, "half"))
-            await settle(api, app)
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, clock_ms=lambda: now_ms() - 150_000) as (
+            app,
+            game_id,
+        ),
+    ):
+        services = bot_services(app)
+        state, _ = services.load(game_id)
+        assert state.pending is not None
+        services.service.handle(game_id, RemindPlayer(state.pending.id, "half"))
+        await settle(api, app)
 
-            text = api.last_message(state.pending.player)["text"]
-            found = re.search(r"half of your time is gone: (\d+) s left", text)
-            assert found is not None, text
-            assert 15 <= int(found.group(1)) <= 30
+        text = api.last_message(state.pending.player)["text"]
+        found = re.search(r"half of your time is gone: (\d+) s left", text)
+        assert found is not None, text
+        assert 15 <= int(found.group(1)) <= 30
 
 
 @pytest.mark.parametrize("failures", [1, 10])
@@ -160,36 +163,32 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
 async def test_a_batch_that_failed_after_sending_is_not_announced_again(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            notifier = notifier_of(app)
-            botstate = notifier.services.botstate
-            save = botstate.save_message
-            failed: list[str] = []
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        notifier = notifier_of(app)
+        botstate = notifier.services.botstate
+        save = botstate.save_message
+        failed: list[str] = []
 
-            def save_message(stream: str, chat: int, role: str, *args: Any) -> None:
-                if role == PROMPT and not failed:  # the prompt went out, then the database fell
-                    failed.append(role)
-                    raise RuntimeError("the database went away")
-                save(stream, chat, role, *args)
+        def save_message(stream: str, chat: int, role: str, *args: Any) -> None:
+            if role == PROMPT and not failed:  # the prompt went out, then the database fell
+                failed.append(role)
+                raise RuntimeError("the database went away")
+            save(stream, chat, role, *args)
 
-            monkeypatch.setattr(botstate, "save_message", save_message)
-            counts = {p: len(api.messages_in(p)) for p in PLAYERS}
-            player = move_outside_the_bot(app, game_id)
-            await settle(api, app)
+        monkeypatch.setattr(botstate, "save_message", save_message)
+        counts = {p: len(api.messages_in(p)) for p in PLAYERS}
+        player = move_outside_the_bot(app, game_id)
+        await settle(api, app)
 
-            assert failed
-            new = api.messages_in(player)[counts[player] :]
-            assert len(new) == 1  # the prompt, once
-            assert notifier.failures == {} and notifier.unclaims == {}
+        assert failed
+        new = api.messages_in(player)[counts[player] :]
+        assert len(new) == 1  # the prompt, once
+        assert notifier.failures == {} and notifier.unclaims == {}
 
-            # The game goes on: the next move is announced as usual.
-            after = move_outside_the_bot(app, game_id)
-            await settle(api, app)
-            assert len(api.messages_in(after)) > counts[after]
+        # The game goes on: the next move is announced as usual.
+        after = move_outside_the_bot(app, game_id)
+        await settle(api, app)
+        assert len(api.messages_in(after)) > counts[after]
 
 
 async def test_a_creator_who_never_opened_the_private_chat_is_named_once_with_the_link(
@@ -234,32 +233,31 @@ async def test_the_deadline_reads_as_time_left_and_is_counted_again_when_redrawn
     db: str,
 ) -> None:
     clock = [now_ms()]
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db, clock_ms=lambda: clock[0]) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            state, _ = bot_services(app).load(game_id)
-            assert state.pending is not None
-            player, deadline = state.pending.player, state.pending.deadline
-            until = dt.datetime.fromtimestamp(deadline / 1000, dt.UTC).strftime("%H:%M UTC")
-            board = [m for m in api.messages_in(GROUP) if "photo" in m][-1]
-            assert f"⏳ 3 min left (until {until})" in board["caption"]
-            prompt = api.last_message(player)
-            assert "⏳ 3 min left" in prompt["caption"]
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, clock_ms=lambda: clock[0]) as (app, game_id),
+    ):
+        state, _ = bot_services(app).load(game_id)
+        assert state.pending is not None
+        player, deadline = state.pending.player, state.pending.deadline
+        until = dt.datetime.fromtimestamp(deadline / 1000, dt.UTC).strftime("%H:%M UTC")
+        board = [m for m in api.messages_in(GROUP) if "photo" in m][-1]
+        assert f"⏳ 3 min left (until {until})" in board["caption"]
+        prompt = api.last_message(player)
+        assert "⏳ 3 min left" in prompt["caption"]
 
-            clock[0] += 150_000  # two and a half minutes later the player picks a card
-            key = bot_services(app).callback_key
-            card = next(
-                b.callback_data
-                for row in api.keyboard(prompt)
-                for b in row
-                if b.callback_data and decode(b.callback_data, key).action == CARD
-            )
-            await press_and_wait(api, app, player, player, prompt["message_id"], card)
+        clock[0] += 150_000  # two and a half minutes later the player picks a card
+        key = bot_services(app).callback_key
+        card = next(
+            b.callback_data
+            for row in api.keyboard(prompt)
+            for b in row
+            if b.callback_data and decode(b.callback_data, key).action == CARD
+        )
+        await press_and_wait(api, app, player, player, prompt["message_id"], card)
 
-            redrawn = api.messages[player][prompt["message_id"]]["caption"]
-            assert f"⏳ 30 s left (until {until})" in redrawn
+        redrawn = api.messages[player][prompt["message_id"]]["caption"]
+        assert f"⏳ 30 s left (until {until})" in redrawn
 
 
 def well_formed(caption: str) -> bool:
@@ -384,138 +382,122 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
 
 
 async def test_an_away_player_gets_no_prompts_until_they_press_im_back(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            services = bot_services(app)
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
 
-            def time_out() -> GameState:
-                state, _ = services.load(game_id)
-                assert state.pending is not None
-                services.service.handle(game_id, TimeOut(state.pending.id))
-                return services.load(game_id)[0]
-
-            # Everyone's time runs out until someone has missed three turns in a row.
-            state = time_out()
-            while not state.away:
-                state = time_out()
-            await settle(api, app)
-            (away,) = state.away
-            notice = api.last_message(away)
-            assert "three turns in a row" in (notice.get("text") or notice["caption"])
-            back = next(b for row in api.keyboard(notice) for b in row if "I'm back" in b.text)
-            photos = len([m for m in api.messages_in(away) if "photo" in m])
-
-            while state.pending is not None and state.pending.player != away:
-                state = time_out()  # round the table to the away player's turn
-            await settle(api, app)
-            assert len([m for m in api.messages_in(away) if "photo" in m]) == photos
-
-            answer = await press_and_wait(
-                api, app, away, away, notice["message_id"], back.callback_data or ""
-            )
-            assert "Welcome back" in answer["text"]
-
+        def time_out() -> GameState:
             state, _ = services.load(game_id)
-            assert away not in state.away and state.pending is not None
-            assert state.pending.player == away
-            left = state.pending.deadline - now_ms()
-            assert 170_000 < left <= 180_000  # a whole turn again
-            prompt = api.last_message(away)
-            assert "photo" in prompt and api.keyboard(prompt)
-            assert "⏳ 3 min left" in prompt["caption"]
-            assert not api.keyboard(api.messages[away][notice["message_id"]])
+            assert state.pending is not None
+            services.service.handle(game_id, TimeOut(state.pending.id))
+            return services.load(game_id)[0]
+
+        # Everyone's time runs out until someone has missed three turns in a row.
+        state = time_out()
+        while not state.away:
+            state = time_out()
+        await settle(api, app)
+        (away,) = state.away
+        notice = api.last_message(away)
+        assert "three turns in a row" in (notice.get("text") or notice["caption"])
+        back = next(b for row in api.keyboard(notice) for b in row if "I'm back" in b.text)
+        photos = len([m for m in api.messages_in(away) if "photo" in m])
+
+        while state.pending is not None and state.pending.player != away:
+            state = time_out()  # round the table to the away player's turn
+        await settle(api, app)
+        assert len([m for m in api.messages_in(away) if "photo" in m]) == photos
+
+        answer = await press_and_wait(
+            api, app, away, away, notice["message_id"], back.callback_data or ""
+        )
+        assert "Welcome back" in answer["text"]
+
+        state, _ = services.load(game_id)
+        assert away not in state.away and state.pending is not None
+        assert state.pending.player == away
+        left = state.pending.deadline - now_ms()
+        assert 170_000 < left <= 180_000  # a whole turn again
+        prompt = api.last_message(away)
+        assert "photo" in prompt and api.keyboard(prompt)
+        assert "⏳ 3 min left" in prompt["caption"]
+        assert not api.keyboard(api.messages[away][notice["message_id"]])
 
 
 async def test_a_timeout_from_the_deadline_worker_is_announced_once_like_a_move(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            services = bot_services(app)
-            state, _ = services.load(game_id)
-            assert state.pending is not None
-            late = state.pending.player
-            prompt = api.last_message(late)
-            mark = len(api.calls)
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        state, _ = services.load(game_id)
+        assert state.pending is not None
+        late = state.pending.player
+        prompt = api.last_message(late)
+        mark = len(api.calls)
 
-            # As the deadline worker does: a TimeOut through the game service.
-            services.service.handle(game_id, TimeOut(state.pending.id))
-            await settle(api, app)
+        # As the deadline worker does: a TimeOut through the game service.
+        services.service.handle(game_id, TimeOut(state.pending.id))
+        await settle(api, app)
 
-            after, _ = services.load(game_id)
-            assert after.pending is not None
-            following = after.pending.player
-            calls = api.calls[mark:]
-            boards = [c for c in calls if str(c.get("chat_id")) == str(GROUP)]
-            assert [c.method for c in boards] == ["editMessageMedia"]
-            caption = boards[0]["media"]["caption"]
-            assert caption.startswith(f'<a href="tg://user?id={following}">')
-            assert f"⏰ P{late} ran out of time." in caption
-            assert f"P{late} passed, discarding 1 card." in caption
-            assert not api.keyboard(api.messages[late][prompt["message_id"]])
-            prompts = [c for c in calls if c.method == "sendPhoto"]
-            assert [str(c["chat_id"]) for c in prompts] == [str(following)]
-            # The same picture as the group's board: sent again by its file_id, not uploaded.
-            assert not prompts[0].files and str(prompts[0]["photo"]).startswith("file-")
+        after, _ = services.load(game_id)
+        assert after.pending is not None
+        following = after.pending.player
+        calls = api.calls[mark:]
+        boards = [c for c in calls if str(c.get("chat_id")) == str(GROUP)]
+        assert [c.method for c in boards] == ["editMessageMedia"]
+        caption = boards[0]["media"]["caption"]
+        assert caption.startswith(f'<a href="tg://user?id={following}">')
+        assert f"⏰ P{late} ran out of time." in caption
+        assert f"P{late} passed, discarding 1 card." in caption
+        assert not api.keyboard(api.messages[late][prompt["message_id"]])
+        prompts = [c for c in calls if c.method == "sendPhoto"]
+        assert [str(c["chat_id"]) for c in prompts] == [str(following)]
+        # The same picture as the group's board: sent again by its file_id, not uploaded.
+        assert not prompts[0].files and str(prompts[0]["photo"]).startswith("file-")
 
-            assert await notifier_of(app).catch_up() == 0
-            assert len(api.calls) == mark + len(calls)
+        assert await notifier_of(app).catch_up() == 0
+        assert len(api.calls) == mark + len(calls)
 
 
 async def test_a_game_imported_into_the_bots_database_is_never_announced(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            services = bot_services(app)
-            state, _ = services.load(game_id)
-            assert state.pending is not None
-            mark = len(api.calls)
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        state, _ = services.load(game_id)
+        assert state.pending is not None
+        mark = len(api.calls)
 
-            # A developer loads the running game's export under a new id: same chat id.
-            copy, _ = import_game(services.store, export_game(services.store, game_id))
-            services.service.handle(copy, TimeOut(state.pending.id))
-            services.wake.set()
-            await settle(api, app)
+        # A developer loads the running game's export under a new id: same chat id.
+        copy, _ = import_game(services.store, export_game(services.store, game_id))
+        services.service.handle(copy, TimeOut(state.pending.id))
+        services.wake.set()
+        await settle(api, app)
 
-            assert api.calls[mark:] == []
-            assert services.active_game(GROUP) == game_id
+        assert api.calls[mark:] == []
+        assert services.active_game(GROUP) == game_id
 
 
 async def test_an_instance_that_leads_again_edits_the_board_another_instance_posted(
     db: str,
 ) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            services = bot_services(app)
-            notifier = notifier_of(app)
-            old_board = services.botstate.message(game_id, GROUP, BOARD)
-            assert old_board is not None
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        notifier = notifier_of(app)
+        old_board = services.botstate.message(game_id, GROUP, BOARD)
+        assert old_board is not None
 
-            # Another instance takes the lease over and posts the board anew.
-            other = BotState(services.store.engine)
-            later = now_ms() + LEASE_MS + 5_000
-            assert other.hold_lease("other", later, LEASE_MS, notifier.name)
-            notifier.lease_until = 0.0  # this one's lease is due for renewal
-            await api.wait_for(lambda: not notifier.leading or None, 10)
-            posted = await app.bot.send_photo(GROUP, photo=api.photo_bytes(_photos(api)[-1]))
-            other.save_message(game_id, GROUP, BOARD, posted.message_id, 0)
-            other.release_lease("other", notifier.name)
-            await api.wait_for(lambda: notifier.leading or None, 10)
+        # Another instance takes the lease over and posts the board anew.
+        other = BotState(services.store.engine)
+        later = now_ms() + LEASE_MS + 5_000
+        assert other.hold_lease("other", later, LEASE_MS, notifier.name)
+        notifier.lease_until = 0.0  # this one's lease is due for renewal
+        await api.wait_for(lambda: not notifier.leading or None, 10)
+        posted = await app.bot.send_photo(GROUP, photo=api.photo_bytes(_photos(api)[-1]))
+        other.save_message(game_id, GROUP, BOARD, posted.message_id, 0)
+        other.release_lease("other", notifier.name)
+        await api.wait_for(lambda: notifier.leading or None, 10)
 
-            move_outside_the_bot(app, game_id)
-            await settle(api, app)
+        move_outside_the_bot(app, game_id)
+        await settle(api, app)
 
-            edits = api.calls_of("editMessageMedia")
-            assert edits and edits[-1]["message_id"] == posted.message_id != old_board.message_id
+        edits = api.calls_of("editMessageMedia")
+        assert edits and edits[-1]["message_id"] == posted.message_id != old_board.message_id
 
 
 def _photos(api: FakeBotAPI) -> list[dict[str, Any]]:
@@ -562,50 +544,45 @@ async def refused_connection() -> NetworkError:
 async def test_a_prompt_whose_answer_was_lost_is_not_sent_twice_and_one_never_sent_is_sent(
     db: str, arrived: bool
 ) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            outbox = notifier_of(app).outbox
-            error = TimedOut() if arrived else await refused_connection()
-            outbox.bot = LosingAnswers(outbox.bot, error, arrived=arrived)  # type: ignore[assignment]
-            counts = {p: len(api.messages_in(p)) for p in PLAYERS}
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        outbox = notifier_of(app).outbox
+        error = TimedOut() if arrived else await refused_connection()
+        outbox.bot = LosingAnswers(outbox.bot, error, arrived=arrived)  # type: ignore[assignment]
+        counts = {p: len(api.messages_in(p)) for p in PLAYERS}
 
-            player = move_outside_the_bot(app, game_id)
-            await settle(api, app)
+        player = move_outside_the_bot(app, game_id)
+        await settle(api, app)
 
-            assert outbox.bot.failed  # type: ignore[attr-defined]
-            new = [m for m in api.messages_in(player)[counts[player] :] if "photo" in m]
-            assert len(new) == 1
+        assert outbox.bot.failed  # type: ignore[attr-defined]
+        new = [m for m in api.messages_in(player)[counts[player] :] if "photo" in m]
+        assert len(new) == 1
 
 
 @pytest.mark.parametrize("edition", ["base", "saboteur2"])
 async def test_the_round_end_message_reveals_the_dwarf_card_set_aside(
     db: str, edition: str
 ) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS, edition)
-            services = bot_services(app)
-            for _ in range(1000):  # the first move each turn, until the round ends
-                state, _ = services.load(game_id)
-                if state.round > 1 or state.phase != "playing":
-                    break
-                assert state.pending is not None
-                services.service.handle(game_id, legal_moves(state, state.pending.player)[0])
-            await settle(api, app)
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, edition) as (app, game_id),
+    ):
+        services = bot_services(app)
+        for _ in range(1000):  # the first move each turn, until the round ends
+            state, _ = services.load(game_id)
+            if state.round > 1 or state.phase != "playing":
+                break
+            assert state.pending is not None
+            services.service.handle(game_id, legal_moves(state, state.pending.player)[0])
+        await settle(api, app)
 
-            ended = next(
-                e
-                for e in services.service.events(game_id, after_version=0)
-                if isinstance(e, RoundEnded)
-            )
-            told = next(t for t in api.texts_in(GROUP) if "Round 1 is over" in t)
-            if edition == "base":
-                (spare,) = ended.spare
-                assert f"Dwarf card set aside: {Texts('en').role_name(spare)}." in told
-            else:  # the saboteur2 dwarf pile stays face down
-                assert ended.spare == () and "set aside" not in told
+        ended = next(
+            e
+            for e in services.service.events(game_id, after_version=0)
+            if isinstance(e, RoundEnded)
+        )
+        told = next(t for t in api.texts_in(GROUP) if "Round 1 is over" in t)
+        if edition == "base":
+            (spare,) = ended.spare
+            assert f"Dwarf card set aside: {Texts('en').role_name(spare)}." in told
+        else:  # the saboteur2 dwarf pile stays face down
+            assert ended.spare == () and "set aside" not in told

@@ -10,12 +10,10 @@ import pytest
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    game_running,
     move_outside_the_bot,
     press_and_wait,
-    running_bot,
-    seat,
     settle,
-    start_game,
 )
 from tgbot.app import BotApplication
 from tgbot.callback import decode
@@ -35,22 +33,18 @@ def by_id(call: Any) -> bool:
 async def test_a_prompt_whose_picture_id_telegram_refuses_is_uploaded_and_arrives(
     db: str,
 ) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            calls = len(api.calls)
-            api.fail_next("sendPhoto", 400, REFUSED)
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        calls = len(api.calls)
+        api.fail_next("sendPhoto", 400, REFUSED)
 
-            player = move_outside_the_bot(app, game_id)
-            before = len(api.messages_in(player))
-            await settle(api, app)
+        player = move_outside_the_bot(app, game_id)
+        before = len(api.messages_in(player))
+        await settle(api, app)
 
-            sends = [c for c in api.calls[calls:] if c.method == "sendPhoto"]
-            assert [by_id(c) for c in sends] == [True, False]  # refused by id, then uploaded
-            new = api.messages_in(player)[before:]
-            assert len(new) == 1 and "photo" in new[0] and api.keyboard(new[0])
+        sends = [c for c in api.calls[calls:] if c.method == "sendPhoto"]
+        assert [by_id(c) for c in sends] == [True, False]  # refused by id, then uploaded
+        new = api.messages_in(player)[before:]
+        assert len(new) == 1 and "photo" in new[0] and api.keyboard(new[0])
 
 
 def pressed(app: BotApplication, buttons: list[Button], action: str) -> str:
@@ -64,32 +58,28 @@ def pressed(app: BotApplication, buttons: list[Button], action: str) -> str:
 async def test_a_preview_whose_picture_id_telegram_refuses_is_uploaded_and_shown(
     db: str,
 ) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id = await start_game(api, app, GROUP, PLAYERS)
-            state = bot_services(app).service.load(game_id).state
-            assert state.pending is not None
-            player = state.pending.player
-            prompt = api.last_message(player)
-            root = [[b.text for b in row] for row in api.keyboard(prompt)]
-            flat = [b for row in api.keyboard(prompt) for b in row]
-            await press_and_wait(
-                api, app, player, player, prompt["message_id"], pressed(app, flat, CARD)
-            )
-            shown = api.messages[player][prompt["message_id"]]
-            assert [[b.text for b in row] for row in api.keyboard(shown)] != root
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        state = bot_services(app).service.load(game_id).state
+        assert state.pending is not None
+        player = state.pending.player
+        prompt = api.last_message(player)
+        root = [[b.text for b in row] for row in api.keyboard(prompt)]
+        flat = [b for row in api.keyboard(prompt) for b in row]
+        await press_and_wait(
+            api, app, player, player, prompt["message_id"], pressed(app, flat, CARD)
+        )
+        shown = api.messages[player][prompt["message_id"]]
+        assert [[b.text for b in row] for row in api.keyboard(shown)] != root
 
-            # Back to the first step: the same picture as the prompt's, sent by its id.
-            calls = len(api.calls)
-            api.fail_next("editMessageMedia", 400, REFUSED, chat_id=player)
-            back = [b for row in api.keyboard(shown) for b in row]
-            await press_and_wait(
-                api, app, player, player, prompt["message_id"], pressed(app, back, MENU)
-            )
+        # Back to the first step: the same picture as the prompt's, sent by its id.
+        calls = len(api.calls)
+        api.fail_next("editMessageMedia", 400, REFUSED, chat_id=player)
+        back = [b for row in api.keyboard(shown) for b in row]
+        await press_and_wait(
+            api, app, player, player, prompt["message_id"], pressed(app, back, MENU)
+        )
 
-            edits = [c for c in api.calls[calls:] if c.method == "editMessageMedia"]
-            assert len(edits) == 2 and edits[1].files  # refused by id, then uploaded
-            shown = api.messages[player][prompt["message_id"]]
-            assert [[b.text for b in row] for row in api.keyboard(shown)] == root
+        edits = [c for c in api.calls[calls:] if c.method == "editMessageMedia"]
+        assert len(edits) == 2 and edits[1].files  # refused by id, then uploaded
+        shown = api.messages[player][prompt["message_id"]]
+        assert [[b.text for b in row] for row in api.keyboard(shown)] == root
