@@ -4,7 +4,8 @@ instance or the deadline worker would), the decision under test by pressing butt
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -19,11 +20,9 @@ from domain.state import GameState
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    game_running,
     press_and_wait,
-    running_bot,
-    seat,
     settle,
-    start_game,
 )
 from tgbot.app import BotApplication
 
@@ -84,60 +83,51 @@ def last_events(app: BotApplication, game_id: str, version: int) -> list[Any]:
     return bot_services(app).service.events(game_id, after_version=version)
 
 
+@contextlib.asynccontextmanager
 async def playing(
-    api: FakeBotAPI, app: BotApplication, edition: str
-) -> tuple[str, GameState, dict[str, Any]]:
-    game_id = await start_game(api, app, GROUP, PLAYERS, edition)
-    state = bot_services(app).service.load(game_id).state
-    assert state.pending is not None
-    return game_id, state, api.last_message(state.pending.player)
+    api: FakeBotAPI, db: str, edition: str, **bot_options: Any
+) -> AsyncIterator[tuple[BotApplication, str, GameState, dict[str, Any]]]:
+    """A game of ``edition`` started on a running bot: the bot, the game's id, its state
+    and the prompt of the player on turn."""
+    async with game_running(api, db, GROUP, PLAYERS, edition, **bot_options) as (app, game_id):
+        state = bot_services(app).service.load(game_id).state
+        assert state.pending is not None
+        yield app, game_id, state, api.last_message(state.pending.player)
 
 
 async def test_a_base_pass_discards_exactly_the_one_card_pressed(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id, state, prompt = await playing(api, app, "base")
-            player = state.pending.player  # type: ignore[union-attr]
-            version = bot_services(app).store.version(game_id)
+    async with FakeBotAPI() as api, playing(api, db, "base") as (app, game_id, state, prompt):
+        player = state.pending.player  # type: ignore[union-attr]
+        version = bot_services(app).store.version(game_id)
 
-            menu = await press(api, app, player, prompt, "🂠 Pass")
-            offered = [b.text for b in buttons(api, menu) if not b.text.startswith("«")]
-            assert len(offered) == len(state.hand(player))  # any one card, no confirming
-            await press(api, app, player, menu, offered[-1])
+        menu = await press(api, app, player, prompt, "🂠 Pass")
+        offered = [b.text for b in buttons(api, menu) if not b.text.startswith("«")]
+        assert len(offered) == len(state.hand(player))  # any one card, no confirming
+        await press(api, app, player, menu, offered[-1])
 
-            discarded = [
-                e for e in last_events(app, game_id, version) if isinstance(e, CardsDiscarded)
-            ]
-            assert [len(e.cards) for e in discarded] == [1]
-            assert discarded[0].cards == (sorted(state.hand(player))[-1],)
+        discarded = [e for e in last_events(app, game_id, version) if isinstance(e, CardsDiscarded)]
+        assert [len(e.cards) for e in discarded] == [1]
+        assert discarded[0].cards == (sorted(state.hand(player))[-1],)
 
 
 async def test_a_saboteur2_pass_takes_one_to_three_toggled_cards(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id, state, prompt = await playing(api, app, "saboteur2")
-            player = state.pending.player  # type: ignore[union-attr]
-            hand = sorted(state.hand(player))
-            version = bot_services(app).store.version(game_id)
+    async with FakeBotAPI() as api, playing(api, db, "saboteur2") as (app, game_id, state, prompt):
+        player = state.pending.player  # type: ignore[union-attr]
+        hand = sorted(state.hand(player))
+        version = bot_services(app).store.version(game_id)
 
-            menu = await press(api, app, player, prompt, "🂠 Pass")
-            names = [b.text for b in buttons(api, menu)][: len(hand)]
-            assert not any("Confirm" in b.text for b in buttons(api, menu))
-            for count, name in enumerate(names[:4], start=1):
-                menu = await press(api, app, player, menu, name)
-                confirm = any("Confirm" in b.text for b in buttons(api, menu))
-                assert confirm == (count <= 3), count
-            menu = await press(api, app, player, menu, "✅ ")  # untoggle the first again
-            menu = await press(api, app, player, menu, "✅ Confirm")
+        menu = await press(api, app, player, prompt, "🂠 Pass")
+        names = [b.text for b in buttons(api, menu)][: len(hand)]
+        assert not any("Confirm" in b.text for b in buttons(api, menu))
+        for count, name in enumerate(names[:4], start=1):
+            menu = await press(api, app, player, menu, name)
+            confirm = any("Confirm" in b.text for b in buttons(api, menu))
+            assert confirm == (count <= 3), count
+        menu = await press(api, app, player, menu, "✅ ")  # untoggle the first again
+        menu = await press(api, app, player, menu, "✅ Confirm")
 
-            discarded = [
-                e for e in last_events(app, game_id, version) if isinstance(e, CardsDiscarded)
-            ]
-            assert [e.cards for e in discarded] == [tuple(hand[1:4])]
+        discarded = [e for e in last_events(app, game_id, version) if isinstance(e, CardsDiscarded)]
+        assert [e.cards for e in discarded] == [tuple(hand[1:4])]
 
 
 def breaks_tools(state: GameState, moves: list[Command]) -> Command:
@@ -166,54 +156,44 @@ def can_remove(state: GameState) -> bool:
 
 
 async def test_discarding_two_cards_removes_the_card_chosen_from_in_front(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db) as app:
-            await settle(api, app)
-            game_id, _, _ = await playing(api, app, "saboteur2")
-            state = drive(app, game_id, can_remove, breaks_tools)
-            await settle(api, app)
-            player = state.pending.player  # type: ignore[union-attr]
-            front = state.front_of(player)[0]
-            version = bot_services(app).store.version(game_id)
-            prompt = api.last_message(player)
+    async with FakeBotAPI() as api, playing(api, db, "saboteur2") as (app, game_id, _, _):
+        state = drive(app, game_id, can_remove, breaks_tools)
+        await settle(api, app)
+        player = state.pending.player  # type: ignore[union-attr]
+        front = state.front_of(player)[0]
+        version = bot_services(app).store.version(game_id)
+        prompt = api.last_message(player)
 
-            menu = await press(api, app, player, prompt, "🗑 Discard 2, remove 1")
-            menu = await press(api, app, player, menu, buttons(api, menu)[0].text)
-            cards = [b.text for b in buttons(api, menu)][:2]
-            for name in cards:
-                menu = await press(api, app, player, menu, name)
-            await press(api, app, player, menu, "✅ Confirm")
+        menu = await press(api, app, player, prompt, "🗑 Discard 2, remove 1")
+        menu = await press(api, app, player, menu, buttons(api, menu)[0].text)
+        cards = [b.text for b in buttons(api, menu)][:2]
+        for name in cards:
+            menu = await press(api, app, player, menu, name)
+        await press(api, app, player, menu, "✅ Confirm")
 
-            removed = [
-                e for e in last_events(app, game_id, version) if isinstance(e, FrontCardRemoved)
-            ]
-            assert [(e.player, e.removed, len(e.cards)) for e in removed] == [(player, front, 2)]
+        removed = [e for e in last_events(app, game_id, version) if isinstance(e, FrontCardRemoved)]
+        assert [(e.player, e.removed, len(e.cards)) for e in removed] == [(player, front, 2)]
 
 
 async def test_the_gold_pick_offers_the_nuggets_left_and_keeps_the_one_pressed(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db, seed=2) as app:
-            await settle(api, app)
-            game_id, _, _ = await playing(api, app, "base")
-            state = drive(
-                app,
-                game_id,
-                lambda s: s.pending is not None and s.pending.kind == "gold_pick",
-                toward_treasure,
-            )
-            await settle(api, app)
-            picker = state.pending.player  # type: ignore[union-attr]
-            prompt = api.last_message(picker)
-            offer = sorted(set(state.gold_pick_offer))
-            assert [b.text for b in buttons(api, prompt)] == [f"{v} gold" for v in offer]
-            version = bot_services(app).store.version(game_id)
+    async with FakeBotAPI() as api, playing(api, db, "base", seed=2) as (app, game_id, _, _):
+        state = drive(
+            app,
+            game_id,
+            lambda s: s.pending is not None and s.pending.kind == "gold_pick",
+            toward_treasure,
+        )
+        await settle(api, app)
+        picker = state.pending.player  # type: ignore[union-attr]
+        prompt = api.last_message(picker)
+        offer = sorted(set(state.gold_pick_offer))
+        assert [b.text for b in buttons(api, prompt)] == [f"{v} gold" for v in offer]
+        version = bot_services(app).store.version(game_id)
 
-            await press(api, app, picker, prompt, f"{offer[-1]} gold")
+        await press(api, app, picker, prompt, f"{offer[-1]} gold")
 
-            picked = [e for e in last_events(app, game_id, version) if isinstance(e, GoldPicked)]
-            assert picked[0].player == picker and picked[0].value == offer[-1]
+        picked = [e for e in last_events(app, game_id, version) if isinstance(e, GoldPicked)]
+        assert picked[0].player == picker and picked[0].value == offer[-1]
 
 
 def steals(state: GameState, moves: list[Command]) -> Command:
@@ -227,22 +207,18 @@ def steals(state: GameState, moves: list[Command]) -> Command:
 
 
 async def test_a_thief_chooses_the_victim_by_pressing_their_name(db: str) -> None:
-    async with FakeBotAPI() as api:
-        seat(api, GROUP, PLAYERS)
-        async with running_bot(api, db, seed=1) as app:
-            await settle(api, app)
-            game_id, _, _ = await playing(api, app, "saboteur2")
-            state = drive(
-                app, game_id, lambda s: s.pending is not None and s.pending.kind == "theft", steals
-            )
-            await settle(api, app)
-            thief = state.pending.player  # type: ignore[union-attr]
-            victims = theft_victims(state, thief)
-            prompt = api.last_message(thief)
-            assert [b.text for b in buttons(api, prompt)] == [f"P{v}" for v in victims]
-            version = bot_services(app).store.version(game_id)
+    async with FakeBotAPI() as api, playing(api, db, "saboteur2", seed=1) as (app, game_id, _, _):
+        state = drive(
+            app, game_id, lambda s: s.pending is not None and s.pending.kind == "theft", steals
+        )
+        await settle(api, app)
+        thief = state.pending.player  # type: ignore[union-attr]
+        victims = theft_victims(state, thief)
+        prompt = api.last_message(thief)
+        assert [b.text for b in buttons(api, prompt)] == [f"P{v}" for v in victims]
+        version = bot_services(app).store.version(game_id)
 
-            await press(api, app, thief, prompt, f"P{victims[-1]}")
+        await press(api, app, thief, prompt, f"P{victims[-1]}")
 
-            stolen = [e for e in last_events(app, game_id, version) if isinstance(e, TheftResolved)]
-            assert [(e.thief, e.victim) for e in stolen][:1] == [(thief, victims[-1])]
+        stolen = [e for e in last_events(app, game_id, version) if isinstance(e, TheftResolved)]
+        assert [(e.thief, e.victim) for e in stolen][:1] == [(thief, victims[-1])]
