@@ -406,11 +406,9 @@ async def replay_command(update: Update, context: BotContext) -> None:
         if not _in_group(chat):
             await message.reply_text(text(lang, "replay.usage_group"))
             return
-        projector = HistoryProjector(services.store.engine, services.store)
-        await asyncio.to_thread(projector.catch_up)
-        game_id = last_finished(services.store.engine, chat.id)
+        game_id = await asyncio.to_thread(_last_finished, services, chat.id)
         if game_id is None:
-            running = services.active_game(chat.id) is not None
+            running = await asyncio.to_thread(services.active_game, chat.id) is not None
             key = "replay.not_finished" if running else "replay.not_found"
             await message.reply_text(text(lang, key))
             return
@@ -447,6 +445,12 @@ async def find_replay(
     return replay if allowed else "replay.elsewhere"
 
 
+def _last_finished(services: BotServices, chat_id: int) -> str | None:
+    """The group's last finished game, with every ended game recorded first."""
+    HistoryProjector(services.store.engine, services.store).catch_up()
+    return last_finished(services.store.engine, chat_id)
+
+
 def refusal_key(error: ReplayError) -> str:
     if isinstance(error, GameCancelledError):
         return "replay.cancelled"
@@ -458,14 +462,14 @@ def refusal_key(error: ReplayError) -> str:
 def may_replay(services: BotServices, replay: Replay, chat_id: int, user_id: int | None) -> bool:
     """A game is replayed in its own group (whatever ids the group had), or wherever one
     of its players or a player of its group asks for it."""
+    if user_id is not None and user_id in replay.final.seating:
+        return True  # known without a query
     game_chat = replay.final.chat_id
     engine = services.store.engine
     with reader(engine) as conn:
         if game_chat in group_chats(conn, chat_id):
             return True
-    if user_id is None:
-        return False
-    return user_id in replay.final.seating or played_in(engine, user_id, game_chat)
+    return user_id is not None and played_in(engine, user_id, game_chat)
 
 
 async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> Message:
