@@ -325,9 +325,8 @@ class Notifier:
         # Database work runs off the event loop (handlers keep answering meanwhile).
         if self.position is None:
             self.position = await asyncio.to_thread(botstate.position, self.name)
-        for game_id, (claimed, back) in list(self.unclaims.items()):
-            await asyncio.to_thread(botstate.claim_game, game_id, claimed, back, self.name)
-            del self.unclaims[game_id]
+        for game_id in list(self.unclaims):
+            await self._take_back(game_id)
         start = self.position
         records = await asyncio.to_thread(self.services.store.read_all, start, limit)
         if not records:
@@ -335,10 +334,9 @@ class Notifier:
         by_game: dict[str, list[StoredEvent]] = {}
         for record in records:
             by_game.setdefault(record.stream_id, []).append(record)
-        # An imported game was played elsewhere: it is replayed by its id, never announced.
-        for game_id in await asyncio.to_thread(self._imported, list(by_game)):
+        imported, done = await asyncio.to_thread(self._progress, list(by_game))
+        for game_id in imported:
             del by_game[game_id]
-        done = await asyncio.to_thread(botstate.game_versions, list(by_game), self.name)
         failed = await asyncio.gather(
             *(self.announce_game(g, chunk, done.get(g)) for g, chunk in by_game.items())
         )
@@ -348,9 +346,21 @@ class Notifier:
             await asyncio.to_thread(botstate.save_position, self.position, self.name)
         return self.position - start if stuck else len(records)
 
-    def _imported(self, game_ids: list[str]) -> set[str]:
+    def _progress(self, game_ids: list[str]) -> tuple[set[str], dict[str, int]]:
+        """Of these games, the imported ones (played elsewhere: replayed by their id,
+        never announced) and how far each other one was announced."""
         with reader(self.services.store.engine) as conn:
-            return imported_streams(conn, game_ids)
+            imported = imported_streams(conn, game_ids)
+        others = [g for g in game_ids if g not in imported]
+        return imported, self.services.botstate.game_versions(others, self.name)
+
+    async def _take_back(self, game_id: str) -> None:
+        """Return a game's claim noted in ``unclaims`` (its events are told again)."""
+        claimed, back = self.unclaims[game_id]
+        await asyncio.to_thread(
+            self.services.botstate.claim_game, game_id, claimed, back, self.name
+        )
+        del self.unclaims[game_id]
 
     async def announce_game(
         self, game_id: str, chunk: Sequence[StoredEvent], done: int | None
@@ -391,11 +401,9 @@ class Notifier:
             log.exception("game %s: announcing failed; trying again", game_id)
             self.unclaims[game_id] = (claimed, done or 0)
             try:
-                await asyncio.to_thread(botstate.claim_game, game_id, claimed, done or 0, self.name)
+                await self._take_back(game_id)
             except Exception:  # taken back before the next catch-up (see catch_up)
                 log.exception("game %s: could not take the claim back yet", game_id)
-            else:
-                del self.unclaims[game_id]
             return fresh[0].position
         finally:
             DELIVERY.reset(token)
