@@ -33,7 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from infra.db import reader
+from infra.db import reader, writer
 from infra.schema import metadata
 
 bot_users = Table(
@@ -145,16 +145,15 @@ class BotState:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        # Writes may run in threads side by side: on SQLite each takes the write lock at
-        # once (BEGIN IMMEDIATE), so a read-then-write never fails on a stale snapshot.
-        self._writer = engine.execution_options(sqlite_begin="IMMEDIATE")
         self._users: dict[int, BotUser | None] = {}
         self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
         self._resolved: dict[int, int] = {}
         self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
 
     def _write(self) -> AbstractContextManager[Connection]:
-        return self._writer.begin()
+        # Writes may run in threads side by side: on SQLite each takes the write lock at
+        # once (BEGIN IMMEDIATE), so a read-then-write never fails on a stale snapshot.
+        return writer(self.engine)
 
     def _cached(self, cache: dict[K, V], key: K, read: Callable[[Connection, K], V]) -> V:
         """The cached value, else the one read now, kept unless a writer set the key
@@ -307,23 +306,7 @@ class BotState:
 
     # Messages ------------------------------------------------------------------------
     def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
-        key = (stream_id, chat_id, role)
-        try:
-            return self._messages[key]
-        except KeyError:
-            pass
-        return self._messages.setdefault(key, self._read_message(stream_id, chat_id, role))
-
-    def _read_message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
-        with reader(self.engine) as conn:
-            row = conn.execute(
-                select(bot_messages.c.message_id, bot_messages.c.version).where(
-                    bot_messages.c.stream_id == stream_id,
-                    bot_messages.c.chat_id == chat_id,
-                    bot_messages.c.role == role,
-                )
-            ).first()
-        return None if row is None else StoredMessage(row.message_id, row.version)
+        return self._cached(self._messages, (stream_id, chat_id, role), _message_row)
 
     def forget_cached_messages(self) -> None:
         """Read every message id from the database again (another instance may have
@@ -455,6 +438,18 @@ class BotState:
                 .where(notifier_leases.c.name == name, notifier_leases.c.holder == holder)
                 .values(expires_at=0)
             )
+
+
+def _message_row(conn: Connection, key: tuple[str, int, str]) -> StoredMessage | None:
+    stream_id, chat_id, role = key
+    row = conn.execute(
+        select(bot_messages.c.message_id, bot_messages.c.version).where(
+            bot_messages.c.stream_id == stream_id,
+            bot_messages.c.chat_id == chat_id,
+            bot_messages.c.role == role,
+        )
+    ).first()
+    return None if row is None else StoredMessage(row.message_id, row.version)
 
 
 def _user_row(conn: Connection, user_id: int) -> BotUser | None:
