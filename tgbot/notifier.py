@@ -651,8 +651,8 @@ def prompt(
     state: GameState,
     player: PlayerId,
     texts: Texts,
-    news: Sequence[str] = (),
-    now_ms: int | None = None,
+    news: Sequence[str],
+    now_ms: int,
 ) -> tuple[str, list[kb.Row]]:
     """A player's private message: news, their secrets, and the decision they owe (its
     time left counted from ``now_ms``, the game clock's now)."""
@@ -678,9 +678,7 @@ def prompt(
     return fit_caption(lines, drop), rows
 
 
-def prompt_caption(
-    state: GameState, player: PlayerId, texts: Texts, now_ms: int | None = None
-) -> str:
+def prompt_caption(state: GameState, player: PlayerId, texts: Texts, now_ms: int) -> str:
     return prompt(state, player, texts, (), now_ms)[0]
 
 
@@ -731,12 +729,11 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
     return "\n".join(lines)
 
 
-def deadline_line(texts: Texts, deadline_ms: int, now_ms: int | None = None) -> str:
-    """The time left from ``now_ms`` (default: now), and the moment as a clock time:
-    ``⏳ 3 min left (until 14:05 UTC)``. Drawn anew each time a message is (re)drawn."""
+def deadline_line(texts: Texts, deadline_ms: int, now_ms: int) -> str:
+    """The time left from ``now_ms`` (the game clock's now), and the moment as a clock
+    time: ``⏳ 3 min left (until 14:05 UTC)``. Drawn anew each time a message is (re)drawn."""
     moment = dt.datetime.fromtimestamp(deadline_ms / 1000, tz=dt.UTC).strftime("%H:%M UTC")
-    now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
-    left = (deadline_ms - now) / 1000
+    left = (deadline_ms - now_ms) / 1000
     if left <= 0:
         return texts.t("bot.deadline_due", time=moment)
     return texts.t("bot.deadline", left=texts.remaining(left), time=moment)
@@ -843,7 +840,7 @@ def public_line(d: dict[str, Any], state: GameState, texts: Texts) -> str | None
 
 
 def private_line(
-    d: dict[str, Any], state: GameState, me: PlayerId, texts: Texts, at_ms: int | None = None
+    d: dict[str, Any], state: GameState, me: PlayerId, texts: Texts, at_ms: int
 ) -> str | None:
     """News only ``me`` may read, from ``describe(event, me)``; None when nothing new.
     ``at_ms``: when the event was recorded (a reminder tells the time left from then)."""
@@ -881,7 +878,7 @@ def private_line(
         return texts.t("bot.away_private")
     elif kind == "player_reminded" and d.get("player") == me:
         pending = state.pending
-        if pending is None or at_ms is None:
+        if pending is None:
             return None
         left = texts.remaining((pending.deadline - at_ms) / 1000)
         return texts.t(f"reminder.{d['which']}", name=name_html(names.get(me, "?")), left=left)
