@@ -62,7 +62,7 @@ from domain.events import (
 )
 from infra.db import writer
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector
+from infra.projector import EachEvent, Projector
 from infra.schema import metadata
 
 log = logging.getLogger(__name__)
@@ -215,24 +215,15 @@ WATCHED: Final = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class _Deadlines:
-    name: str = PROJECTION
-    tables: Sequence[Table] = (deadlines,)
-
-    def prepare(self, events: Sequence[StoredEvent]) -> None:
-        return None
-
-    def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: None) -> None:
-        for record in events:
-            if record.type in WATCHED:
-                apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
+def _project(conn: Connection, record: StoredEvent) -> None:
+    if record.type in WATCHED:
+        apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
 
 
 def projector(engine: Engine, store: EventStore) -> Projector:
     """The deadlines' projector. Several sweepers may run it: one finding another at work
     leaves the log to it rather than queueing."""
-    return Projector(engine, store, _Deadlines(), wait=False)
+    return Projector(engine, store, EachEvent(PROJECTION, (deadlines,), _project), wait=False)
 
 
 def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from infra.archive import imported_streams
 from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
-from infra.schema import games, player_stats, projector_positions
+from infra.schema import READ_MODEL_TABLES, games, player_stats, projector_positions
 
 READ_MODELS_PROJECTOR = "read_models"
 DEFAULT_BATCH = 500
@@ -191,21 +191,24 @@ def apply(conn: Connection, event: StoredEvent) -> None:
 
 
 @dataclass(frozen=True)
-class _ReadModels:
-    """The ``games`` and ``player_stats`` read models."""
+class EachEvent:
+    """A projection that applies the events one at a time (``handle``), with nothing to
+    prepare ahead of the write transaction."""
 
-    name: str = READ_MODELS_PROJECTOR
-    tables: Sequence[Table] = (games, player_stats)
+    name: str
+    tables: Sequence[Table]
+    handle: Callable[[Connection, StoredEvent], None]
 
     def prepare(self, events: Sequence[StoredEvent]) -> None:
         return None
 
     def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: None) -> None:
         for event in events:
-            apply(conn, event)
+            self.handle(conn, event)
 
 
-READ_MODELS: Projection[None] = _ReadModels()
+# The ``games`` and ``player_stats`` read models.
+READ_MODELS: Projection[None] = EachEvent(READ_MODELS_PROJECTOR, READ_MODEL_TABLES, apply)
 
 
 Handler = Callable[[Connection, Row, dict[str, Any], StoredEvent], Row]

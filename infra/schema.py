@@ -108,4 +108,4 @@ player_stats = Table(
     Column("gold", Integer, nullable=False),
 )
 
-READ_MODELS = (games, player_stats)
+READ_MODEL_TABLES = (games, player_stats)
