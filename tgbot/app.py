@@ -1,4 +1,4 @@
-"""The Telegram application: handlers in order, one error handler, the notifier task.
+"""The Telegram application: handlers in order, one error handler, the announcer task.
 
 :func:`build_application` wires everything for given services (tests point ``base_url``
 at a fake Bot API server); :func:`run_bot` is the production entry: long polling, or a
@@ -33,16 +33,17 @@ from telegram.ext import (
 
 from infra.bootstrap import Services, bootstrap
 from infra.settings import Settings
+from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
+from tgbot.announcer import Announcer
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers import callbacks, group, history, private
-from tgbot.notifier import NOTIFIER_KEY as NOTIFIER_KEY
-from tgbot.notifier import Notifier
+from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
 
 log = logging.getLogger(__name__)
 
-TASK_KEY = "notifier_task"
+TASK_KEY = "announcer_task"
 
 GROUP_COMMANDS = (
     "newgame",
@@ -89,8 +90,9 @@ def build_application(
         .get_updates_request(AiohttpRequest(connection_pool_size=1))
     )
     if rate_limit:
-        # Flood limits answered with retry_after are waited out and retried.
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+        # Calls are paced to Telegram's limits; a flood limit still answered with
+        # retry_after is waited out and retried by the outbox alone (one retry policy).
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=0))
     if base_url is not None:
         builder = builder.base_url(base_url)
     if base_file_url is not None:
@@ -138,18 +140,19 @@ async def on_error(update: object, context: BotContext) -> None:
 
 
 async def start_background(app: BotApplication) -> None:
-    """Set the command menus and start the notifier (PTB's ``post_init``)."""
+    """Set the command menus, give the services their outbox and start the announcer
+    (PTB's ``post_init``)."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
-    notifier = Notifier(
-        services,
-        app.bot,
-        bot_username=app.bot.username or "",
-        poll_interval=float(app.bot_data.get("poll_interval", 1.0)),
+    services.bot_username = app.bot.username or ""
+    outbox = Outbox(app.bot, services.botstate, services.photos, services.callback_key)
+    services.outbox = outbox
+    announcer = Announcer(
+        services, outbox, poll_interval=float(app.bot_data.get("poll_interval", 1.0))
     )
-    app.bot_data[NOTIFIER_KEY] = notifier
-    app.bot_data[TASK_KEY] = asyncio.create_task(notifier.run(), name="notifier")
+    app.bot_data[ANNOUNCER_KEY] = announcer
+    app.bot_data[TASK_KEY] = asyncio.create_task(announcer.run(), name="announcer")
 
 
 async def stop_background(app: BotApplication) -> None:

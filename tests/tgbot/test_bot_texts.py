@@ -14,9 +14,11 @@ from tgbot.handlers.common import error_text
 from tgbot.texts import TIMER_PRESETS, Texts, pick_language
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [
-    ROOT / "tgbot" / name for name in ("notifier.py", "keyboards.py", "app.py", "texts.py")
-] + sorted((ROOT / "tgbot" / "handlers").glob("[cgp]*.py"))
+SOURCES = (
+    [ROOT / "tgbot" / name for name in ("keyboards.py", "app.py", "texts.py")]
+    + sorted((ROOT / "tgbot" / "presenter").glob("*.py"))
+    + sorted((ROOT / "tgbot" / "handlers").glob("[cgp]*.py"))
+)
 LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")
 
 

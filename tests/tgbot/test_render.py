@@ -48,9 +48,9 @@ def test_the_initial_board_is_a_png_of_a_phone_friendly_size() -> None:
     png = render_board(initial_board(GOALS))
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     image = decode(png)
-    # Start to goals is 9 columns, goals span 5 rows; one margin cell each side.
-    assert 11 * 64 <= image.width <= 11 * 96 + 60
-    assert 7 * 64 <= image.height <= 7 * 96 + 60
+    # Start to goals is 9 columns, goals span 5 rows; no empty border around them.
+    assert 9 * 64 <= image.width <= 9 * 96 + 60
+    assert 5 * 64 <= image.height <= 5 * 96 + 60
     assert len(png) < 150_000
 
 
@@ -198,7 +198,7 @@ def test_a_crystal_covers_enough_of_its_card_to_be_seen_on_a_phone(kind: str) ->
 def test_the_crystals_on_the_table_are_counted_in_the_top_left_corner() -> None:
     plain = board_with({(1, 0): Tile("cross", card=1)})
     gems = board_with({(1, 0): Tile("crystal_cross", card=1), (2, 0): Tile("crystal_t_wne", 2)})
-    corner = (-1, 3)  # the margin's top-left cell
-    assert layout(plain).min_x == -1 and layout(plain).max_y == 3
+    corner = (0, 2)  # the picture's top-left cell, left empty by the maze here
+    assert layout(plain).min_x == 0 and layout(plain).max_y == 2
     assert crystal_pixels(cell_pixels(decode(render_board(plain)), plain, corner)) == 0
     assert crystal_pixels(cell_pixels(decode(render_board(gems)), gems, corner)) > 50
