@@ -108,6 +108,8 @@ async def _lobby_press(
         return
     if press.action in (kb.JOIN, kb.LEAVE, kb.START, kb.CANCEL):
         reply = await group.lobby_action(update, context, data.game, press.action, user, texts)
+        if reply.alert and await _took_effect(context, data.game, press.action, user.id):
+            reply = group.Reply()  # a second tap: the first one counted
     elif press.action in (kb.SET_EDITION, kb.SET_TIMER, kb.SET_LANGUAGE):
         reply = await group.change_setting(update, context, data.game, press, user, texts)
     else:  # SETTINGS or LOBBY: switch the lobby's keyboard
@@ -123,6 +125,15 @@ async def _lobby_press(
         await query.answer(url=reply.url)
     else:
         await query.answer(reply.text or None, show_alert=reply.alert)
+
+
+async def _took_effect(context: BotContext, game_id: str, action: str, user: int) -> bool:
+    """Whether what a refused lobby press asked for is done already: the game started
+    (Start), or the presser is seated (Join)."""
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
+    if action == kb.START:
+        return state.phase == "playing"
+    return action == kb.JOIN and state.is_player(user)
 
 
 async def _chat_ids(context: BotContext, chat_id: int) -> set[int]:
