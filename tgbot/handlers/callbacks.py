@@ -25,6 +25,7 @@ from tgbot.context import BotContext
 from tgbot.handlers import group
 from tgbot.handlers.common import acted_by, error_text, remember, run, user_texts
 from tgbot.presenter import prompt
+from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Alert, TextEdit, Unbuttoned
 from tgbot.texts import Texts
 
@@ -286,5 +287,5 @@ async def _come_back(
     if error is not None:
         await query.answer(error_text(texts, error), show_alert=True)
         return
-    await query.answer(texts.t("bot.welcome_back"))
+    await query.answer(f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}")
     await _deliver(context, Unbuttoned(message.chat.id, message.message_id))

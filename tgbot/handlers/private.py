@@ -22,7 +22,7 @@ from tgbot.handlers.common import (
     user_texts,
 )
 from tgbot.presenter import prompt
-from tgbot.presenter.icons import legend
+from tgbot.presenter.icons import Icon, legend
 from tgbot.presenter.messages import Message
 from tgbot.texts import Texts
 
@@ -151,7 +151,7 @@ async def back(update: Update, context: BotContext) -> None:
     if not results:
         await message.reply_text(error_text(texts, "not_away"))
         return
-    lines = [texts.t("bot.welcome_back")] if None in results else []
+    lines = [f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}"] if None in results else []
     refusals = dict.fromkeys(error for error in results if error is not None)
     lines.extend(error_text(texts, error) for error in refusals)
     await message.reply_text("\n".join(lines))
