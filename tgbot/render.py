@@ -558,7 +558,8 @@ def _draw_tunnels(
         if bridge and segment == N | S:
             _draw_planks(draw, size, band)
         if dead or (stub_mark and len(segments) == 1 and _count(segment) == 1):
-            _draw_rock(draw, pivot, band)
+            # Big enough to read on a phone; smaller where three or four share a card.
+            _draw_rock(draw, pivot, band * (0.82 if len(segments) <= 2 else 0.64))
 
 
 def _draw_planks(draw: ImageDraw.ImageDraw, size: int, band: int) -> None:
@@ -589,9 +590,8 @@ def _open_edge(
         draw.rectangle([x0 - half, ya, x0 + half, yb], fill=fill)
 
 
-def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], band: int) -> None:
+def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], r: float) -> None:
     x, y = at
-    r = band * 0.7
     points = [
         (x - r, y + r * 0.2),
         (x - r * 0.5, y - r * 0.8),

@@ -284,5 +284,6 @@ async def test_the_icons_are_explained_in_help_and_behind_the_prompts_question_b
             api, app, player, player, prompt["message_id"], legend.callback_data or ""
         )
         shown = api.messages[player][prompt["message_id"]]
-        assert shown["caption"].startswith("What the icons mean:")
+        assert shown["caption"].startswith("👉 Your turn in “Mine”!")
+        assert "What the icons mean:" in shown["caption"]
         assert [b.text for row in api.keyboard(shown) for b in row] == ["« Back"]

@@ -259,6 +259,8 @@ def step(
     view = view_for(state, player)
     playable = kb.playable(moves)
     hand = hand_cards(state, player, texts, playable)
+    # Every step keeps the call to play (naming the group) and the deadline on top.
+    head = "\n".join(caption(state, player, table).split("\n")[:2])
 
     def drawn(caption_text: str, rows: list[kb.Row], pic: object = None) -> PromptStep:
         return PromptStep(
@@ -286,7 +288,7 @@ def step(
         case kb.PASS_MENU:
             rows = kb.pass_rows(state, player, moves, press.value or 0, texts)
             key = "turn.pass_base" if state.edition == "base" else "turn.pass_many"
-            return drawn(f"{Icon.PASS.emoji} {texts.t(key)}", rows)
+            return drawn(f"{head}\n\n{Icon.PASS.emoji} {texts.t(key)}", rows)
         case kb.REMOVE_MENU:
             page = press.page or 0
             rows = kb.remove_rows(state, player, moves, page, press.value or 0, texts)
@@ -295,10 +297,11 @@ def step(
                 text = texts.t("turn.remove_cards", card=texts.front_name(kinds[page - 1]))
             else:
                 text = texts.t("turn.remove_which")
-            return drawn(f"{Icon.REMOVE.emoji} {text}", rows)
+            return drawn(f"{head}\n\n{Icon.REMOVE.emoji} {text}", rows)
         case kb.LEGEND:
             back = [[kb.Button(texts.t("turn.button_back"), kb.Press(kb.MENU))]]
-            return drawn(fit_caption(legend(texts).split("\n"), []), back)
+            lines = [head.split("\n")[0], "", *legend(texts).split("\n")]
+            return drawn(fit_caption(lines, []), back)
         case kb.MENU:
             rows = kb.root_rows(state, player, moves, texts)
             return drawn(caption(state, player, table), rows, picture(view, hand=hand))
