@@ -176,7 +176,7 @@ def test_a_saboteur2_round_end_explains_the_doors_the_teams_and_every_share(
         else:
             assert "the saboteurs win" in text
         if event.winners:
-            assert f"{len(event.winners)} winners:" in text
+            assert f"Winners: {len(event.winners)}; each gets" in text
         trapped = {s.player for s in view_for(after, None).seats if "trapped" in s.front}
         geologists = [p for p, r in roles.items() if r == "geologist" and p not in trapped]
         if geologists:

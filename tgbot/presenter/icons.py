@@ -23,9 +23,9 @@ class Icon(Enum):
     TREASURE = ("🌟", (250, 210, 60), "★")
     STONE = ("🪨", (150, 150, 156), "●")
     GOAL = ("❓", (90, 100, 170), "?")
-    PICKAXE = ("⛏", (200, 60, 50), "✖")
-    LANTERN = ("🔦", (200, 60, 50), "✖")
-    CART = ("🛒", (200, 60, 50), "✖")
+    BROKEN_PICKAXE = ("⛏✖", (200, 60, 50), "✖")
+    BROKEN_LANTERN = ("🔦✖", (200, 60, 50), "✖")
+    BROKEN_CART = ("🛒✖", (200, 60, 50), "✖")
     REPAIR = ("🔧", (60, 160, 80), "✔")
     ROCKFALL = ("💥", (200, 110, 40), "✖")
     MAP = ("🗺", (70, 130, 200), "?")
@@ -90,18 +90,18 @@ class Line:
 
 # The icon of each card that can lie in front of a player (a broken tool: the tool and ✖).
 FRONT: Final[dict[str, str]] = {
-    "broken_pickaxe": f"{Icon.PICKAXE.emoji}✖",
-    "broken_lantern": f"{Icon.LANTERN.emoji}✖",
-    "broken_cart": f"{Icon.CART.emoji}✖",
+    "broken_pickaxe": Icon.BROKEN_PICKAXE.emoji,
+    "broken_lantern": Icon.BROKEN_LANTERN.emoji,
+    "broken_cart": Icon.BROKEN_CART.emoji,
     "trapped": Icon.TRAPPED.emoji,
     "theft": Icon.THEFT.emoji,
 }
 
 # The icon of each action, as a card in the hand and in the lines that tell it.
 ACTION: Final[dict[str, Icon]] = {
-    "broken_pickaxe": Icon.PICKAXE,
-    "broken_lantern": Icon.LANTERN,
-    "broken_cart": Icon.CART,
+    "broken_pickaxe": Icon.BROKEN_PICKAXE,
+    "broken_lantern": Icon.BROKEN_LANTERN,
+    "broken_cart": Icon.BROKEN_CART,
     "repair_pickaxe": Icon.REPAIR,
     "repair_lantern": Icon.REPAIR,
     "repair_cart": Icon.REPAIR,
