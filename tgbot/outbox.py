@@ -16,12 +16,13 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Final
 
 import aiohttp
 import httpx
+from PIL import Image
 from telegram import (
     Bot,
     InlineKeyboardButton,
@@ -103,15 +104,22 @@ def _seconds(value: object) -> float:
 @lru_cache(maxsize=256)
 def draw(picture: Picture) -> bytes:
     """A picture as PNG bytes. The group's board and the next player's prompt often show
-    the same picture: it is drawn once."""
+    the same board: it is drawn once, and the prompt's hand is added below it."""
+    image = _board(replace(picture, hand=()))
+    if picture.hand:
+        image = render.with_hand(image, picture.hand)
+    return render.png_bytes(image)
+
+
+@lru_cache(maxsize=64)
+def _board(picture: Picture) -> Image.Image:
     highlight = dict(picture.marks) if picture.marks else picture.last
-    return render.render_board(
-        dict(picture.board),
-        highlight=highlight,
-        show_goal_kinds=dict(picture.peeks) or None,
-        orientations=picture.orientations,
-        hand=picture.hand,
+    image = render.render_image(
+        dict(picture.board), highlight=highlight, show_goal_kinds=dict(picture.peeks) or None
     )
+    if picture.orientations is not None:
+        image = render.with_orientations(image, picture.orientations)
+    return image
 
 
 class Outbox:
