@@ -184,23 +184,9 @@ class Outbox:
                     reply_markup=self.markup(message.keyboard, message.game, message.version),
                 )
             case m.Photo():
-                png = await asyncio.to_thread(draw, message.picture)
                 markup = self.markup(message.keyboard, message.game, message.version)
-                if message.message_id is None:
-                    return await self.send_picture(
-                        message.chat,
-                        "send_photo",
-                        png,
-                        caption=message.caption,
-                        reply_markup=markup,
-                    )
-                return await self.send_picture(
-                    message.chat,
-                    "edit_message_media",
-                    png,
-                    caption=message.caption,
-                    message_id=message.message_id,
-                    reply_markup=markup,
+                return await self._picture(
+                    message.chat, message.picture, message.caption, markup, message.message_id
                 )
             case m.Animation():
                 return await self.call(
@@ -255,23 +241,15 @@ class Outbox:
 
     async def _board(self, message: m.Board) -> Any:
         chat = self.botstate.resolve_chat(message.chat)
-        png = await asyncio.to_thread(draw, message.picture)
         markup = self.markup(message.keyboard, message.game, message.version)
         stored = self.botstate.message(message.game, chat, Slot.BOARD)
         if stored is not None and not message.new:
-            done = await self.send_picture(
-                chat,
-                "edit_message_media",
-                png,
-                caption=message.caption,
-                message_id=stored.message_id,
-                reply_markup=markup,
+            done = await self._picture(
+                chat, message.picture, message.caption, markup, stored.message_id
             )
             if done is not None:
                 return done
-        sent = await self.send_picture(
-            chat, "send_photo", png, caption=message.caption, reply_markup=markup
-        )
+        sent = await self._picture(chat, message.picture, message.caption, markup)
         if isinstance(sent, Message):
             await self._save(
                 message.game, sent.chat.id, Slot.BOARD, sent.message_id, message.version
@@ -349,13 +327,31 @@ class Outbox:
                 parse_mode=HTML,
                 reply_markup=markup,
             )
-        png = await asyncio.to_thread(draw, message.picture)
+        return await self._picture(
+            message.chat, message.picture, message.caption, markup, message.message_id
+        )
+
+    async def _picture(
+        self,
+        chat: int,
+        picture: Picture,
+        caption: str,
+        markup: InlineKeyboardMarkup | None,
+        message_id: int | None = None,
+    ) -> Any:
+        """A picture drawn (off the event loop) and sent, or put in place of the picture
+        of message ``message_id``."""
+        png = await asyncio.to_thread(draw, picture)
+        if message_id is None:
+            return await self.send_picture(
+                chat, "send_photo", png, caption=caption, reply_markup=markup
+            )
         return await self.send_picture(
-            message.chat,
+            chat,
             "edit_message_media",
             png,
-            caption=message.caption,
-            message_id=message.message_id,
+            caption=caption,
+            message_id=message_id,
             reply_markup=markup,
         )
 

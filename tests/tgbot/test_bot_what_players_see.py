@@ -51,14 +51,19 @@ def action_of(app: BotApplication, data: str | None) -> str:
     return decode(data or "", bot_services(app).callback_key).action
 
 
+def on_turn(app: BotApplication, game_id: str) -> int:
+    """The player whose decision the game waits for."""
+    state, _ = bot_services(app).load(game_id)
+    assert state.pending is not None
+    return state.pending.player
+
+
 async def test_cancelling_a_running_game_asks_first_names_the_canceller_and_closes_the_prompts(
     db: str,
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
         services = bot_services(app)
-        state, _ = services.load(game_id)
-        assert state.pending is not None
-        waiting = state.pending.player
+        waiting = on_turn(app, game_id)
         prompt = api.last_message(waiting)
         creator = PLAYERS[0]
 
@@ -204,13 +209,13 @@ async def test_a_reminder_moves_the_buttons_to_the_newest_message_without_the_ha
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
         services = bot_services(app)
-        state, _ = services.load(game_id)
-        assert state.pending is not None
-        player = state.pending.player
+        player = on_turn(app, game_id)
         prompt = api.last_message(player)
         texts_before = len(api.messages_in(player))
+        decision = services.load(game_id)[0].pending
 
-        services.service.handle(game_id, RemindPlayer(state.pending.id, "half"))
+        assert decision is not None
+        services.service.handle(game_id, RemindPlayer(decision.id, "half"))
         services.wake.set()
         await settle(api, app)
 
@@ -275,9 +280,7 @@ async def test_the_icons_are_explained_in_help_and_behind_the_prompts_question_b
         helped = api.last_message(GROUP)["text"]
         assert "What the icons mean:" in helped and "💰 gold" in helped and "⛓ trapped" in helped
 
-        state, _ = bot_services(app).load(game_id)
-        assert state.pending is not None
-        player = state.pending.player
+        player = on_turn(app, game_id)
         prompt = api.last_message(player)
         legend = next(b for b in buttons(api, prompt) if action_of(app, b.callback_data) == LEGEND)
         await press_and_wait(
