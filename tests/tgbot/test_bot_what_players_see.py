@@ -26,6 +26,7 @@ from tests.tgbot.bot_harness import (
     settle,
 )
 from tests.tgbot.test_bot_keyboards import breaks_tools, buttons, drive
+from tests.tgbot.test_render import rgb
 from tgbot.app import BotApplication
 from tgbot.callback import decode
 from tgbot.keyboards import CARD, COMMAND_ACTIONS, LEGEND, PLACE
@@ -166,7 +167,7 @@ def goal_pixels(png: bytes, board_cells: list[tuple[int, int]], cell: tuple[int,
     grid = layout({c: None for c in board_cells})  # type: ignore[misc]
     box = grid.box(cell)
     crop = image.crop(box)
-    return sum(1 for pixel in crop.getdata() if pixel == CARD_BACK)
+    return sum(1 for pixel in rgb(crop) if pixel == CARD_BACK)
 
 
 async def test_at_a_rounds_end_the_board_shows_every_goal_face_up_and_where_the_treasure_was(

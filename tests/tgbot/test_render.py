@@ -217,6 +217,14 @@ def test_the_crystals_on_the_table_are_counted_in_the_top_left_corner() -> None:
 
 
 PHONE = 390  # a phone's display width, in pixels
+
+
+def rgb(image: Image.Image) -> list[tuple[int, ...]]:
+    """An RGB picture's pixels, row by row."""
+    data = image.convert("RGB").tobytes()
+    return [tuple(data[i : i + 3]) for i in range(0, len(data), 3)]
+
+
 MARKERS = {  # a card whose marker is drawn in this colour
     "blue_door_ew": DOORS[Door.BLUE],
     "green_door_ew": DOORS[Door.GREEN],
@@ -229,7 +237,7 @@ MARKERS = {  # a card whose marker is drawn in this colour
 def marker_size(cell: Image.Image, colour: tuple[int, int, int]) -> tuple[int, int]:
     """The width and height of what is drawn in ``colour`` inside a cell's picture."""
     mask = Image.new("1", cell.size)
-    mask.putdata([pixel == colour for pixel in cell.getdata()])
+    mask.putdata([pixel == colour for pixel in rgb(cell)])
     box = mask.getbbox()
     assert box is not None, colour
     return box[2] - box[0], box[3] - box[1]
@@ -261,7 +269,7 @@ def test_a_prompts_picture_shows_the_hand_as_small_cards_below_the_board() -> No
     assert drawn.width == alone.width and drawn.height > alone.height
     assert drawn.crop((0, 0, alone.width, alone.height)).tobytes() == alone.tobytes()
     strip = drawn.crop((0, alone.height, drawn.width, drawn.height))
-    assert TUNNEL in set(strip.getdata())  # the path cards, drawn as cards
+    assert TUNNEL in set(rgb(strip))  # the path cards, drawn as cards
     greyed = decode(render_board(board, hand=(HandCard("cross", "", False),)))
     shown = decode(render_board(board, hand=(HandCard("cross", ""),)))
     assert differs(greyed, shown)  # a card that cannot be played looks it
