@@ -24,7 +24,7 @@ from infra.event_store import EventStore
 from infra.game_service import GameService
 from infra.projector import Projector
 from infra.schema import games
-from tgbot.callback import key_from_token
+from tgbot.callback import keys_from_secrets
 from tgbot.photos import PhotoCache
 from tgbot.texts import Texts, pick_language
 
@@ -41,22 +41,28 @@ class BotServices:
     store: EventStore
     botstate: BotState
     projector: Projector
-    callback_key: bytes
+    # Buttons are signed with the first key and accepted with any (SECRET_KEY rotation).
+    callback_keys: tuple[bytes, ...]
     default_language: str = "en"
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     photos: PhotoCache = field(default_factory=PhotoCache)
 
     @classmethod
-    def from_services(cls, services: Services, token: str) -> BotServices:
+    def from_services(cls, services: Services) -> BotServices:
         """Wrap the composition root's services (see :func:`infra.bootstrap.bootstrap`)."""
         return cls(
             services.games,
             services.store,
             BotState(services.engine),
             services.projector,
-            key_from_token(token),
+            keys_from_secrets(services.settings.secrets),
             services.settings.default_language,
         )
+
+    @property
+    def callback_key(self) -> bytes:
+        """The key new buttons are signed with."""
+        return self.callback_keys[0]
 
     # -- games -------------------------------------------------------------------
 

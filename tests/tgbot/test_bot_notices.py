@@ -344,7 +344,7 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
         bot = Bot(api.token, base_url=api.base_url, base_file_url=api.base_file_url)
         await bot.initialize()
         second = Notifier(
-            BotServices.from_services(services, api.token),
+            BotServices.from_services(services),
             bot,
             bot_username="saboteur_test_bot",
             poll_interval=0.05,

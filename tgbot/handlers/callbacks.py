@@ -36,7 +36,7 @@ async def on_press(update: Update, context: BotContext) -> None:
     user = query.from_user
     texts = user_texts(context, user)
     try:
-        data = decode(query.data or "", context.services.callback_key)
+        data = decode(query.data or "", context.services.callback_keys)
     except BadCallback:
         await query.answer(texts.t("error.forged_button"), show_alert=True)
         return

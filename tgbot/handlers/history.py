@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -489,12 +490,12 @@ def is_replay_data(application: Application[Any, Any, Any, Any, Any, Any], data:
     if services is None or not isinstance(data, str):
         return False
     try:
-        return cb.decode(data, services.callback_key).action in ACTIONS
+        return cb.decode(data, services.callback_keys).action in ACTIONS
     except cb.BadCallback:
         return False
 
 
-def message_game(message: Any, key: bytes) -> str | None:
+def message_game(message: Any, key: bytes | Sequence[bytes]) -> str | None:
     """The game the replay message shows, read from its own buttons."""
     if not isinstance(message, Message) or message.reply_markup is None:
         return None
@@ -518,14 +519,14 @@ async def on_button(update: Update, context: BotContext) -> None:
     chat = update.effective_chat
     lang = chat_texts(context, chat, update.effective_user).lang if chat else "en"
     try:
-        data = cb.decode(query.data, services.callback_key)
+        data = cb.decode(query.data, services.callback_keys)
     except cb.BadCallback:
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop from None
     if data.action == PAGE:
         await show_history_page(context, query, data.value or 0, lang)
         raise ApplicationHandlerStop
-    shown = message_game(query.message, services.callback_key)
+    shown = message_game(query.message, services.callback_keys)
     if data.action in (STEP, GIF) and shown not in (data.game, None):
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop
