@@ -1,8 +1,9 @@
 """The Telegram application: handlers in order, one error handler, the notifier task.
 
 :func:`build_application` wires everything for given services (tests point ``base_url``
-at a fake Bot API server); :func:`run_bot` is the production entry: long polling, or a
-webhook when ``WEBHOOK_URL`` is set.
+at a fake Bot API server, as ``TELEGRAM_API_URL`` does); :func:`run_bot` is the one-machine
+entry: long polling, or the web process's webhook (:mod:`tgbot.web`) when ``WEBHOOK_URL``
+is set.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 from typing import Any
-from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
@@ -70,12 +70,13 @@ def build_application(
     base_file_url: str | None = None,
     poll_interval: float = 1.0,
     rate_limit: bool = True,
+    polling: bool = True,
 ) -> BotApplication:
-    """The bot for ``services``, talking to Telegram (or to ``base_url``)."""
+    """The bot for ``services``, talking to Telegram, to TELEGRAM_API_URL or to
+    ``base_url``. ``polling=False``: no updater (updates come by webhook, see
+    :mod:`tgbot.web`)."""
     bot_services = (
-        services
-        if isinstance(services, BotServices)
-        else BotServices.from_services(services, settings.telegram_bot_token)
+        services if isinstance(services, BotServices) else BotServices.from_services(services)
     )
     builder: Any = (
         ApplicationBuilder()
@@ -86,11 +87,16 @@ def build_application(
         .concurrent_updates(True)
         # aiohttp instead of httpx: the same requests for a fraction of the CPU per call.
         .request(AiohttpRequest())
-        .get_updates_request(AiohttpRequest(connection_pool_size=1))
     )
+    if polling:
+        builder = builder.get_updates_request(AiohttpRequest(connection_pool_size=1))
+    else:
+        builder = builder.updater(None)
     if rate_limit:
         # Flood limits answered with retry_after are waited out and retried.
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    if base_url is None and settings.bot_api_urls is not None:
+        base_url, base_file_url = settings.bot_api_urls
     if base_url is not None:
         builder = builder.base_url(base_url)
     if base_file_url is not None:
@@ -175,40 +181,16 @@ async def set_commands(app: BotApplication) -> None:
 
 
 def run_bot(settings: Settings) -> int:
-    """Run the bot until interrupted: long polling, or a webhook when WEBHOOK_URL is set."""
+    """Run the bot until interrupted: long polling, or the web process's webhook when
+    WEBHOOK_URL is set (one webhook server, :func:`tgbot.web.serve`)."""
+    if settings.webhook_url:
+        from tgbot.web import serve
+
+        return serve(settings)
     services = bootstrap(settings)
     app = build_application(services, settings)
-    updates = Update.ALL_TYPES
     try:
-        if settings.webhook_url:
-            app.run_webhook(**webhook_options(settings), allowed_updates=updates)
-        else:
-            app.run_polling(allowed_updates=updates)
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
     finally:
         services.close()
     return 0
-
-
-def webhook_options(settings: Settings) -> dict[str, Any]:
-    """Where the webhook listens: on every interface, at WEBHOOK_URL's path (Telegram posts
-    to the whole URL; a proxy in front passes the path on), with a secret token.
-
-    >>> from infra.settings import load_settings
-    >>> s = load_settings(telegram_bot_token="1:x", webhook_url="https://bot.example/tg/hook")
-    >>> options = webhook_options(s)
-    >>> options["url_path"], options["webhook_url"]
-    ('tg/hook', 'https://bot.example/tg/hook')
-    """
-    return {
-        "listen": "0.0.0.0",
-        "port": settings.webhook_port,
-        "url_path": urlsplit(settings.webhook_url).path.strip("/"),
-        "webhook_url": settings.webhook_url,
-        "secret_token": _secret(settings.telegram_bot_token),
-    }
-
-
-def _secret(token: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(f"webhook:{token}".encode()).hexdigest()[:32]

@@ -144,6 +144,7 @@ class FakeBotAPI:
         self.messages: dict[int, dict[int, JSON]] = {}
         self.commands: dict[str, list[JSON]] = {}
         self.webhook: JSON = {"url": ""}
+        self.webhook_secret = ""
         self.blocked: set[int] = set()  # users who blocked the bot
         self.opened: set[int] = set()  # users who opened the private chat with the bot
         self.migrated: dict[int, int] = {}  # old group id -> supergroup id
@@ -152,6 +153,7 @@ class FakeBotAPI:
         self.answered: dict[str, JSON] = {}  # callback query id -> answer params
         # method -> failures to answer, each for one chat (or any chat: None)
         self._failures: dict[str, list[tuple[ApiError, int | None]]] = {}
+        self._delays: dict[str, float] = {}  # method -> seconds each call takes
         self._updates: list[JSON] = []
         self._update_ids = itertools.count(1)
         self._message_ids: dict[int, itertools.count[int]] = {}
@@ -277,6 +279,10 @@ class FakeBotAPI:
             parameters["retry_after"] = retry_after
         error = ApiError(code, description or "Bad Request: simulated failure", parameters)
         self._failures.setdefault(method, []).extend([(error, chat_id)] * times)
+
+    def slow(self, method: str, seconds: float) -> None:
+        """Every later call of ``method`` takes ``seconds`` before it is answered."""
+        self._delays[method] = seconds
 
     def migrate(self, group_id: int, supergroup_id: int) -> None:
         """Upgrade a group to a supergroup: the old id answers 400 with
@@ -489,6 +495,8 @@ class FakeBotAPI:
         params, files = await self._read(request)
         if method != "getUpdates":
             self.calls.append(Call(method, params, files))
+        if method in self._delays:
+            await asyncio.sleep(self._delays[method])
         try:
             failure = self._failure(method, params)
             if failure is not None:
@@ -762,7 +770,27 @@ class FakeBotAPI:
 
     async def _api_setWebhook(self, params: JSON, files: dict[str, bytes]) -> bool:
         self.webhook = {"url": params.get("url", "")}
+        self.webhook_secret = str(params.get("secret_token") or "")
         return True
+
+    async def deliver_webhook(self, secret: str | None = None) -> list[int]:
+        """POST every queued update to the webhook, as Telegram does, with the secret
+        token it was set with (or ``secret``); updates answered 200 leave the queue, the
+        others stay to be delivered again. Returns the HTTP statuses, in order."""
+        import aiohttp
+
+        token = self.webhook_secret if secret is None else secret
+        headers = {"X-Telegram-Bot-Api-Secret-Token": token} if token else {}
+        statuses: list[int] = []
+        async with aiohttp.ClientSession() as session:
+            for update in list(self._updates):
+                async with session.post(
+                    self.webhook["url"], json=update, headers=headers
+                ) as response:
+                    statuses.append(response.status)
+                if response.status == 200:
+                    self._updates.remove(update)
+        return statuses
 
     async def _api_deleteWebhook(self, params: JSON, files: dict[str, bytes]) -> bool:
         self.webhook = {"url": ""}
