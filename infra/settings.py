@@ -73,9 +73,9 @@ class Settings(BaseSettings):
     default_language: str = "en"
     snapshot_every: int = Field(default=50, ge=1)
     sweep_interval_seconds: float = Field(default=2.0, gt=0)
-    # A deadline task not done this long after its alarm fired counts as lost and is
-    # sent again by the next sweep.
-    deadline_lease_seconds: float = Field(default=30.0, gt=0)
+    # A deadline task not done this long after its alarm fired counts as lost (its worker
+    # died) and is sent again by the next sweep; each resend doubles it (up to 16 times).
+    deadline_lease_seconds: float = Field(default=5.0, gt=0)
     log_level: str = "INFO"
     # auto: the bot runs Celery's worker and beat itself when the broker is the embedded
     # SQLite one (no REDIS_URL, no CELERY_BROKER_URL); on: always; off: never.
