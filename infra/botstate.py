@@ -8,6 +8,7 @@ Every table is registered on :data:`infra.schema.metadata` so one migration chai
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -30,11 +31,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from infra.db import reader, writer
+from infra.db import insert_for, reader, writer
+from infra.notifications import RESET, Notice, notify
 from infra.schema import metadata
+
+log = logging.getLogger(__name__)
 
 bot_users = Table(
     "bot_users",
@@ -133,8 +136,10 @@ V = TypeVar("V")
 class BotState:
     """Reads and writes the adapter's tables. Each write is one short transaction.
 
-    Reads are cached in memory and written through: one bot process owns these rows (a
-    second instance would only see another's language choices after a restart).
+    Reads are cached in memory and written through. Other instances write these rows too:
+    on PostgreSQL each write notifies them in its transaction (:mod:`infra.notifications`)
+    and their listener hands the notice to :meth:`invalidate`, which drops the cached row;
+    a read that was under way meanwhile answers with what it read but caches nothing.
 
     Reads and writes run in threads side by side. A write puts the new value in the cache
     as the last step of its transaction (writers of one row take turns, so the cache ends
@@ -149,6 +154,8 @@ class BotState:
         self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
         self._resolved: dict[int, int] = {}
         self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
+        # Bumped by every invalidation: a read that saw it change does not cache.
+        self._generation = 0
 
     def _write(self) -> AbstractContextManager[Connection]:
         # Writes may run in threads side by side: on SQLite each takes the write lock at
@@ -162,9 +169,34 @@ class BotState:
             return cache[key]
         except KeyError:
             pass
+        generation = self._generation
         with reader(self.engine) as conn:
             found = read(conn, key)
+        if generation != self._generation:  # another instance changed something meanwhile
+            return found
         return cache.setdefault(key, found)
+
+    def invalidate(self, notice: Notice) -> None:
+        """Drop what ``notice`` (from another instance, or this one) says changed; a
+        :data:`~infra.notifications.RESET` drops every cache. Thread-safe."""
+        self._generation += 1
+        topic, key = notice.topic, notice.key
+        try:
+            if topic == "user":
+                self._users.pop(int(key), None)
+            elif topic == "chat":
+                self._chat_languages.pop(int(key), None)
+                self._resolved.clear()
+            elif topic == "message":
+                stream_id, chat_id, role = key.rsplit(":", 2)
+                self._messages.pop((stream_id, int(chat_id), role), None)
+            elif topic == RESET.topic:
+                self._users.clear()
+                self._chat_languages.clear()
+                self._resolved.clear()
+                self._messages.clear()
+        except ValueError:
+            log.warning("unreadable notice %s", notice)
 
     @staticmethod
     @contextmanager
@@ -227,6 +259,7 @@ class BotState:
                 if private_chat is not None:
                     values["private_chat"] = private_chat
                 conn.execute(update(bot_users).where(bot_users.c.user_id == user_id).values(values))
+            notify(conn, "user", user_id)
             self._users[user_id] = _user_row(conn, user_id)
 
     def set_user_language(self, user_id: int, name: str, language: str) -> None:
@@ -239,6 +272,7 @@ class BotState:
                 .where(bot_users.c.user_id == user_id)
                 .values(private_chat=opened, updated_at=_now())
             )
+            notify(conn, "user", user_id)
             self._users[user_id] = _user_row(conn, user_id)
 
     # Chats ---------------------------------------------------------------------------
@@ -268,6 +302,7 @@ class BotState:
                     .where(bot_chats.c.chat_id == chat_id)
                     .values(updated_at=_now(), **values)
                 )
+            notify(conn, "chat", chat_id)
             self._chat_languages[chat_id] = _chat_languages_row(conn, chat_id)
 
     def set_chat_language(self, chat_id: int, language: str | None) -> None:
@@ -334,6 +369,7 @@ class BotState:
                     version=version,
                 )
             )
+            notify(conn, "message", f"{stream_id}:{chat_id}:{role}")
             self._messages[key] = StoredMessage(message_id, version)
 
     def forget_message(self, stream_id: str, chat_id: int, role: str) -> None:
@@ -346,6 +382,7 @@ class BotState:
                     bot_messages.c.role == role,
                 )
             )
+            notify(conn, "message", f"{stream_id}:{chat_id}:{role}")
             self._messages[key] = None
 
     # Notifier position ---------------------------------------------------------------
@@ -360,7 +397,7 @@ class BotState:
         """Record the position; it only moves forward (a late writer cannot move it back)."""
         with self._write() as conn:
             conn.execute(
-                _insert(conn, notifier_positions)
+                insert_for(conn, notifier_positions)
                 .values(name=name, position=position)
                 .on_conflict_do_nothing(index_elements=["name"])
             )
@@ -390,7 +427,7 @@ class BotState:
         with self._write() as conn:
             if old is None:  # RETURNING: an insert's rowcount is not reliable everywhere
                 inserted = conn.execute(
-                    _insert(conn, notifier_games)
+                    insert_for(conn, notifier_games)
                     .values(name=name, stream_id=stream_id, version=new)
                     .on_conflict_do_nothing(index_elements=["name", "stream_id"])
                     .returning(notifier_games.c.version)
@@ -423,7 +460,7 @@ class BotState:
             if renewed:
                 return True
             taken = conn.execute(
-                _insert(conn, notifier_leases)
+                insert_for(conn, notifier_leases)
                 .values(name=name, holder=holder, expires_at=expires)
                 .on_conflict_do_nothing(index_elements=["name"])
                 .returning(notifier_leases.c.name)
@@ -477,8 +514,3 @@ def _resolve(conn: Connection, chat_id: int) -> int:
             return chat_id
         seen.add(target)
         chat_id = target
-
-
-def _insert(conn: Connection, table: Table) -> Any:
-    """The dialect's INSERT, which knows ``ON CONFLICT`` (PostgreSQL and SQLite)."""
-    return postgresql.insert(table) if conn.dialect.name == "postgresql" else sqlite.insert(table)
