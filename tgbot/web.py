@@ -109,8 +109,10 @@ def create_web_app(
             return JSONResponse({"error": "shutting down"}, status_code=503)
         try:
             data = json.loads(await request.body())
+            if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+                raise ValueError("no update_id")
             update = Update.de_json(data, application.bot)
-        except (ValueError, TypeError, KeyError) as error:
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
             log.warning("unreadable update: %s", error)
             return JSONResponse({"error": "not an update"}, status_code=400)
         await application.update_queue.put(update)

@@ -114,6 +114,23 @@ async def test_an_update_without_the_right_secret_is_refused_and_kept_for_later(
             await api.wait_for(lambda: api.messages_in(USER), 10)
 
 
+async def test_a_body_that_is_no_update_is_refused_with_the_right_secret(db: str) -> None:
+    async with FakeBotAPI() as api:
+        port = free_port()
+        async with (
+            serving(web_settings(api, db, port), port) as url,
+            aiohttp.ClientSession() as session,
+        ):
+            headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret(KEY)}
+            statuses = []
+            for body in (b"not json", b"[1, 2]", b'{"message": {}}'):
+                async with session.post(f"{url}/hook", data=body, headers=headers) as response:
+                    statuses.append(response.status)
+
+            assert statuses == [400, 400, 400]
+            assert not any(call.method == "sendMessage" for call in api.calls)
+
+
 async def test_updates_signed_with_the_previous_secret_key_still_count(db: str) -> None:
     async with FakeBotAPI() as api:
         api.user(USER, "Ann")
