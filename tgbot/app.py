@@ -32,6 +32,7 @@ from telegram.ext import (
 )
 
 from infra.bootstrap import Services, bootstrap
+from infra.notifications import RESET, Listener, Notice, listener
 from infra.settings import Settings
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers import callbacks, group, history, private
@@ -43,6 +44,7 @@ from tgbot.texts import LANGUAGES, Texts
 log = logging.getLogger(__name__)
 
 TASK_KEY = "notifier_task"
+LISTENER_KEY = "listener"
 
 GROUP_COMMANDS = (
     "newgame",
@@ -156,9 +158,26 @@ async def start_background(app: BotApplication) -> None:
     )
     app.bot_data[NOTIFIER_KEY] = notifier
     app.bot_data[TASK_KEY] = asyncio.create_task(notifier.run(), name="notifier")
+    app.bot_data[LISTENER_KEY] = listen(services)
+
+
+def listen(services: BotServices) -> Listener | None:
+    """On PostgreSQL, hear the other instances (and Celery's workers): a row they changed
+    is dropped from this one's caches, and an append wakes the notifier at once."""
+    loop = asyncio.get_running_loop()
+
+    def on_notice(notice: Notice) -> None:
+        services.botstate.invalidate(notice)
+        if notice.appended is not None or notice == RESET:
+            loop.call_soon_threadsafe(services.wake.set)
+
+    return listener(services.store.engine, on_notice)
 
 
 async def stop_background(app: BotApplication) -> None:
+    heard: Listener | None = app.bot_data.pop(LISTENER_KEY, None)
+    if heard is not None:
+        await asyncio.to_thread(heard.stop)
     task: asyncio.Task[None] | None = app.bot_data.pop(TASK_KEY, None)
     if task is not None:
         task.cancel()
