@@ -201,6 +201,13 @@ async def until(predicate: Any, timeout: float = 15.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def on_turn(app: BotApplication, game: str) -> tuple[int, int]:
+    """The player who owes a decision, and the game's version."""
+    state, version = bot_services(app).load(game)
+    assert state.pending is not None
+    return state.pending.player, version
+
+
 @pytest.fixture
 async def bot_and_game(db: str) -> AsyncIterator[tuple[FakeBotAPI, BotApplication, str]]:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS, seed=5) as (app, game):
@@ -264,9 +271,7 @@ async def test_a_stale_tabs_tap_is_refused_and_the_board_refreshes(
 ) -> None:
     api, app, game = bot_and_game
     services = bot_services(app)
-    state, version = services.load(game)
-    assert state.pending is not None
-    mover = state.pending.player
+    mover, version = on_turn(app, game)
     async with miniapp_served(app, api) as (page_url, _):
         # A tab that hears no live updates (its connection dropped): it stays behind.
         tab = await open_tab(
@@ -334,9 +339,7 @@ async def test_inside_telegram_the_page_takes_its_theme_back_button_and_haptics(
 ) -> None:
     api, app, game = bot_and_game
     services = bot_services(app)
-    state, version = services.load(game)
-    assert state.pending is not None
-    mover = state.pending.player
+    mover, version = on_turn(app, game)
     stub = TELEGRAM_STUB.replace("INIT_DATA", json.dumps(init_data(api, mover, game=game))).replace(
         "GAME", json.dumps(game)
     )

@@ -296,36 +296,10 @@ class MiniApp:
         return found
 
 
-def routes(
-    services: BotServices,
-    *,
-    token: str,
-    bot: Bot | None = None,
-    membership: Membership | None = None,
-    wakeup: Wakeup | None = None,
-    poll_seconds: float = 1.0,
-    max_age: int = initdata.MAX_AGE,
-    demo_players: Sequence[DemoPlayer] = (),
-    prefix: str = PREFIX,
-) -> list[BaseRoute]:
-    """The Mini App's routes, mounted at ``prefix``, for any Starlette application.
-
-    ``token`` is the bot's (initData is signed with it); membership of a group is asked of
-    Telegram through ``bot`` unless ``membership`` is given. Live updates follow the store,
-    woken by ``wakeup`` (by default the bot's own ``services.wake``) or every
-    ``poll_seconds``. ``demo_players``: the offline demo's sign-in, refused with any token
-    but the fake Bot API's.
-    """
-    return mini_app(
-        services,
-        token=token,
-        bot=bot,
-        membership=membership,
-        wakeup=wakeup,
-        poll_seconds=poll_seconds,
-        max_age=max_age,
-        demo_players=demo_players,
-    ).routes(prefix)
+def routes(services: BotServices, *, prefix: str = PREFIX, **options: Any) -> list[BaseRoute]:
+    """The Mini App's routes, mounted at ``prefix``, for any Starlette application; the
+    ``options`` are :func:`mini_app`'s."""
+    return mini_app(services, **options).routes(prefix)
 
 
 def mini_app(
@@ -339,6 +313,14 @@ def mini_app(
     max_age: int = initdata.MAX_AGE,
     demo_players: Sequence[DemoPlayer] = (),
 ) -> MiniApp:
+    """The Mini App over the bot's ``services``.
+
+    ``token`` is the bot's (initData is signed with it); membership of a group is asked of
+    Telegram through ``bot`` unless ``membership`` is given. Live updates follow the store,
+    woken by ``wakeup`` (by default the bot's own ``services.wake``) or every
+    ``poll_seconds``. ``demo_players``: the offline demo's sign-in, refused with any token
+    but the fake Bot API's.
+    """
     if membership is None:
         if bot is None:
             raise ValueError("a bot (to ask Telegram who is in a group) or a membership")
