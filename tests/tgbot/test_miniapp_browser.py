@@ -17,6 +17,11 @@ from typing import Any
 
 import pytest
 
+from domain.cards import Action, card
+from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
+from domain.events import GoldPicked, TheftResolved
+from domain.moves import legal_moves
+from domain.state import GameState
 from tests.conftest import unavailable
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
@@ -370,3 +375,69 @@ async def test_inside_telegram_the_page_takes_its_theme_back_button_and_haptics(
         await until(lambda: services.store.version(game) > version)
         success = "HapticFeedback.notificationOccurred success"
         await page.wait_for_function(f"window.calls.some((c) => c.join(' ') === '{success}')")
+
+
+def digging(state: GameState, player: int) -> Command:
+    """A move that hurries the round to its end: a theft first, then the path card that
+    reaches furthest towards the goals, a repair of one's own tools, else a pass."""
+    moves = legal_moves(state, player)
+    played = [m for m in moves if isinstance(m, PlayAction)]
+    thefts = [m for m in played if card(state.edition, m.card).action is Action.THEFT]
+    paths = [
+        m
+        for m in moves
+        if isinstance(m, PlacePath) and not card(state.edition, m.card).path.is_dead_end  # type: ignore[union-attr]
+    ]
+    repairs = [m for m in played if m.target_player == player and m.tool is not None]
+    passes = [m for m in moves if isinstance(m, Pass)]
+    if thefts:
+        return thefts[0]
+    if paths:
+        return max(paths, key=lambda m: (m.cell[0], -abs(m.cell[1])))
+    return (repairs or passes or moves)[0]
+
+
+@pytest.mark.parametrize(
+    ("edition", "seed", "kind"), [("base", 5, "gold_pick"), ("saboteur2", 6, "theft")]
+)
+async def test_a_gold_pick_and_a_theft_are_chosen_on_the_board(
+    browser: Any, db: str, shots: Path, edition: str, seed: int, kind: str
+) -> None:
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, edition=edition, seed=seed) as (app, game),
+    ):
+        services = bot_services(app)
+        for _ in range(500):  # everybody digs, as in a hurry, until the round's end
+            state, version = services.load(game)
+            assert state.phase == "playing" and state.pending is not None
+            if state.pending.kind == kind:
+                break
+            services.service.handle(game, digging(state, state.pending.player))
+        else:
+            raise AssertionError(f"no {kind} came")
+        await settle(api, app)
+        chooser = state.pending.player
+        offered = legal_moves(state, chooser)
+        async with miniapp_served(app, api) as (page_url, _):
+            tab = await open_tab(browser, launch_url(page_url, init_data(api, chooser, game=game)))
+            await tab.showing(version)
+            await tab.page.screenshot(path=str(shots / f"{kind}.png"))
+            prompt = EN.t("turn.theft_prompt")
+            if kind == "gold_pick":
+                values = ", ".join(str(v) for v in sorted(state.gold_pick_offer))
+                prompt = EN.t("turn.gold_pick_prompt", values=values)
+            assert await tab.prompt() == prompt
+            player = BoardPlayer(tab, random.Random(seed))
+            buttons = [(await b.inner_text()).strip() for b in await player.choices()]
+            assert len(buttons) == len(offered) >= 1
+            await player.tap((await player.choices())[-1])
+            await until(lambda: services.store.version(game) > version)
+        tapped = offered[-1]  # the last button
+        told = services.service.events(game, version)
+        if isinstance(tapped, PickGold):
+            assert GoldPicked(chooser, tapped.value) in told
+        else:
+            assert isinstance(tapped, ChooseTheftVictim)
+            assert TheftResolved(chooser, tapped.victim) in told
+        assert tab.errors == []

@@ -301,7 +301,7 @@ function renderPanel() {
   if (state.phase === "finished") {
     line = t("miniapp.game_over");
   } else if (state.phase !== "playing") {
-    line = "";
+    line = t("error.not_started");
   } else if (me == null) {
     line = t("miniapp.spectator");
     if (pending) line += " " + t("turn.waiting", { name: seat(pending.player)?.name || "?" });
