@@ -28,6 +28,7 @@ from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served
 from tgbot.app import BotApplication
 from tgbot.handlers.common import error_text
 from tgbot.miniapp.api import DemoPlayer, MiniApp, mini_app
+from tgbot.miniapp.feed import EventWakeup
 from tgbot.miniapp.payload import move_json
 from tgbot.miniapp.server import serving
 from tgbot.texts import Texts
@@ -346,3 +347,22 @@ async def test_the_demos_sign_in_is_never_served_beside_a_real_bot(served: Serve
         )
     async with served.http.get(f"{served.page}demo?as={PLAYERS[0]}") as r:
         assert r.status == 404
+
+
+async def test_a_wake_up_from_another_instance_reaches_the_open_board_at_once(
+    served: Served,
+) -> None:
+    channel = asyncio.Event()  # what a notification channel between instances would set
+    raw = init_data(served.api, MEMBER, game=served.game)
+    slow_poll = 60.0
+    async with (
+        miniapp_served(
+            served.app, served.api, wakeup=EventWakeup(channel), poll_seconds=slow_poll
+        ) as (page, _),
+        served.http.get(f"{page}api/game/{served.game}/live", headers=auth(raw)) as s,
+    ):
+        first = await asyncio.wait_for(next_state(s), 10)
+        move_outside_the_bot(served.app, served.game)  # another instance's move
+        channel.set()
+        second = await asyncio.wait_for(next_state(s), 5)  # long before the next poll
+    assert second["version"] > first["version"]

@@ -175,7 +175,7 @@ function setOnline(online) {
 function show(next) {
   // An answer can arrive after newer live updates: the board never goes back in time.
   if (!next || (state && next.game === state.game && next.version < state.version)) {
-    render();
+    if (state) render();
     return;
   }
   const before = state;
@@ -521,6 +521,7 @@ async function send(move) {
     return;
   }
   telegram.haptic("error");
+  if (answer.status === 401 || answer.status === 404) return cover(answer.body.error);
   toast(answer.body.error || "?");
   ui = fresh();
   show(answer.body.state);
