@@ -260,15 +260,17 @@ function renderBoard() {
   let marks = "";
   if (state.last) marks += frame(state.last[0], state.last[1], COLOR.mark, 5);
   if (ui.mode === "path") {
+    // Every cell where the card fits lights up, with a ghost of it the way it fits there
+    // (the way chosen, where both fit).
     const card = state.hand.find((c) => c.id === ui.card);
     const shape = state.shapes[card.kind];
-    for (const m of movesOf(ui.card)) {
-      if (m.rotated !== ui.rotated) continue;
-      const [x, y] = m.cell;
-      extra.push(m.cell);
-      const chosen = ui.cell && ui.cell[0] === x && ui.cell[1] === y;
+    for (const [cell, ways] of placements(ui.card)) {
+      const [x, y] = cell;
+      const way = ways.includes(ui.rotated) ? ui.rotated : ways[0];
+      extra.push(cell);
+      const chosen = same(ui.cell, cell);
       const [px, py] = origin(x, y);
-      marks += `<g class="ghost${chosen ? " chosen" : ""}" data-cell="${x},${y}" transform="translate(${px},${py})" opacity="${chosen ? 0.95 : 0.45}">${tile(card.kind, ui.rotated, true, null, shape)}</g>`;
+      marks += `<g class="ghost${chosen ? " chosen" : ""}" data-cell="${x},${y}" transform="translate(${px},${py})" opacity="${chosen ? 0.95 : 0.45}">${tile(card.kind, way, true, null, shape)}</g>`;
       marks += frame(x, y, COLOR.mark, chosen ? 6 : 3, chosen ? 'class="pulse"' : 'stroke-dasharray="10 6"');
     }
   } else if (ui.mode === "action") {
@@ -331,15 +333,18 @@ function turnPanel(choices) {
   const back = () => button(t("turn.button_back"), () => { ui = fresh(); render(); });
   switch (ui.mode) {
     case "path": {
-      const moves = movesOf(ui.card);
-      const ways = symmetric(ui.card) ? [false] : [false, true].filter((r) => moves.some((m) => m.rotated === r));
+      // A choice of ways where both fit: at the chosen cell, else at some lit cell.
+      const cells = placements(ui.card);
+      const here = ui.cell ? cells.find(([cell]) => same(cell, ui.cell))?.[1] || [] : null;
+      const somewhere = cells.some(([, ways]) => ways.length > 1) ? [false, true] : [];
+      const ways = symmetric(ui.card) ? [] : here || somewhere;
       if (ways.length > 1) {
         for (const r of ways) {
           choices.append(button(t(r ? "miniapp.turned" : "miniapp.as_printed"), () => turn(r), ui.rotated === r ? "on" : ""));
         }
       }
       if (ui.cell) {
-        const move = moves.find((m) => m.rotated === ui.rotated && same(m.cell, ui.cell));
+        const move = movesOf(ui.card).find((m) => m.rotated === ui.rotated && same(m.cell, ui.cell));
         choices.append(button(t("miniapp.place"), () => send(move), "primary"));
       }
       choices.append(back());
@@ -410,10 +415,20 @@ function same(a, b) {
 
 function turn(rotated) {
   ui.rotated = rotated;
-  const legal = movesOf(ui.card).some((m) => m.rotated === rotated && same(m.cell, ui.cell));
-  if (!legal) ui.cell = null;
   telegram.haptic("select");
   render();
+}
+
+// The cells where a path card fits, each with the ways it fits there ([false], [true] or
+// both), from the legal moves.
+function placements(card) {
+  const found = new Map();
+  for (const m of movesOf(card)) {
+    const key = m.cell.join(",");
+    if (!found.has(key)) found.set(key, [m.cell, []]);
+    found.get(key)[1].push(m.rotated);
+  }
+  return [...found.values()];
 }
 
 function renderHand() {
@@ -478,22 +493,34 @@ function tapCard(c) {
   render();
 }
 
-function tapCell(x, y) {
+// A finger that lands just beside a lit cell means that cell (cells are small on a phone).
+function nearest(cells, x, y, bx, by) {
+  if (cells.some((c) => same(c, [x, y]))) return [x, y];
+  let best = null, distance = CELL * 0.75;
+  for (const c of cells) {
+    const [px, py] = origin(c[0], c[1]);
+    const d = Math.hypot(px + CELL / 2 - bx, py + CELL / 2 - by);
+    if (d < distance) [best, distance] = [c, d];
+  }
+  return best;
+}
+
+function tapCell(x, y, bx, by) {
   if (busy || !state) return;
-  const cell = [x, y];
   if (ui.mode === "path") {
-    const move = movesOf(ui.card).find((m) => m.rotated === ui.rotated && same(m.cell, cell));
-    if (!move) {
-      const other = movesOf(ui.card).find((m) => same(m.cell, cell));
-      if (!other) return;
-      ui.rotated = other.rotated; // only the other way fits there
-    }
+    const lit = placements(ui.card);
+    const cell = nearest(lit.map(([c]) => c), x, y, bx, by);
+    const ways = lit.find(([found]) => same(found, cell))?.[1];
+    if (!ways) return;
+    if (!ways.includes(ui.rotated)) ui.rotated = ways[0]; // only the other way fits there
     if (same(ui.cell, cell)) return send(movesOf(ui.card).find((m) => m.rotated === ui.rotated && same(m.cell, cell)));
     ui.cell = cell;
     telegram.haptic("select");
     return render();
   }
   if (ui.mode === "action") {
+    const targets = movesOf(ui.card).filter((m) => m.target_cell).map((m) => m.target_cell);
+    const cell = nearest(targets, x, y, bx, by);
     const move = movesOf(ui.card).find((m) => same(m.target_cell, cell));
     if (!move) return;
     if (same(ui.cell, cell)) return send(move);

@@ -185,7 +185,7 @@ export class BoardView {
     this.pointers.delete(e.pointerId);
     if (g && g.kind === "pan" && g.tap && single) {
       const [bx, by] = this.point(e.clientX, e.clientY);
-      this.onTap(Math.floor(bx / CELL), -Math.floor(by / CELL));
+      this.onTap(Math.floor(bx / CELL), -Math.floor(by / CELL), bx, by);
     }
     if (this.pointers.size === 0) this.gesture = null;
     else if (this.pointers.size === 1) {
