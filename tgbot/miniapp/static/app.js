@@ -173,10 +173,11 @@ function setOnline(online) {
 // ------------------------------------------------------------------------ showing
 
 function show(next) {
-  // An answer can arrive after newer live updates: the board never goes back in time.
-  if (!next || (state && next.game === state.game && next.version < state.version)) {
-    if (state) render();
-    return;
+  if (!next) return;
+  if (state && next.game === state.game) {
+    // An answer can arrive after newer live updates: the board never goes back in time;
+    // and the same version again (a reconnection) changes nothing on it.
+    if (next.version <= state.version) return;
   }
   const before = state;
   state = next;
@@ -541,17 +542,12 @@ async function send(move) {
     move: command,
   });
   busy = false;
-  if (answer.ok) {
-    telegram.haptic("success");
-    ui = fresh();
-    show(answer.body.state);
-    return;
-  }
-  telegram.haptic("error");
+  telegram.haptic(answer.ok ? "success" : "error");
   if (answer.status === 401 || answer.status === 404) return cover(answer.body.error);
-  toast(answer.body.error || "?");
+  if (!answer.ok) toast(answer.body.error || "?");
   ui = fresh();
   show(answer.body.state);
+  render();
 }
 
 let toastTimer = 0;
