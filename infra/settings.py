@@ -7,6 +7,7 @@ switch to PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 from pydantic import Field, ValidationError, field_validator
@@ -80,6 +81,10 @@ class Settings(BaseSettings):
     # auto: the bot runs Celery's worker and beat itself when the broker is the embedded
     # SQLite one (no REDIS_URL, no CELERY_BROKER_URL); on: always; off: never.
     embedded_worker: str = "auto"
+    # The Mini App: its short name given to @BotFather (t.me/<bot>/<name> links), and
+    # the public HTTPS address of its page (web_app buttons); empty: no Mini App buttons.
+    miniapp_name: str = ""
+    miniapp_url: str = ""
 
     @field_validator("database_url")
     @classmethod
@@ -132,6 +137,22 @@ class Settings(BaseSettings):
         value = value.strip().lower()
         if value not in ("auto", "on", "off"):
             raise ValueError("EMBEDDED_WORKER must be auto, on or off")
+        return value
+
+    @field_validator("miniapp_name")
+    @classmethod
+    def _miniapp_name(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", value):
+            raise ValueError("MINIAPP_NAME must be the Mini App's short name (3-30 of A-Z, 0-9, _)")
+        return value
+
+    @field_validator("miniapp_url")
+    @classmethod
+    def _miniapp_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith("https://"):
+            raise ValueError("MINIAPP_URL must start with https:// (Telegram opens only those)")
         return value
 
     @property

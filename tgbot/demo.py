@@ -4,6 +4,11 @@ The real bot (handlers, notifier, keyboards, renderer) runs against an in-proces
 the Telegram Bot API and a temporary SQLite database. Computer players press buttons the
 bot sent them, chosen uniformly at random (seeded). The chat transcript is printed and
 every board picture the group received is written to ``--out``.
+
+``--miniapp``: the Mini App is served on localhost and the first seat is yours. Open the
+printed address in a browser (no Telegram needed): it signs you in as that player, with
+initData signed by the fake Bot API's token as Telegram would sign it — a sign-in that
+exists only here, beside the fake. The computer players wait for your moves.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ from tgbot.app import (
 )
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.devserver import fake_bot_api
+from tgbot.miniapp import DemoPlayer
+from tgbot.miniapp.api import mini_app
+from tgbot.miniapp.server import serving
 
 GROUP = -100500
 NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu")
@@ -43,6 +51,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="folder for the boards")
     p.add_argument("--database", default="", help="database URL (default: a temporary file)")
     p.add_argument("--quiet", action="store_true", help="print only the group's messages")
+    p.add_argument(
+        "--miniapp", action="store_true", help="play the first seat yourself, on the Mini App"
+    )
+    p.add_argument("--port", type=int, default=8080, help="the Mini App's local port")
     return p
 
 
@@ -89,13 +101,10 @@ async def play(args: argparse.Namespace, url: str) -> int:
         for p in players[1:]:
             await press(api, app, GROUP, p, lobby["message_id"], buttons[0].callback_data)
         await press(api, app, GROUP, players[0], lobby["message_id"], buttons[2].callback_data)
-        presses = 0
-        while (turn := prompt_owner(api, players)) is not None and presses < 50_000:
-            player, message = turn
-            choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
-            choice = rng.choice(choices)
-            await press(api, app, player, player, message["message_id"], choice.callback_data)
-            presses += 1
+        if args.miniapp:
+            presses = await with_miniapp(args, api, app, players, rng)
+        else:
+            presses = await computers_play(api, app, players, rng)
         await settle(api, app)
     finally:
         if app.running:
@@ -110,6 +119,45 @@ async def play(args: argparse.Namespace, url: str) -> int:
     print_transcript(api, players, quiet=args.quiet)
     print(f"\n{presses} button presses; {written} board pictures written to {args.out}/")
     return 0
+
+
+async def computers_play(
+    api: Any, app: BotApplication, players: list[int], rng: random.Random
+) -> int:
+    """Computer players press buttons while one of them is prompted; the presses made."""
+    presses = 0
+    while (turn := prompt_owner(api, players)) is not None and presses < 50_000:
+        player, message = turn
+        choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
+        choice = rng.choice(choices)
+        await press(api, app, player, player, message["message_id"], choice.callback_data)
+        presses += 1
+    return presses
+
+
+async def with_miniapp(
+    args: argparse.Namespace, api: Any, app: BotApplication, players: list[int], rng: random.Random
+) -> int:
+    """The first seat plays on the Mini App (a browser), the others press buttons, until
+    the game is over."""
+    services: BotServices = app.bot_data[SERVICES_KEY]
+    seats = [DemoPlayer(p, NAMES[(p - 1) % len(NAMES)]) for p in players]
+    served = mini_app(services, token=api.token, bot=app.bot, demo_players=seats[:1])
+    presses = 0
+    try:
+        async with serving(served.routes(), port=args.port) as base:
+            print(f"The board of {seats[0].name}: open {base}/miniapp/demo?as={players[0]}")
+            print("(the computer players wait for your moves; Ctrl-C stops the demo)")
+            game_id = await asyncio.to_thread(services.active_game, GROUP)
+            while game_id is not None:
+                presses += await computers_play(api, app, players[1:], rng)
+                state, _ = await asyncio.to_thread(services.load, game_id)
+                if state.phase != "playing":
+                    break
+                await asyncio.sleep(0.2)  # the first seat is thinking
+    finally:
+        await served.feed.close()
+    return presses
 
 
 def prompt_owner(api: Any, players: list[int]) -> tuple[int, dict[str, Any]] | None:

@@ -22,8 +22,8 @@ from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
 from tgbot.handlers import group
-from tgbot.handlers.common import error_text, remember, run, user_texts
-from tgbot.notifier import HARMLESS, Outbox, board_png, prompt_caption
+from tgbot.handlers.common import error_text, remember, run, still_valid, user_texts
+from tgbot.notifier import Outbox, board_png, prompt_caption
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
@@ -105,17 +105,6 @@ async def _chat_ids(context: BotContext, chat_id: int) -> set[int]:
     return {chat_id, *earlier}
 
 
-async def still_valid(context: BotContext, game_id: str, drawn: int, current: int) -> bool:
-    """Whether a keyboard drawn at version ``drawn`` still holds at ``current``: nothing but
-    reminders happened in between."""
-    if drawn == current:
-        return True
-    if drawn > current:
-        return False
-    later = await asyncio.to_thread(context.services.service.events, game_id, after_version=drawn)
-    return all(isinstance(e, HARMLESS) for e in later)
-
-
 async def _prompt_press(
     update: Update,
     context: BotContext,
@@ -137,7 +126,9 @@ async def _prompt_press(
     if not state.is_player(user.id):
         await query.answer(texts.t("error.not_your_button"), show_alert=True)
         return
-    if state.phase != "playing" or not await still_valid(context, data.game, data.version, version):
+    if state.phase != "playing" or not await still_valid(
+        context.services, data.game, data.version, version
+    ):
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     pending = state.pending
