@@ -228,7 +228,9 @@ async def _navigate(
     markup = kb.markup(rows, game_id, version, key)
     await query.answer()  # at once: the picture below takes a moment
     if preview:
-        caption = prompt_caption(state, user.id, texts, context.services.service.clock_ms())
+        services = context.services
+        now_ms, tz = services.service.clock_ms(), services.zone(state.chat_id)
+        caption = prompt_caption(state, user.id, texts, now_ms, tz)
         if press.action == kb.CARD and press.card is not None:
             caption += "\n\n" + choose_text(state, press.card, texts)
         png = await asyncio.to_thread(board_png, view_for(state, user.id), labels, orientations)

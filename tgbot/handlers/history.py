@@ -59,6 +59,7 @@ from tgbot.replay import (
     text,
 )
 from tgbot.replay_gif import replay_gif, step_png
+from tgbot.zones import date_text
 
 log = logging.getLogger(__name__)
 
@@ -275,10 +276,11 @@ def history_message(
     if not entries:
         return text(lang, "history.empty"), None
     older = len(entries) > HISTORY_LIMIT
+    tz = services.zone(chat_id)
     lines = [text(lang, "history.title")]
     buttons: list[list[InlineKeyboardButton]] = []
     for number, entry in enumerate(entries[:HISTORY_LIMIT], start=offset + 1):
-        date = entry.finished_at.strftime("%Y-%m-%d")
+        date = date_text(entry.finished_at, tz)
         winners = ", ".join(entry.winners) or text(lang, "replay.nobody")
         line = f"{number}. " + text(
             lang,
