@@ -35,7 +35,7 @@ from infra.bootstrap import Services, bootstrap
 from infra.notifications import RESET, Listener, Notice, listener
 from infra.settings import Settings
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
-from tgbot.handlers import callbacks, group, history, private, timezone
+from tgbot.handlers import between_games, callbacks, group, history, private, timezone
 from tgbot.notifier import NOTIFIER_KEY as NOTIFIER_KEY
 from tgbot.notifier import Notifier
 from tgbot.request import AiohttpRequest
@@ -58,6 +58,7 @@ GROUP_COMMANDS = (
     "help",
     "language",
     "timezone",
+    "notify",
 )
 HISTORY_COMMANDS = ("history", "stats", "replay")
 PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language")
@@ -127,6 +128,7 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("help", private.help_command))
     app.add_handler(command("language", private.language))
     app.add_handler(command("timezone", timezone.timezone))
+    app.add_handler(command("notify", between_games.notify))
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)

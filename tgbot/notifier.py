@@ -57,6 +57,7 @@ from infra.event_store import StoredEvent
 from tgbot import keyboards as kb
 from tgbot import render
 from tgbot.context import BotServices
+from tgbot.invitations import after_game_rows, tell_subscribers
 from tgbot.texts import Texts, cell_text, esc, mention, name_html
 from tgbot.zones import clock_time
 
@@ -926,6 +927,7 @@ class _Batch:
     board_changed: bool = False
     new_board: bool = False
     went_away: set[PlayerId] = field(default_factory=set)
+    opened: bool = False  # the game was created in these events
     # Group messages to send once the board is drawn: (text, buttons)
     after: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
 
@@ -970,6 +972,7 @@ class _Batch:
             match event:
                 case ev.GameCreated() | ev.PlayerJoined() | ev.PlayerLeft() | ev.SettingsChanged():
                     self.lobby_changed = True
+                    self.opened = self.opened or isinstance(event, ev.GameCreated)
                 case ev.GameStarted():
                     started = gtexts.t(
                         "lobby.started",
@@ -994,12 +997,16 @@ class _Batch:
                     replay = kb.replay_button(
                         self.game_id, n.services.callback_key, gtexts.t("bot.button_replay")
                     )
-                    markup = InlineKeyboardMarkup([[replay]])
+                    key = n.services.callback_key
+                    after_game = after_game_rows(self.game_id, key, gtexts)
+                    markup = InlineKeyboardMarkup([[replay], *after_game])
                     self.after.append((game_end_text(event, state, gtexts), markup))
                 case _:
                     pass
         if self.lobby_changed and self.state.phase == "lobby":
             await n.show_lobby(self.game_id)
+            if self.opened:
+                await tell_subscribers(n.outbox, n.services, self.state)
         await self.flush_board(gtexts)
         await self.update_private(start_pending)
 

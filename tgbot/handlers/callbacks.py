@@ -18,10 +18,11 @@ from domain.commands import ComeBack
 from domain.moves import canonical, legal_moves
 from domain.state import GameState
 from domain.view import view_for
+from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import group
+from tgbot.handlers import between_games, group
 from tgbot.handlers.common import error_text, remember, run, user_texts
 from tgbot.notifier import HARMLESS, Outbox, board_png, prompt_caption
 from tgbot.texts import Texts
@@ -48,6 +49,8 @@ async def on_press(update: Update, context: BotContext) -> None:
             await _prompt_press(update, context, query, data, press, user, texts)
         elif press.action == kb.COME_BACK:
             await _come_back(update, context, query, data, user, texts)
+        elif press.action in invitations.ACTIONS:
+            await between_games.on_press(update, context, query, data, user)
         else:
             await query.answer(texts.t("error.forged_button"), show_alert=True)
     except Exception:

@@ -60,25 +60,42 @@ async def newgame(update: Update, context: BotContext) -> None:
     if edition not in kb.EDITIONS:
         await message.reply_text(texts.t("bot.newgame_usage"))
         return
-    services = context.services
-    if await asyncio.to_thread(services.active_game, chat.id) is not None:
-        await message.reply_text(texts.t("lobby.already_running"))
-        return
-    game_id = await asyncio.to_thread(services.next_game_id, chat.id)
-    command = CreateGame(
-        user.id,
-        display_name(user),
-        "saboteur2" if edition == "saboteur2" else "base",
-        chat.id,
-        turn_seconds=DEFAULT_TURN_SECONDS,
-    )
-    error = await run(context, game_id, command, update)
+    error = await create_game(update, context, chat.id, user, texts, edition)
     if error == "game_already_created":
         await message.reply_text(texts.t("lobby.already_running"))
     elif error is not None:
         await message.reply_text(error_text(texts, error))
-    else:
+
+
+async def create_game(
+    update: Update,
+    context: BotContext,
+    chat_id: int,
+    user: User,
+    texts: Texts,
+    edition: str,
+    turn_seconds: int = DEFAULT_TURN_SECONDS,
+    gold_house_rule: bool = False,
+) -> str | None:
+    """Open a game in the group with ``user`` as its creator (seated at once): None when
+    it opened, else the error code of why not (``game_already_created`` when a game is
+    already open there)."""
+    services = context.services
+    if await asyncio.to_thread(services.active_game, chat_id) is not None:
+        return "game_already_created"
+    game_id = await asyncio.to_thread(services.next_game_id, chat_id)
+    command = CreateGame(
+        user.id,
+        display_name(user),
+        "saboteur2" if edition == "saboteur2" else "base",
+        chat_id,
+        turn_seconds=turn_seconds,
+        gold_house_rule=gold_house_rule,
+    )
+    error = await run(context, game_id, command, update)
+    if error is None:
         await _private_hint(update, context, user, game_id, texts)
+    return error
 
 
 def learn_language(context: BotContext, chat_id: int, user: User) -> None:
