@@ -61,7 +61,7 @@ GROUP_COMMANDS = (
     "notify",
 )
 HISTORY_COMMANDS = ("history", "stats", "replay")
-PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language")
+PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language", "history", "stats")
 
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 

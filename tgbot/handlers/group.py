@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
+from domain.cards import PLAYER_LIMITS
 from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
 from domain.state import GameState
 from infra.settings import LANGUAGES
@@ -263,7 +264,15 @@ async def change_setting(
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)
-        command = ChangeSettings(actor, edition=kb.EDITIONS[value])
+        edition = kb.EDITIONS[value]
+        most = PLAYER_LIMITS[edition][1]
+        if len(state.seating) > most:
+            # Too many seated for that edition: say so, with the numbers; nothing changes.
+            name = texts.t(f"edition.{edition}")
+            count = len(state.seating)
+            too_many = texts.t("lobby.too_many", edition=name, max=most, count=count)
+            return Reply(too_many, alert=True)
+        command = ChangeSettings(actor, edition=edition)
         error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)

@@ -164,10 +164,14 @@ async def games_here(context: BotContext, chat: Chat, user: User) -> list[str]:
 
 
 async def private_message(update: Update, context: BotContext) -> None:
-    """Any private message proves the chat is open."""
-    user = update.effective_user
-    if user is not None:
-        await remember(context, user, private_chat=True)
+    """Any private message proves the chat is open; a text that is no command of the bot's
+    gets a one-line pointer to /help."""
+    user, message = update.effective_user, update.effective_message
+    if user is None:
+        return
+    await remember(context, user, private_chat=True)
+    if message is not None and message.text:
+        await message.reply_text(user_texts(context, user).t("private.pointer"))
 
 
 async def migrated(update: Update, context: BotContext) -> None:
