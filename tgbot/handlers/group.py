@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
-from domain.cards import PLAYER_LIMITS
+from domain.cards import PLAYER_LIMITS, Edition
 from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
 from domain.state import GameState
 from infra.settings import LANGUAGES
@@ -264,7 +264,7 @@ async def change_setting(
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)
-        edition = kb.EDITIONS[value]
+        edition: Edition = kb.EDITIONS[value]
         most = PLAYER_LIMITS[edition][1]
         if len(state.seating) > most:
             # Too many seated for that edition: say so, with the numbers; nothing changes.

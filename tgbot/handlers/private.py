@@ -22,6 +22,7 @@ from tgbot.handlers.common import (
     user_texts,
 )
 from tgbot.notifier import NOTIFIER_KEY, Notifier
+from tgbot.rules import edition_named, rules_messages
 from tgbot.texts import Texts
 
 
@@ -79,15 +80,26 @@ async def help_command(update: Update, context: BotContext) -> None:
 
 
 async def rules(update: Update, context: BotContext) -> None:
+    """``/rules [base|saboteur2]``: that edition's rules, action cards, buttons and icons;
+    without one, the edition of the game the asker plays here (else the base game)."""
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
     texts = chat_texts(context, chat, user)
-    editions = [a for a in (context.args or []) if a in ("base", "saboteur2")] or [
-        "base",
-        "saboteur2",
-    ]
-    await message.reply_text("\n\n".join(texts.t(f"rules.{e}") for e in editions))
+    if context.args:
+        edition = edition_named(context.args)
+        if edition is None:
+            await message.reply_text(texts.t("rules.usage"))
+            return
+    else:
+        edition = "base"
+        games = await games_here(context, chat, user) if user is not None else []
+        if games:
+            state, _ = await asyncio.to_thread(context.services.load, games[0])
+            edition = state.edition
+    other = "saboteur2" if edition == "base" else "base"
+    for text in rules_messages(edition, texts, texts.t("rules.footer", other=other)):
+        await message.reply_text(text)
 
 
 async def language(update: Update, context: BotContext) -> None:
