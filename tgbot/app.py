@@ -154,6 +154,8 @@ async def start_background(app: BotApplication) -> None:
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
+    with contextlib.suppress(TelegramError):
+        await set_profile(app)
     notifier = Notifier(
         services,
         app.bot,
@@ -201,6 +203,21 @@ async def set_commands(app: BotApplication) -> None:
         ):
             commands = [BotCommand(name, texts.t(f"command.{name}")[:256]) for name in names]
             await bot.set_my_commands(commands, scope=scope, language_code=lang)
+
+
+async def set_profile(app: BotApplication) -> None:
+    """The bot's description (shown in an empty private chat) and short description (its
+    profile, and beside a shared link), per language; written only where they changed."""
+    bot = app.bot
+    for lang in (None, *LANGUAGES):
+        texts = Texts(lang or "en")
+        description = texts.t("profile.description")[:512]
+        short = texts.t("profile.short_description")[:120]
+        if (await bot.get_my_description(language_code=lang)).description != description:
+            await bot.set_my_description(description, language_code=lang)
+        current = await bot.get_my_short_description(language_code=lang)
+        if current.short_description != short:
+            await bot.set_my_short_description(short, language_code=lang)
 
 
 def run_bot(settings: Settings) -> int:

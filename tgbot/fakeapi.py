@@ -55,6 +55,9 @@ _STRING_PARAMS = frozenset(
         "inline_message_id",
         "business_connection_id",
         "message_effect_id",
+        "description",
+        "short_description",
+        "language_code",
     }
 )
 _SEND_METHODS = frozenset({"sendMessage", "sendPhoto", "sendAnimation", "sendDocument"})
@@ -143,6 +146,9 @@ class FakeBotAPI:
         # chat id -> message id -> message (as returned to the bot, kept current on edits)
         self.messages: dict[int, dict[int, JSON]] = {}
         self.commands: dict[str, list[JSON]] = {}
+        # The bot's profile texts by language code ("": for every other language).
+        self.descriptions: dict[str, str] = {}
+        self.short_descriptions: dict[str, str] = {}
         self.webhook: JSON = {"url": ""}
         self.webhook_secret = ""
         self.blocked: set[int] = set()  # users who blocked the bot
@@ -815,6 +821,40 @@ class FakeBotAPI:
 
     async def _api_getMyCommands(self, params: JSON, files: dict[str, bytes]) -> list[JSON]:
         return self.commands.get(self._commands_key(params), [])
+
+    def description_for(self, language: str | None, *, short: bool = False) -> str:
+        """The (short) description a user of ``language`` sees: the one set for their
+        language, else the default one, else none."""
+        texts = self.short_descriptions if short else self.descriptions
+        return texts.get(language or "") or texts.get("", "")
+
+    @staticmethod
+    def _set_profile_text(texts: dict[str, str], params: JSON, name: str, limit: int) -> bool:
+        # An empty text (or none) removes the language's own one, as on Telegram.
+        text = str(params.get(name) or "")
+        language = str(params.get("language_code") or "")
+        if len(text) > limit:
+            raise ApiError(400, f"Bad Request: {name} is too long")
+        if text:
+            texts[language] = text
+        else:
+            texts.pop(language, None)
+        return True
+
+    async def _api_setMyDescription(self, params: JSON, files: dict[str, bytes]) -> bool:
+        return self._set_profile_text(self.descriptions, params, "description", 512)
+
+    async def _api_getMyDescription(self, params: JSON, files: dict[str, bytes]) -> JSON:
+        language = str(params.get("language_code") or "")
+        return {"description": self.descriptions.get(language, "")}
+
+    async def _api_setMyShortDescription(self, params: JSON, files: dict[str, bytes]) -> bool:
+        texts = self.short_descriptions
+        return self._set_profile_text(texts, params, "short_description", 120)
+
+    async def _api_getMyShortDescription(self, params: JSON, files: dict[str, bytes]) -> JSON:
+        language = str(params.get("language_code") or "")
+        return {"short_description": self.short_descriptions.get(language, "")}
 
     async def _api_sendMessage(self, params: JSON, files: dict[str, bytes]) -> JSON:
         chat = self._writable_chat(params)

@@ -20,10 +20,11 @@ from tgbot.handlers.common import (
     run,
     start_payload,
     user_texts,
+    username,
 )
 from tgbot.notifier import NOTIFIER_KEY, Notifier
 from tgbot.rules import edition_named, rules_messages
-from tgbot.texts import Texts
+from tgbot.texts import Texts, esc
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -38,7 +39,6 @@ async def start(update: Update, context: BotContext) -> None:
     await remember(context, user, private_chat=True)
     texts = user_texts(context, user)
     payload = start_payload(context.args)
-    services = context.services
     if payload[:1] == "j" and len(payload) > 1:
         game_id = payload[1:]
         error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
@@ -51,8 +51,10 @@ async def start(update: Update, context: BotContext) -> None:
         if not await send_hand(context, payload[1:], user.id):
             await message.reply_text(texts.t("bot.nothing_pending"))
         return
-    await message.reply_text(texts.t("private.welcome", name=display_name(user)))
-    del services
+    # A link, not a button: the private chat's buttons are the game's.
+    link = f"https://t.me/{username(context)}?startgroup=new"
+    welcome = texts.t("private.welcome", name=esc(display_name(user)), link=link)
+    await message.reply_text(welcome, parse_mode=ParseMode.HTML)
 
 
 async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
