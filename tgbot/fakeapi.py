@@ -82,6 +82,19 @@ class Call:
 
 
 @dataclass(frozen=True)
+class UserAction:
+    """Something a user did, in order with the bot's calls: ``at`` is how many calls the
+    bot had made by then. A text they sent, or a button they pressed (its label)."""
+
+    at: int
+    chat_id: int
+    user_id: int
+    text: str | None = None
+    button: str | None = None
+    query_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Button:
     text: str
     callback_data: str | None = None
@@ -132,6 +145,8 @@ class FakeBotAPI:
         self.token = token
         self.port = 0
         self.calls: list[Call] = []
+        self.results: dict[int, Any] = {}  # call index -> what Telegram answered, if ok
+        self.actions: list[UserAction] = []  # what users sent and pressed, in order
         self.bot: JSON = {
             "id": BOT_ID,
             "is_bot": True,
@@ -326,6 +341,7 @@ class FakeBotAPI:
             self.blocked.discard(user_json["id"])
         self.members.setdefault(chat_json["id"], set()).add(user_json["id"])
         message = self._incoming(chat_json, user_json, **extra)
+        self.actions.append(UserAction(len(self.calls), chat_json["id"], user_json["id"], text))
         self._push({"message": message})
         return message
 
@@ -344,6 +360,12 @@ class FakeBotAPI:
                 "text": "…",
             }
         query_id = str(next(self._callback_ids))
+        label = self._label(message, callback_data)
+        self.actions.append(
+            UserAction(
+                len(self.calls), chat_json["id"], user_json["id"], button=label, query_id=query_id
+            )
+        )
         self._push(
             {
                 "callback_query": {
@@ -356,6 +378,18 @@ class FakeBotAPI:
             }
         )
         return query_id
+
+    def _label(self, message: JSON, callback_data: str) -> str:
+        """The text of the button carrying ``callback_data``: on the message as it is, else
+        as the bot last drew it there (a button pressed before an edit reached the user)."""
+        markups = [message.get("reply_markup")]
+        markups += [c.get("reply_markup") for c in reversed(self.calls)]
+        for markup in markups:
+            for row in (markup or {}).get("inline_keyboard", []):
+                for button in row:
+                    if button.get("callback_data") == callback_data:
+                        return str(button["text"])
+        return "?"
 
     def chat_member(
         self,
@@ -499,6 +533,7 @@ class FakeBotAPI:
         if request.match_info["token"] != self.token:
             return self._json({"ok": False, "error_code": 401, "description": "Unauthorized"}, 401)
         params, files = await self._read(request)
+        index = len(self.calls)
         if method != "getUpdates":
             self.calls.append(Call(method, params, files))
         if method in self._delays:
@@ -511,6 +546,8 @@ class FakeBotAPI:
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
             result = await handler(params, files)
+            if method != "getUpdates":
+                self.results[index] = result
             body: JSON = {"ok": True, "result": result}
             status = 200
         except ApiError as error:
