@@ -106,6 +106,7 @@ def transcript(
     picture was saved; ``only``: one chat; ``full=False``: messages and captions only."""
     actions = sorted(api.actions, key=lambda a: a.at)
     answers = {c.get("callback_query_id"): i for i, c in enumerate(api.calls) if _answer(c)}
+    with_buttons: set[tuple[int, Any]] = set()  # messages that show buttons now
     next_action = 0
     for index, call in enumerate(api.calls):
         while full and next_action < len(actions) and actions[next_action].at <= index:
@@ -119,7 +120,7 @@ def transcript(
             continue
         if not full and call.method in ("editMessageReplyMarkup", "deleteMessage"):
             continue
-        yield _message(api, index, call, names, pictures or {}, full)
+        yield _message(api, index, call, names, pictures or {}, full, with_buttons)
 
 
 def _chat_id(call: Call) -> int:
@@ -145,9 +146,11 @@ def _message(
     names: Mapping[int, str],
     pictures: Mapping[int, Path],
     full: bool,
+    with_buttons: set[tuple[int, Any]],
 ) -> str:
     result = api.results[index]
     message_id = result.get("message_id") if isinstance(result, dict) else call.get("message_id")
+    key = (_chat_id(call), message_id)
     verb = {
         "sendMessage": "message",
         "sendPhoto": "picture",
@@ -167,13 +170,15 @@ def _message(
     if body is None and isinstance(media, dict):
         body = media.get("caption")
     lines = [head, *(f"    {line}" for line in plain(body or "").strip().splitlines())]
-    if full and call.method != "deleteMessage":
-        markup = call.get("reply_markup")
-        buttons = keyboard_lines(markup)
-        if buttons:
-            lines.extend(f"    {row}" for row in buttons)
-        elif call.method.startswith("edit") and call.method != "editMessageText":
-            lines.append("    (no buttons)")
+    buttons = keyboard_lines(call.get("reply_markup"))
+    if full and buttons:
+        lines.extend(f"    {row}" for row in buttons)
+    elif full and key in with_buttons:  # an edit without buttons takes them away
+        lines.append("    (its buttons are gone)")
+    if buttons and call.method != "deleteMessage":
+        with_buttons.add(key)
+    else:
+        with_buttons.discard(key)
     return "\n".join(lines)
 
 

@@ -52,6 +52,7 @@ async def play_again(
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     await remember(context, user)
+    await asyncio.to_thread(group.learn_language, context, chat.id, user)
     error = await group.create_game(
         update,
         context,

@@ -295,7 +295,7 @@ def history_message(
             lang,
             "history.line",
             date=date,
-            edition=text(lang, f"edition.{entry.edition}"),
+            edition=texts.t(f"edition.{entry.edition}"),  # the bot's name for it, as the lobby's
             players=", ".join(entry.players),
             winners=winners,
             game=entry.game_id,
