@@ -375,7 +375,7 @@ class BotState:
         with reader(self.engine) as conn:
             found = conn.execute(
                 select(bot_subscriptions.c.user_id).where(
-                    bot_subscriptions.c.chat_id.in_(self._ids_of(chat_id)),
+                    bot_subscriptions.c.chat_id.in_(self.chat_ids(chat_id)),
                     bot_subscriptions.c.user_id == user_id,
                 )
             ).first()
@@ -383,7 +383,7 @@ class BotState:
 
     def subscribe(self, chat_id: int, user_id: int, on: bool) -> None:
         """Tell the user of the group's new games (``on``), or stop telling them."""
-        chats = self._ids_of(chat_id)
+        chats = self.chat_ids(chat_id)
         with self._write() as conn:
             conn.execute(
                 delete(bot_subscriptions).where(
@@ -402,12 +402,12 @@ class BotState:
         with reader(self.engine) as conn:
             rows = conn.execute(
                 select(bot_subscriptions.c.user_id)
-                .where(bot_subscriptions.c.chat_id.in_(self._ids_of(chat_id)))
+                .where(bot_subscriptions.c.chat_id.in_(self.chat_ids(chat_id)))
                 .order_by(bot_subscriptions.c.created_at, bot_subscriptions.c.user_id)
             ).scalars()
             return list(dict.fromkeys(int(user) for user in rows))
 
-    def _ids_of(self, chat_id: int) -> list[int]:
+    def chat_ids(self, chat_id: int) -> list[int]:
         """The group's current id first, then every id it had before."""
         current = self.resolve_chat(chat_id)
         return [current, *self.chats_migrated_to(current)]

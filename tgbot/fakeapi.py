@@ -147,6 +147,7 @@ class FakeBotAPI:
         self.calls: list[Call] = []
         self.results: dict[int, Any] = {}  # call index -> what Telegram answered, if ok
         self.actions: list[UserAction] = []  # what users sent and pressed, in order
+        self._labels: dict[str, str] = {}  # callback data -> the text of its button
         self.bot: JSON = {
             "id": BOT_ID,
             "is_bot": True,
@@ -381,15 +382,18 @@ class FakeBotAPI:
 
     def _label(self, message: JSON, callback_data: str) -> str:
         """The text of the button carrying ``callback_data``: on the message as it is, else
-        as the bot last drew it there (a button pressed before an edit reached the user)."""
-        markups = [message.get("reply_markup")]
-        markups += [c.get("reply_markup") for c in reversed(self.calls)]
-        for markup in markups:
-            for row in (markup or {}).get("inline_keyboard", []):
-                for button in row:
-                    if button.get("callback_data") == callback_data:
-                        return str(button["text"])
-        return "?"
+        as the bot last drew it (a button pressed before an edit reached the user)."""
+        for row in self.keyboard(message):
+            for button in row:
+                if button.callback_data == callback_data:
+                    return button.text
+        return self._labels.get(callback_data, "?")
+
+    def _learn_labels(self, markup: Any) -> None:
+        for row in (markup or {}).get("inline_keyboard", []) if isinstance(markup, dict) else ():
+            for button in row:
+                if button.get("callback_data"):
+                    self._labels[button["callback_data"]] = str(button.get("text", ""))
 
     def chat_member(
         self,
@@ -777,6 +781,7 @@ class FakeBotAPI:
         }
         if params.get("reply_markup"):
             message["reply_markup"] = params["reply_markup"]
+            self._learn_labels(params["reply_markup"])
         self.messages.setdefault(chat["id"], {})[message["message_id"]] = message
         return message
 
@@ -926,6 +931,7 @@ class FakeBotAPI:
         new = {k: v for k, v in message.items() if k not in drop} | changes
         if markup:
             new["reply_markup"] = markup
+            self._learn_labels(markup)
         else:
             new.pop("reply_markup", None)
         if new == message:

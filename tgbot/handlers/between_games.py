@@ -47,7 +47,7 @@ async def play_again(
     creator, and invite (mention) the finished game's other players."""
     services = context.services
     finished, _ = await asyncio.to_thread(services.load, game_id)
-    chats = {chat.id, *await asyncio.to_thread(services.botstate.chats_migrated_to, chat.id)}
+    chats = await asyncio.to_thread(services.botstate.chat_ids, chat.id)
     if finished.phase != "finished" or finished.chat_id not in chats:
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
