@@ -71,53 +71,61 @@ def cards_section(edition: Edition, texts: Texts) -> str:
 
 
 def buttons_section(edition: Edition, texts: Texts) -> str:
-    t = texts.t
     lines = [
-        t("rules.buttons_title"),
+        texts.t("rules.buttons_title"),
         "• "
-        + t(
+        + texts.t(
             "rules.button_lobby",
-            join=t("lobby.button_join"),
-            leave=t("lobby.button_leave"),
-            start=t("lobby.button_start"),
-            settings=t("lobby.button_settings"),
-            cancel=t("lobby.button_cancel"),
+            join=texts.t("lobby.button_join"),
+            leave=texts.t("lobby.button_leave"),
+            start=texts.t("lobby.button_start"),
+            settings=texts.t("lobby.button_settings"),
+            cancel=texts.t("lobby.button_cancel"),
         ),
         "• "
-        + t(
+        + texts.t(
             "rules.button_cards",
             example=placement_label("A", "t_nse", False),
             turned=placement_label("A", "t_nse", True),
         ),
         "• "
-        + t(
+        + texts.t(
             "rules.button_target",
-            goals=", ".join(t(k) for k in ("bot.goal_top", "bot.goal_middle", "bot.goal_bottom")),
+            goals=", ".join(
+                texts.t(k) for k in ("bot.goal_top", "bot.goal_middle", "bot.goal_bottom")
+            ),
         ),
     ]
     if edition == "base":
-        lines.append("• " + t("rules.button_pass_base", button=t("turn.button_pass")))
-        example = t("turn.gold_pick_button", value=3)
-        lines.append("• " + t("rules.button_gold", example=example))
+        lines.append("• " + texts.t("rules.button_pass_base", button=texts.t("turn.button_pass")))
+        example = texts.t("turn.gold_pick_button", value=3)
+        lines.append("• " + texts.t("rules.button_gold", example=example))
     else:
-        confirm = t("turn.button_confirm")
+        confirm = texts.t("turn.button_confirm")
         lines.append(
-            "• " + t("rules.button_pass_saboteur2", button=t("turn.button_pass"), confirm=confirm)
+            "• "
+            + texts.t(
+                "rules.button_pass_saboteur2", button=texts.t("turn.button_pass"), confirm=confirm
+            )
         )
-        remove = t("turn.button_discard_remove")
-        lines.append("• " + t("rules.button_remove", button=remove, confirm=confirm))
-        lines.append("• " + t("rules.button_theft"))
+        remove = texts.t("turn.button_discard_remove")
+        lines.append("• " + texts.t("rules.button_remove", button=remove, confirm=confirm))
+        lines.append("• " + texts.t("rules.button_theft"))
     lines.append(
         "• "
-        + t("rules.button_back", back=t("turn.button_back"), come_back=t("bot.button_come_back"))
+        + texts.t(
+            "rules.button_back",
+            back=texts.t("turn.button_back"),
+            come_back=texts.t("bot.button_come_back"),
+        )
     )
     lines.append(
         "• "
-        + t(
+        + texts.t(
             "rules.button_after",
-            replay=t("bot.button_replay"),
-            again=t("again.button_play"),
-            notify=t("notify.button"),
+            replay=texts.t("bot.button_replay"),
+            again=texts.t("again.button_play"),
+            notify=texts.t("notify.button"),
         )
     )
     return "\n".join(lines)
