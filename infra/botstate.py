@@ -200,6 +200,7 @@ class BotState:
                 self._users.pop(int(key), None)
             elif topic == "chat":
                 self._chat_languages.pop(int(key), None)
+                self._timezones.pop(int(key), None)
                 self._resolved.clear()
             elif topic == "message":
                 stream_id, chat_id, role = key.rsplit(":", 2)
@@ -207,6 +208,7 @@ class BotState:
             elif topic == RESET.topic:
                 self._users.clear()
                 self._chat_languages.clear()
+                self._timezones.clear()
                 self._resolved.clear()
                 self._messages.clear()
         except ValueError:

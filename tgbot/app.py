@@ -150,7 +150,8 @@ async def on_error(update: object, context: BotContext) -> None:
 
 
 async def start_background(app: BotApplication) -> None:
-    """Set the command menus and start the notifier (PTB's ``post_init``)."""
+    """Set the command menus and the profile texts, and start the notifier (PTB's
+    ``post_init``)."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
