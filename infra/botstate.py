@@ -59,6 +59,8 @@ bot_chats = Table(
     # Without an override: the Telegram language of whoever opened the group's last game.
     Column("default_language", String(10), nullable=True),
     Column("migrated_to", BigInteger, nullable=True),  # a group turned into a supergroup
+    # The group's IANA time zone (``Europe/Warsaw``) for the times it is shown; None: UTC.
+    Column("timezone", String(64), nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
@@ -71,6 +73,16 @@ bot_messages = Table(
     Column("message_id", BigInteger, nullable=False),
     Column("version", Integer, nullable=False),  # the game version it was drawn for
     PrimaryKeyConstraint("stream_id", "chat_id", "role", name="pk_bot_messages"),
+)
+
+# Who asked to be told in private when a new game opens in a group ("notify me").
+bot_subscriptions = Table(
+    "bot_subscriptions",
+    metadata,
+    Column("chat_id", BigInteger, nullable=False),
+    Column("user_id", BigInteger, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("chat_id", "user_id", name="pk_bot_subscriptions"),
 )
 
 notifier_positions = Table(
@@ -105,6 +117,7 @@ BOT_TABLES = (
     bot_users,
     bot_chats,
     bot_messages,
+    bot_subscriptions,
     notifier_positions,
     notifier_games,
     notifier_leases,
@@ -152,6 +165,7 @@ class BotState:
         self.engine = engine
         self._users: dict[int, BotUser | None] = {}
         self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
+        self._timezones: dict[int, str | None] = {}
         self._resolved: dict[int, int] = {}
         self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
         # Bumped by every invalidation: a read that saw it change does not cache.
@@ -186,6 +200,7 @@ class BotState:
                 self._users.pop(int(key), None)
             elif topic == "chat":
                 self._chat_languages.pop(int(key), None)
+                self._timezones.pop(int(key), None)
                 self._resolved.clear()
             elif topic == "message":
                 stream_id, chat_id, role = key.rsplit(":", 2)
@@ -193,6 +208,7 @@ class BotState:
             elif topic == RESET.topic:
                 self._users.clear()
                 self._chat_languages.clear()
+                self._timezones.clear()
                 self._resolved.clear()
                 self._messages.clear()
         except ValueError:
@@ -290,7 +306,11 @@ class BotState:
             self._upsert_chat(chat_id, default_language=language)
 
     def _upsert_chat(self, chat_id: int, **values: object) -> None:
-        with self._caching(self._chat_languages, chat_id), self._write() as conn:
+        with (
+            self._caching(self._chat_languages, chat_id),
+            self._caching(self._timezones, chat_id),
+            self._write() as conn,
+        ):
             found = conn.execute(
                 select(bot_chats.c.chat_id).where(bot_chats.c.chat_id == chat_id)
             ).first()
@@ -304,13 +324,23 @@ class BotState:
                 )
             notify(conn, "chat", chat_id)
             self._chat_languages[chat_id] = _chat_languages_row(conn, chat_id)
+            self._timezones[chat_id] = _timezone_row(conn, chat_id)
 
     def set_chat_language(self, chat_id: int, language: str | None) -> None:
         self._upsert_chat(chat_id, language=language)
 
+    def chat_timezone(self, chat_id: int) -> str | None:
+        """The group's time zone (an IANA name such as ``Europe/Warsaw``); None: UTC."""
+        return self._cached(self._timezones, chat_id, _timezone_row)
+
+    def set_chat_timezone(self, chat_id: int, zone: str | None) -> None:
+        self._upsert_chat(chat_id, timezone=zone)
+
     def set_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        """Remember that a group became a supergroup; its language goes with it."""
+        """Remember that a group became a supergroup; its language, time zone and
+        subscribers go with it."""
         language, learned = self.chat_languages(old_chat_id)
+        zone = self.chat_timezone(old_chat_id)
         self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
         # Every chat that led to the old id now leads where the new one does.
         with reader(self.engine) as conn:
@@ -319,8 +349,10 @@ class BotState:
             if resolved == old_chat_id:
                 self._resolved[chat_id] = target
         self._resolved[old_chat_id] = target
-        if language is not None or learned is not None:
-            self._upsert_chat(new_chat_id, language=language, default_language=learned)
+        if language is not None or learned is not None or zone is not None:
+            self._upsert_chat(
+                new_chat_id, language=language, default_language=learned, timezone=zone
+            )
 
     def resolve_chat(self, chat_id: int) -> int:
         """The chat's current id, following group-to-supergroup migrations."""
@@ -338,6 +370,49 @@ class BotState:
                 frontier = [r for r in rows if r not in found and r != chat_id]
                 found.extend(frontier)
         return found
+
+    # Subscriptions -------------------------------------------------------------------
+    def subscribed(self, chat_id: int, user_id: int) -> bool:
+        """Whether the user asked to be told when a new game opens in the group."""
+        with reader(self.engine) as conn:
+            found = conn.execute(
+                select(bot_subscriptions.c.user_id).where(
+                    bot_subscriptions.c.chat_id.in_(self.chat_ids(chat_id)),
+                    bot_subscriptions.c.user_id == user_id,
+                )
+            ).first()
+        return found is not None
+
+    def subscribe(self, chat_id: int, user_id: int, on: bool) -> None:
+        """Tell the user of the group's new games (``on``), or stop telling them."""
+        chats = self.chat_ids(chat_id)
+        with self._write() as conn:
+            conn.execute(
+                delete(bot_subscriptions).where(
+                    bot_subscriptions.c.chat_id.in_(chats), bot_subscriptions.c.user_id == user_id
+                )
+            )
+            if on:
+                conn.execute(
+                    insert(bot_subscriptions).values(
+                        chat_id=chats[0], user_id=user_id, created_at=_now()
+                    )
+                )
+
+    def subscribers(self, chat_id: int) -> list[int]:
+        """Who asked to be told of the group's new games, in the order they asked."""
+        with reader(self.engine) as conn:
+            rows = conn.execute(
+                select(bot_subscriptions.c.user_id)
+                .where(bot_subscriptions.c.chat_id.in_(self.chat_ids(chat_id)))
+                .order_by(bot_subscriptions.c.created_at, bot_subscriptions.c.user_id)
+            ).scalars()
+            return list(dict.fromkeys(int(user) for user in rows))
+
+    def chat_ids(self, chat_id: int) -> list[int]:
+        """The group's current id first, then every id it had before."""
+        current = self.resolve_chat(chat_id)
+        return [current, *self.chats_migrated_to(current)]
 
     # Messages ------------------------------------------------------------------------
     def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
@@ -501,6 +576,10 @@ def _chat_languages_row(conn: Connection, chat_id: int) -> tuple[str | None, str
         )
     ).first()
     return (row[0], row[1]) if row is not None else (None, None)
+
+
+def _timezone_row(conn: Connection, chat_id: int) -> str | None:
+    return conn.execute(select(bot_chats.c.timezone).where(bot_chats.c.chat_id == chat_id)).scalar()
 
 
 def _resolve(conn: Connection, chat_id: int) -> int:

@@ -35,7 +35,7 @@ from infra.bootstrap import Services, bootstrap
 from infra.notifications import RESET, Listener, Notice, listener
 from infra.settings import Settings
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
-from tgbot.handlers import callbacks, group, history, private
+from tgbot.handlers import between_games, callbacks, group, history, private, timezone
 from tgbot.notifier import NOTIFIER_KEY as NOTIFIER_KEY
 from tgbot.notifier import Notifier
 from tgbot.request import AiohttpRequest
@@ -57,9 +57,11 @@ GROUP_COMMANDS = (
     "rules",
     "help",
     "language",
+    "timezone",
+    "notify",
 )
 HISTORY_COMMANDS = ("history", "stats", "replay")
-PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language")
+PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language", "history", "stats")
 
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
@@ -125,6 +127,8 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("rules", private.rules))
     app.add_handler(command("help", private.help_command))
     app.add_handler(command("language", private.language))
+    app.add_handler(command("timezone", timezone.timezone))
+    app.add_handler(command("notify", between_games.notify))
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)
@@ -146,10 +150,13 @@ async def on_error(update: object, context: BotContext) -> None:
 
 
 async def start_background(app: BotApplication) -> None:
-    """Set the command menus and start the notifier (PTB's ``post_init``)."""
+    """Set the command menus and the profile texts, and start the notifier (PTB's
+    ``post_init``)."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
+    with contextlib.suppress(TelegramError):
+        await set_profile(app)
     notifier = Notifier(
         services,
         app.bot,
@@ -197,6 +204,21 @@ async def set_commands(app: BotApplication) -> None:
         ):
             commands = [BotCommand(name, texts.t(f"command.{name}")[:256]) for name in names]
             await bot.set_my_commands(commands, scope=scope, language_code=lang)
+
+
+async def set_profile(app: BotApplication) -> None:
+    """The bot's description (shown in an empty private chat) and short description (its
+    profile, and beside a shared link), per language; written only where they changed."""
+    bot = app.bot
+    for lang in (None, *LANGUAGES):
+        texts = Texts(lang or "en")
+        description = texts.t("profile.description")[:512]
+        short = texts.t("profile.short_description")[:120]
+        if (await bot.get_my_description(language_code=lang)).description != description:
+            await bot.set_my_description(description, language_code=lang)
+        current = await bot.get_my_short_description(language_code=lang)
+        if current.short_description != short:
+            await bot.set_my_short_description(short, language_code=lang)
 
 
 def run_bot(settings: Settings) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from infra.schema import games
 from tgbot.callback import keys_from_secrets
 from tgbot.photos import PhotoCache
 from tgbot.texts import Texts, pick_language
+from tgbot.zones import zone
 
 SERVICES_KEY = "services"
 ACTIVE = ("lobby", "playing")
@@ -105,6 +107,11 @@ class BotServices:
                 select(func.count()).select_from(games).where(games.c.chat_id == chat_id)
             ).scalar_one()
         return game_id_for(chat_id, int(count) + 1)
+
+    def zone(self, chat_id: int) -> dt.tzinfo:
+        """The time zone the group shows times in (UTC unless it chose one)."""
+        botstate = self.botstate
+        return zone(botstate.chat_timezone(botstate.resolve_chat(chat_id)))
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:
         user = self.botstate.user(user_id)

@@ -57,7 +57,9 @@ from infra.event_store import StoredEvent
 from tgbot import keyboards as kb
 from tgbot import render
 from tgbot.context import BotServices
+from tgbot.invitations import after_game_rows, tell_subscribers
 from tgbot.texts import Texts, cell_text, esc, mention, name_html
+from tgbot.zones import clock_time
 
 log = logging.getLogger(__name__)
 
@@ -437,6 +439,10 @@ class Notifier:
         """Now, by the game service's clock (the one deadlines are set by)."""
         return int(self.services.service.clock_ms())
 
+    def zone(self, state: GameState) -> dt.tzinfo:
+        """The time zone the game's group shows times in."""
+        return self.services.zone(state.chat_id)
+
     def group_texts(self, state: GameState) -> Texts:
         return self.services.texts_for_chat(self.services.botstate.resolve_chat(state.chat_id))
 
@@ -453,7 +459,7 @@ class Notifier:
         self, game_id: str, state: GameState, version: int, player: PlayerId, news: Sequence[str]
     ) -> None:
         texts = self.user_texts(player)
-        caption, rows = prompt(state, player, texts, news, self.now_ms())
+        caption, rows = prompt(state, player, texts, news, self.now_ms(), self.zone(state))
         png = await asyncio.to_thread(board_png, view_for(state, player))
         message = await self.reach(
             game_id,
@@ -586,7 +592,8 @@ class Notifier:
 
     async def send_status(self, game_id: str, state: GameState, player: PlayerId) -> None:
         """The player's secrets (dwarf card, gold, hand) as a private message."""
-        text, _ = prompt(state, player, self.user_texts(player), (), self.now_ms())
+        texts = self.user_texts(player)
+        text, _ = prompt(state, player, texts, (), self.now_ms(), self.zone(state))
         await self.private(
             game_id, state, player, "send_message", text=text, parse_mode=ParseMode.HTML
         )
@@ -653,9 +660,11 @@ def prompt(
     texts: Texts,
     news: Sequence[str],
     now_ms: int,
+    tz: dt.tzinfo = dt.UTC,
 ) -> tuple[str, list[kb.Row]]:
     """A player's private message: news, their secrets, and the decision they owe (its
-    time left counted from ``now_ms``, the game clock's now)."""
+    time left counted from ``now_ms``, the game clock's now; its deadline in ``tz``, the
+    group's time zone)."""
     view = view_for(state, player)
     status = private_status(view, state, texts)
     decision: list[str] = []
@@ -670,7 +679,7 @@ def prompt(
             decision.append(texts.t("turn.theft_prompt"))
         else:
             decision.append(texts.t("turn.prompt_private", group=texts.t("bot.your_group")))
-        decision.append(deadline_line(texts, pending.deadline, now_ms))
+        decision.append(deadline_line(texts, pending.deadline, now_ms, tz))
         rows = kb.root_rows(state, player, legal_moves(state, player), texts)
     lines = [*news, *status, *decision]
     # Too long: the oldest news go first, then the secrets from the last; the decision stays.
@@ -678,8 +687,10 @@ def prompt(
     return fit_caption(lines, drop), rows
 
 
-def prompt_caption(state: GameState, player: PlayerId, texts: Texts, now_ms: int) -> str:
-    return prompt(state, player, texts, (), now_ms)[0]
+def prompt_caption(
+    state: GameState, player: PlayerId, texts: Texts, now_ms: int, tz: dt.tzinfo = dt.UTC
+) -> str:
+    return prompt(state, player, texts, (), now_ms, tz)[0]
 
 
 def board_png(
@@ -729,10 +740,11 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
     return "\n".join(lines)
 
 
-def deadline_line(texts: Texts, deadline_ms: int, now_ms: int) -> str:
+def deadline_line(texts: Texts, deadline_ms: int, now_ms: int, tz: dt.tzinfo = dt.UTC) -> str:
     """The time left from ``now_ms`` (the game clock's now), and the moment as a clock
-    time: ``⏳ 3 min left (until 14:05 UTC)``. Drawn anew each time a message is (re)drawn."""
-    moment = dt.datetime.fromtimestamp(deadline_ms / 1000, tz=dt.UTC).strftime("%H:%M UTC")
+    time in ``tz`` (the group's time zone): ``⏳ 3 min left (until 14:05 CET)``. Drawn
+    anew each time a message is (re)drawn."""
+    moment = clock_time(deadline_ms, tz)
     left = (deadline_ms - now_ms) / 1000
     if left <= 0:
         return texts.t("bot.deadline_due", time=moment)
@@ -915,6 +927,7 @@ class _Batch:
     board_changed: bool = False
     new_board: bool = False
     went_away: set[PlayerId] = field(default_factory=set)
+    opened: bool = False  # the game was created in these events
     # Group messages to send once the board is drawn: (text, buttons)
     after: list[tuple[str, InlineKeyboardMarkup | None]] = field(default_factory=list)
 
@@ -959,6 +972,7 @@ class _Batch:
             match event:
                 case ev.GameCreated() | ev.PlayerJoined() | ev.PlayerLeft() | ev.SettingsChanged():
                     self.lobby_changed = True
+                    self.opened = self.opened or isinstance(event, ev.GameCreated)
                 case ev.GameStarted():
                     started = gtexts.t(
                         "lobby.started",
@@ -983,12 +997,16 @@ class _Batch:
                     replay = kb.replay_button(
                         self.game_id, n.services.callback_key, gtexts.t("bot.button_replay")
                     )
-                    markup = InlineKeyboardMarkup([[replay]])
+                    key = n.services.callback_key
+                    after_game = after_game_rows(self.game_id, key, gtexts)
+                    markup = InlineKeyboardMarkup([[replay], *after_game])
                     self.after.append((game_end_text(event, state, gtexts), markup))
                 case _:
                     pass
         if self.lobby_changed and self.state.phase == "lobby":
             await n.show_lobby(self.game_id)
+            if self.opened:
+                await tell_subscribers(n.outbox, n.services, self.state)
         await self.flush_board(gtexts)
         await self.update_private(start_pending)
 
@@ -1041,7 +1059,8 @@ class _Batch:
             who = mention(pending.player, state.names.get(pending.player, "?"))
             key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
             status.append(texts.t(key, name=who))
-            status.append(deadline_line(texts, pending.deadline, self.notifier.now_ms()))
+            now_ms, tz = self.notifier.now_ms(), self.notifier.zone(state)
+            status.append(deadline_line(texts, pending.deadline, now_ms, tz))
         head = f"{texts.t('turn.round', round=view.round)} · " + texts.t(
             "turn.draw_pile", count=view.draw_pile
         )
@@ -1111,7 +1130,12 @@ class _Batch:
                 stored = botstate.message(self.game_id, player, PROMPT)
                 if stored is not None:
                     caption, _ = prompt(
-                        state, player, texts, news if player != opened else (), n.now_ms()
+                        state,
+                        player,
+                        texts,
+                        news if player != opened else (),
+                        n.now_ms(),
+                        n.zone(state),
                     )
                     await n.private(
                         self.game_id,
@@ -1130,7 +1154,7 @@ class _Batch:
             if player == opened:
                 await n.send_prompt(self.game_id, state, self.version, player, news)
             elif news:
-                caption, _ = prompt(state, player, texts, news, n.now_ms())
+                caption, _ = prompt(state, player, texts, news, n.now_ms(), n.zone(state))
                 await n.private(
                     self.game_id,
                     state,

@@ -102,18 +102,21 @@ def test_a_users_start_on_one_instance_is_seen_at_once_by_another(
         started.stop()
 
 
-def test_a_group_language_chosen_on_one_instance_is_used_by_another(
-    engines: tuple[Engine, Engine],
+@pytest.mark.parametrize(
+    ("setting", "value"), [("chat_language", "pl"), ("chat_timezone", "Europe/Warsaw")]
+)
+def test_a_group_setting_chosen_on_one_instance_is_used_by_another(
+    engines: tuple[Engine, Engine], setting: str, value: str
 ) -> None:
     a, b = BotState(engines[0]), BotState(engines[1])
     chat = -int(uuid.uuid4().int % 10**9)
-    assert a.chat_language(chat) is None
+    assert getattr(a, setting)(chat) is None
     started = listener(engines[0], a.invalidate)
     assert started is not None
     try:
         wait_for(started.listening.is_set)
-        b.set_chat_language(chat, "pl")
-        wait_for(lambda: a.chat_language(chat) == "pl")
+        getattr(b, f"set_{setting}")(chat, value)
+        wait_for(lambda: getattr(a, setting)(chat) == value)
     finally:
         started.stop()
 

@@ -15,8 +15,9 @@ from tgbot.texts import TIMER_PRESETS, Texts, pick_language
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [
-    ROOT / "tgbot" / name for name in ("notifier.py", "keyboards.py", "app.py", "texts.py")
-] + sorted((ROOT / "tgbot" / "handlers").glob("[cgp]*.py"))
+    ROOT / "tgbot" / name
+    for name in ("notifier.py", "keyboards.py", "app.py", "texts.py", "rules.py", "invitations.py")
+] + sorted((ROOT / "tgbot" / "handlers").glob("*.py"))
 LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")
 
 

@@ -18,10 +18,11 @@ from domain.commands import ComeBack
 from domain.moves import canonical, legal_moves
 from domain.state import GameState
 from domain.view import view_for
+from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import group
+from tgbot.handlers import between_games, group
 from tgbot.handlers.common import error_text, remember, run, still_valid, user_texts
 from tgbot.notifier import Outbox, board_png, prompt_caption
 from tgbot.texts import Texts
@@ -48,6 +49,8 @@ async def on_press(update: Update, context: BotContext) -> None:
             await _prompt_press(update, context, query, data, press, user, texts)
         elif press.action == kb.COME_BACK:
             await _come_back(update, context, query, data, user, texts)
+        elif press.action in invitations.ACTIONS:
+            await between_games.on_press(update, context, query, data, user)
         else:
             await query.answer(texts.t("error.forged_button"), show_alert=True)
     except Exception:
@@ -219,7 +222,9 @@ async def _navigate(
     markup = kb.markup(rows, game_id, version, key)
     await query.answer()  # at once: the picture below takes a moment
     if preview:
-        caption = prompt_caption(state, user.id, texts, context.services.service.clock_ms())
+        services = context.services
+        now_ms, tz = services.service.clock_ms(), services.zone(state.chat_id)
+        caption = prompt_caption(state, user.id, texts, now_ms, tz)
         if press.action == kb.CARD and press.card is not None:
             caption += "\n\n" + choose_text(state, press.card, texts)
         png = await asyncio.to_thread(board_png, view_for(state, user.id), labels, orientations)
