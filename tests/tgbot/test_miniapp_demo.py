@@ -51,4 +51,4 @@ async def test_the_demo_serves_the_board_and_waits_for_the_first_seats_moves(
             await asyncio.sleep(0.05)  # the computer players' turns
     assert await asyncio.wait_for(playing, 60) == 0
     assert moves > 10
-    assert "board pictures written" in capsys.readouterr().out
+    assert "pictures written" in capsys.readouterr().out
