@@ -20,7 +20,14 @@ from infra.settings import ConfigurationError, load_settings, normalise_database
 
 # Modules that register their tables on infra.schema.metadata, so `alembic check`
 # compares them too.
-TABLE_MODULES = ("infra.botstate", "infra.deadlines", "infra.history", "infra.archive")
+TABLE_MODULES = (
+    "infra.botstate",
+    "infra.deadlines",
+    "infra.history",
+    "infra.archive",
+    "infra.claims",
+    "infra.deliveries",
+)
 for _name in TABLE_MODULES:
     with suppress(ImportError):
         importlib.import_module(_name)

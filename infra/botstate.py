@@ -8,6 +8,7 @@ Every table is registered on :data:`infra.schema.metadata` so one migration chai
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -30,11 +31,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from infra.db import reader, writer
+from infra.db import insert_for, reader, writer
+from infra.notifications import RESET, Notice, notify
 from infra.schema import metadata
+
+log = logging.getLogger(__name__)
 
 bot_users = Table(
     "bot_users",
@@ -56,6 +59,8 @@ bot_chats = Table(
     # Without an override: the Telegram language of whoever opened the group's last game.
     Column("default_language", String(10), nullable=True),
     Column("migrated_to", BigInteger, nullable=True),  # a group turned into a supergroup
+    # The group's IANA time zone (``Europe/Warsaw``) for the times it is shown; None: UTC.
+    Column("timezone", String(64), nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
@@ -68,6 +73,16 @@ bot_messages = Table(
     Column("message_id", BigInteger, nullable=False),
     Column("version", Integer, nullable=False),  # the game version it was drawn for
     PrimaryKeyConstraint("stream_id", "chat_id", "role", name="pk_bot_messages"),
+)
+
+# Who asked to be told in private when a new game opens in a group ("notify me").
+bot_subscriptions = Table(
+    "bot_subscriptions",
+    metadata,
+    Column("chat_id", BigInteger, nullable=False),
+    Column("user_id", BigInteger, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("chat_id", "user_id", name="pk_bot_subscriptions"),
 )
 
 notifier_positions = Table(
@@ -102,6 +117,7 @@ BOT_TABLES = (
     bot_users,
     bot_chats,
     bot_messages,
+    bot_subscriptions,
     notifier_positions,
     notifier_games,
     notifier_leases,
@@ -133,8 +149,10 @@ V = TypeVar("V")
 class BotState:
     """Reads and writes the adapter's tables. Each write is one short transaction.
 
-    Reads are cached in memory and written through: one bot process owns these rows (a
-    second instance would only see another's language choices after a restart).
+    Reads are cached in memory and written through. Other instances write these rows too:
+    on PostgreSQL each write notifies them in its transaction (:mod:`infra.notifications`)
+    and their listener hands the notice to :meth:`invalidate`, which drops the cached row;
+    a read that was under way meanwhile answers with what it read but caches nothing.
 
     Reads and writes run in threads side by side. A write puts the new value in the cache
     as the last step of its transaction (writers of one row take turns, so the cache ends
@@ -147,8 +165,11 @@ class BotState:
         self.engine = engine
         self._users: dict[int, BotUser | None] = {}
         self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
+        self._timezones: dict[int, str | None] = {}
         self._resolved: dict[int, int] = {}
         self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
+        # Bumped by every invalidation: a read that saw it change does not cache.
+        self._generation = 0
 
     def _write(self) -> AbstractContextManager[Connection]:
         # Writes may run in threads side by side: on SQLite each takes the write lock at
@@ -162,9 +183,36 @@ class BotState:
             return cache[key]
         except KeyError:
             pass
+        generation = self._generation
         with reader(self.engine) as conn:
             found = read(conn, key)
+        if generation != self._generation:  # another instance changed something meanwhile
+            return found
         return cache.setdefault(key, found)
+
+    def invalidate(self, notice: Notice) -> None:
+        """Drop what ``notice`` (from another instance, or this one) says changed; a
+        :data:`~infra.notifications.RESET` drops every cache. Thread-safe."""
+        self._generation += 1
+        topic, key = notice.topic, notice.key
+        try:
+            if topic == "user":
+                self._users.pop(int(key), None)
+            elif topic == "chat":
+                self._chat_languages.pop(int(key), None)
+                self._timezones.pop(int(key), None)
+                self._resolved.clear()
+            elif topic == "message":
+                stream_id, chat_id, role = key.rsplit(":", 2)
+                self._messages.pop((stream_id, int(chat_id), role), None)
+            elif topic == RESET.topic:
+                self._users.clear()
+                self._chat_languages.clear()
+                self._timezones.clear()
+                self._resolved.clear()
+                self._messages.clear()
+        except ValueError:
+            log.warning("unreadable notice %s", notice)
 
     @staticmethod
     @contextmanager
@@ -227,6 +275,7 @@ class BotState:
                 if private_chat is not None:
                     values["private_chat"] = private_chat
                 conn.execute(update(bot_users).where(bot_users.c.user_id == user_id).values(values))
+            notify(conn, "user", user_id)
             self._users[user_id] = _user_row(conn, user_id)
 
     def set_user_language(self, user_id: int, name: str, language: str) -> None:
@@ -239,6 +288,7 @@ class BotState:
                 .where(bot_users.c.user_id == user_id)
                 .values(private_chat=opened, updated_at=_now())
             )
+            notify(conn, "user", user_id)
             self._users[user_id] = _user_row(conn, user_id)
 
     # Chats ---------------------------------------------------------------------------
@@ -256,7 +306,11 @@ class BotState:
             self._upsert_chat(chat_id, default_language=language)
 
     def _upsert_chat(self, chat_id: int, **values: object) -> None:
-        with self._caching(self._chat_languages, chat_id), self._write() as conn:
+        with (
+            self._caching(self._chat_languages, chat_id),
+            self._caching(self._timezones, chat_id),
+            self._write() as conn,
+        ):
             found = conn.execute(
                 select(bot_chats.c.chat_id).where(bot_chats.c.chat_id == chat_id)
             ).first()
@@ -268,14 +322,25 @@ class BotState:
                     .where(bot_chats.c.chat_id == chat_id)
                     .values(updated_at=_now(), **values)
                 )
+            notify(conn, "chat", chat_id)
             self._chat_languages[chat_id] = _chat_languages_row(conn, chat_id)
+            self._timezones[chat_id] = _timezone_row(conn, chat_id)
 
     def set_chat_language(self, chat_id: int, language: str | None) -> None:
         self._upsert_chat(chat_id, language=language)
 
+    def chat_timezone(self, chat_id: int) -> str | None:
+        """The group's time zone (an IANA name such as ``Europe/Warsaw``); None: UTC."""
+        return self._cached(self._timezones, chat_id, _timezone_row)
+
+    def set_chat_timezone(self, chat_id: int, zone: str | None) -> None:
+        self._upsert_chat(chat_id, timezone=zone)
+
     def set_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        """Remember that a group became a supergroup; its language goes with it."""
+        """Remember that a group became a supergroup; its language, time zone and
+        subscribers go with it."""
         language, learned = self.chat_languages(old_chat_id)
+        zone = self.chat_timezone(old_chat_id)
         self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
         # Every chat that led to the old id now leads where the new one does.
         with reader(self.engine) as conn:
@@ -284,8 +349,10 @@ class BotState:
             if resolved == old_chat_id:
                 self._resolved[chat_id] = target
         self._resolved[old_chat_id] = target
-        if language is not None or learned is not None:
-            self._upsert_chat(new_chat_id, language=language, default_language=learned)
+        if language is not None or learned is not None or zone is not None:
+            self._upsert_chat(
+                new_chat_id, language=language, default_language=learned, timezone=zone
+            )
 
     def resolve_chat(self, chat_id: int) -> int:
         """The chat's current id, following group-to-supergroup migrations."""
@@ -303,6 +370,49 @@ class BotState:
                 frontier = [r for r in rows if r not in found and r != chat_id]
                 found.extend(frontier)
         return found
+
+    # Subscriptions -------------------------------------------------------------------
+    def subscribed(self, chat_id: int, user_id: int) -> bool:
+        """Whether the user asked to be told when a new game opens in the group."""
+        with reader(self.engine) as conn:
+            found = conn.execute(
+                select(bot_subscriptions.c.user_id).where(
+                    bot_subscriptions.c.chat_id.in_(self.chat_ids(chat_id)),
+                    bot_subscriptions.c.user_id == user_id,
+                )
+            ).first()
+        return found is not None
+
+    def subscribe(self, chat_id: int, user_id: int, on: bool) -> None:
+        """Tell the user of the group's new games (``on``), or stop telling them."""
+        chats = self.chat_ids(chat_id)
+        with self._write() as conn:
+            conn.execute(
+                delete(bot_subscriptions).where(
+                    bot_subscriptions.c.chat_id.in_(chats), bot_subscriptions.c.user_id == user_id
+                )
+            )
+            if on:
+                conn.execute(
+                    insert(bot_subscriptions).values(
+                        chat_id=chats[0], user_id=user_id, created_at=_now()
+                    )
+                )
+
+    def subscribers(self, chat_id: int) -> list[int]:
+        """Who asked to be told of the group's new games, in the order they asked."""
+        with reader(self.engine) as conn:
+            rows = conn.execute(
+                select(bot_subscriptions.c.user_id)
+                .where(bot_subscriptions.c.chat_id.in_(self.chat_ids(chat_id)))
+                .order_by(bot_subscriptions.c.created_at, bot_subscriptions.c.user_id)
+            ).scalars()
+            return list(dict.fromkeys(int(user) for user in rows))
+
+    def chat_ids(self, chat_id: int) -> list[int]:
+        """The group's current id first, then every id it had before."""
+        current = self.resolve_chat(chat_id)
+        return [current, *self.chats_migrated_to(current)]
 
     # Messages ------------------------------------------------------------------------
     def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
@@ -334,6 +444,7 @@ class BotState:
                     version=version,
                 )
             )
+            notify(conn, "message", f"{stream_id}:{chat_id}:{role}")
             self._messages[key] = StoredMessage(message_id, version)
 
     def forget_message(self, stream_id: str, chat_id: int, role: str) -> None:
@@ -346,6 +457,7 @@ class BotState:
                     bot_messages.c.role == role,
                 )
             )
+            notify(conn, "message", f"{stream_id}:{chat_id}:{role}")
             self._messages[key] = None
 
     # Notifier position ---------------------------------------------------------------
@@ -360,7 +472,7 @@ class BotState:
         """Record the position; it only moves forward (a late writer cannot move it back)."""
         with self._write() as conn:
             conn.execute(
-                _insert(conn, notifier_positions)
+                insert_for(conn, notifier_positions)
                 .values(name=name, position=position)
                 .on_conflict_do_nothing(index_elements=["name"])
             )
@@ -390,7 +502,7 @@ class BotState:
         with self._write() as conn:
             if old is None:  # RETURNING: an insert's rowcount is not reliable everywhere
                 inserted = conn.execute(
-                    _insert(conn, notifier_games)
+                    insert_for(conn, notifier_games)
                     .values(name=name, stream_id=stream_id, version=new)
                     .on_conflict_do_nothing(index_elements=["name", "stream_id"])
                     .returning(notifier_games.c.version)
@@ -423,7 +535,7 @@ class BotState:
             if renewed:
                 return True
             taken = conn.execute(
-                _insert(conn, notifier_leases)
+                insert_for(conn, notifier_leases)
                 .values(name=name, holder=holder, expires_at=expires)
                 .on_conflict_do_nothing(index_elements=["name"])
                 .returning(notifier_leases.c.name)
@@ -466,6 +578,10 @@ def _chat_languages_row(conn: Connection, chat_id: int) -> tuple[str | None, str
     return (row[0], row[1]) if row is not None else (None, None)
 
 
+def _timezone_row(conn: Connection, chat_id: int) -> str | None:
+    return conn.execute(select(bot_chats.c.timezone).where(bot_chats.c.chat_id == chat_id)).scalar()
+
+
 def _resolve(conn: Connection, chat_id: int) -> int:
     """The chat's current id, following its migrations (a loop stops where it closes)."""
     seen = {chat_id}
@@ -477,8 +593,3 @@ def _resolve(conn: Connection, chat_id: int) -> int:
             return chat_id
         seen.add(target)
         chat_id = target
-
-
-def _insert(conn: Connection, table: Table) -> Any:
-    """The dialect's INSERT, which knows ``ON CONFLICT`` (PostgreSQL and SQLite)."""
-    return postgresql.insert(table) if conn.dialect.name == "postgresql" else sqlite.insert(table)

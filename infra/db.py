@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Table, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -122,3 +123,9 @@ def connect_or_explain(engine: Engine, variable: str = "DATABASE_URL") -> Connec
 
 def is_postgres(engine: Engine | Connection) -> bool:
     return engine.dialect.name == "postgresql"
+
+
+def insert_for(conn: Connection, table: Table) -> Any:
+    """The dialect's INSERT into ``table``, which knows ``ON CONFLICT`` (PostgreSQL and
+    SQLite alike)."""
+    return postgresql.insert(table) if is_postgres(conn) else sqlite.insert(table)

@@ -7,8 +7,13 @@ before the deadline). The broker holds nothing that matters: a sweeper claims th
 that are due, leases them, commits, and only then sends the tasks that fire them. A task
 that is lost (worker killed, Redis flushed) leaves its alarm leased; once the lease runs
 out the next sweep sends it again. Firing twice is harmless: the rules engine answers a
-``TimeOut`` or ``RemindPlayer`` for a decision already made with no events, and the task
-deletes its alarm when it is done.
+``TimeOut`` or ``RemindPlayer`` for a decision already made with no events (and the
+command's idempotency key makes a second delivery append nothing), and the task deletes
+its alarm when it is done.
+
+The lease is short (a task takes milliseconds), so a killed worker's alarms fire again
+within a sweep interval and a few seconds; each time an alarm is sent again its lease
+doubles (:func:`lease_for`), so a backlog of slow tasks is not flooded with copies.
 
 Reminder times (RULES.md §7, scaled to the turn timer ``t`` = deadline - opening time):
 
@@ -74,7 +79,9 @@ HALF: Final = "half"
 SOON: Final = "soon"
 REMINDERS: Final = (HALF, SOON)
 SOON_AT_MOST_MS: Final = 3_600_000
-DEFAULT_LEASE: Final = timedelta(seconds=30)
+DEFAULT_LEASE: Final = timedelta(seconds=5)
+# A lease grows at most this many times over as an alarm is sent again and again.
+MAX_LEASE_FACTOR: Final = 16
 PROJECTION: Final = "deadlines"
 
 Moment = DateTime(timezone=True)
@@ -239,6 +246,16 @@ def rebuild(engine: Engine, store: EventStore) -> int:
 # ----------------------------------------------------------------------------- sweeper
 
 
+def lease_for(lease: timedelta, dispatches: int) -> timedelta:
+    """The lease of an alarm sent ``dispatches`` times before: doubled each time, up to
+    :data:`MAX_LEASE_FACTOR` times ``lease``.
+
+    >>> [lease_for(timedelta(seconds=5), n).seconds for n in (0, 1, 2, 3, 4, 9)]
+    [5, 10, 20, 40, 80, 80]
+    """
+    return lease * min(1 << min(dispatches, 30), MAX_LEASE_FACTOR)
+
+
 def claim_due(
     conn: Connection,
     now: datetime,
@@ -249,8 +266,10 @@ def claim_due(
     """Lease the alarms due by ``now + lookahead`` that no live task holds, earliest first.
 
     Call inside a transaction; commit, then send one task per :class:`Due` (to run at its
-    ``fire_at``). A reminder whose deadline already passed is dropped instead: it would
-    only confuse.
+    ``fire_at``). A reminder is sent for as long as its row is here, that is while its
+    decision is open, even when it comes late (its worker died, its deadline passed
+    meanwhile): the rules engine reminds only a player who still owes the decision, and
+    the reminder says how much time is left, or that none is.
     """
     c = deadlines.c
     query = (
@@ -263,21 +282,23 @@ def claim_due(
         # Concurrent sweepers each take different rows and never wait on each other.
         query = query.with_for_update(skip_locked=True)
     rows = conn.execute(query).mappings().all()
-    stale = [_key(r) for r in rows if r["which"] != TIMEOUT and _aware(r["deadline"]) <= now]
-    live = [r for r in rows if r["which"] == TIMEOUT or _aware(r["deadline"]) > now]
     key = tuple_(c.game_id, c.decision, c.which)
-    if stale:
-        conn.execute(delete(deadlines).where(key.in_(stale)))
-    if live:
-        # Every claimed alarm fires by now + lookahead: its task has ``lease`` after that.
+    by_dispatches: dict[int, list[tuple[str, int, str]]] = {}
+    for r in rows:
+        by_dispatches.setdefault(r["dispatches"], []).append(_key(r))
+    for dispatches, keys in by_dispatches.items():
+        # Every claimed alarm fires by now + lookahead: its task has its lease after that.
         conn.execute(
             update(deadlines)
-            .where(key.in_([_key(r) for r in live]))
-            .values(leased_until=now + lookahead + lease, dispatches=c.dispatches + 1)
+            .where(key.in_(keys))
+            .values(
+                leased_until=now + lookahead + lease_for(lease, dispatches),
+                dispatches=c.dispatches + 1,
+            )
         )
     return [
         Due(r["game_id"], r["decision"], r["which"], _aware(r["fire_at"]), _aware(r["deadline"]))
-        for r in live
+        for r in rows
     ]
 
 

@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from sqlalchemy.exc import DBAPIError
+
 from infra.event_store import (
     ConcurrencyError,
     DuplicateCommand,
@@ -39,6 +41,9 @@ E = TypeVar("E")
 DEFAULT_SNAPSHOT_EVERY = 50
 DEFAULT_KNOWN_GAMES = 1024  # games whose last state is kept in memory
 DEFAULT_ATTEMPTS = 5
+# After a connection dropped during an append, the idempotency key is looked up on a new
+# connection, waiting this long (seconds) before each try while the database is away.
+LOOKUP_WAITS = (0.0, 0.2, 0.5, 1.0)
 
 
 class Decider(Protocol):
@@ -219,6 +224,21 @@ class GameService:
                 )
             except DuplicateCommand as duplicate:
                 return self._repeat(game_id, duplicate.events)
+            except DBAPIError as error:
+                if idempotency_key is None or not error.connection_invalidated:
+                    raise
+                # The connection dropped mid-append, perhaps right after COMMIT: whether
+                # the command counted is in the database, under its key.
+                seen = self._look_up(game_id, idempotency_key, error)
+                if seen is not None:
+                    log.warning(
+                        "game %s: %s counted despite the lost connection", game_id, idempotency_key
+                    )
+                    return self._repeat(game_id, seen)
+                if attempt == self.attempts:
+                    raise
+                log.warning("game %s: %s did not count; deciding again", game_id, idempotency_key)
+                continue
             except ConcurrencyError:
                 if attempt == self.attempts:
                     raise
@@ -236,6 +256,17 @@ class GameService:
             self._remember(game_id, Loaded(state, version))
             return Outcome(new_events, state, version)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _look_up(self, game_id: str, key: str, error: DBAPIError) -> list[StoredEvent] | None:
+        """The events recorded under ``key``, read on a new connection; the append's
+        ``error`` again when the database stays out of reach."""
+        for wait in LOOKUP_WAITS:
+            time.sleep(wait)
+            try:
+                return self.store.processed(game_id, key)
+            except DBAPIError:
+                log.info("game %s: looking %s up failed", game_id, key, exc_info=True)
+        raise error
 
     def stamp(self, command: Any) -> Any:
         """Fill a command's ``at`` and ``seed`` from the clock and chance when they are 0."""

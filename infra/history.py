@@ -244,7 +244,10 @@ class PlayerFigures:
     games: int
     wins: int
     gold: int
-    favourite_role: str | None  # the dwarf they won most rounds with
+    # The dwarves they won most rounds with (several when tied; none before a round won)
+    # and how many rounds each.
+    favourite_roles: tuple[str, ...]
+    role_rounds: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +256,9 @@ class GroupFigures:
     games: int
     wins: int  # games won by its players, one per winner of each game
     gold: int
-    favourite_role: str | None  # the dwarf its players won most rounds with
-    top_winner: str | None
+    favourite_roles: tuple[str, ...]  # the dwarves its players won most rounds with
+    role_rounds: int
+    top_winners: tuple[str, ...]  # who won most games (several when tied; none: no win)
     top_wins: int
 
 
@@ -301,6 +305,35 @@ def _entry(row: Any) -> HistoryEntry:
     )
 
 
+def player_history(
+    engine: Engine, player_id: int, limit: int = 10, offset: int = 0
+) -> list[HistoryEntry]:
+    """The finished games ``player_id`` played, in any group, most recent first
+    (``offset`` of them skipped)."""
+    stats = chat_player_stats
+    with reader(engine) as conn:
+        chats = conn.execute(
+            select(stats.c.chat_id).where(stats.c.player_id == player_id)
+        ).scalars()
+        rows = conn.execute(
+            select(finished_games)
+            .where(finished_games.c.chat_id.in_(list(chats)))
+            .order_by(desc(finished_games.c.finished_at), desc(finished_games.c.stream_id))
+        ).mappings()
+        # Only the player's groups are read; their games without the player are skipped.
+        mine = (row for row in rows if any(int(p["id"]) == player_id for p in row["players"]))
+        return [_entry(row) for _, row in zip(range(offset + limit), mine, strict=False)][offset:]
+
+
+def _most(counts: Sequence[tuple[Any, Any]]) -> tuple[tuple[str, ...], int]:
+    """The names with the highest count (all of them when tied) and that count; nothing
+    when the highest is 0."""
+    best = max((int(count) for _, count in counts), default=0)
+    if best <= 0:
+        return (), 0
+    return tuple(sorted(str(name) for name, count in counts if int(count) == best)), best
+
+
 def last_finished(engine: Engine, chat_id: int) -> str | None:
     entries = history(engine, chat_id, limit=1)
     return entries[0].game_id if entries else None
@@ -344,16 +377,13 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
             ).where(*where)
         ).one()
         name = conn.execute(select(stats.c.name).where(*where).limit(1)).scalar()
-        favourite = conn.execute(
-            select(roles.c.role, func.sum(roles.c.rounds_won).label("won"))
+        by_role = conn.execute(
+            select(roles.c.role, func.sum(roles.c.rounds_won))
             .where(*role_where)
             .group_by(roles.c.role)
-            .order_by(desc("won"), roles.c.role)
-            .limit(1)
-        ).first()
-    return PlayerFigures(
-        player_id, name or "", int(games), int(wins), int(gold), favourite[0] if favourite else None
-    )
+        ).all()
+    favourite, rounds = _most(by_role)
+    return PlayerFigures(player_id, name or "", int(games), int(wins), int(gold), favourite, rounds)
 
 
 def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
@@ -372,29 +402,16 @@ def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
                 func.coalesce(func.sum(stats.c.wins), 0), func.coalesce(func.sum(stats.c.gold), 0)
             ).where(stats.c.chat_id.in_(chats))
         ).one()
-        won = func.sum(role_wins.c.rounds_won).label("won")
-        favourite = conn.execute(
-            select(role_wins.c.role, won)
+        by_role = conn.execute(
+            select(role_wins.c.role, func.sum(role_wins.c.rounds_won))
             .where(role_wins.c.chat_id.in_(chats))
             .group_by(role_wins.c.role)
-            .order_by(desc(won), role_wins.c.role)
-            .limit(1)
-        ).first()
-        player_wins = func.sum(stats.c.wins).label("player_wins")
-        top = conn.execute(
-            select(func.max(stats.c.name), player_wins)
+        ).all()
+        by_player = conn.execute(
+            select(func.max(stats.c.name), func.sum(stats.c.wins))
             .where(stats.c.chat_id.in_(chats))
             .group_by(stats.c.player_id)
-            .having(player_wins > 0)
-            .order_by(desc(player_wins), desc(func.sum(stats.c.gold)), stats.c.player_id)
-            .limit(1)
-        ).first()
-    return GroupFigures(
-        chat_id,
-        int(games),
-        int(wins),
-        int(gold),
-        favourite[0] if favourite else None,
-        top[0] if top else None,
-        int(top[1]) if top else 0,
-    )
+        ).all()
+    favourite, rounds = _most(by_role)
+    top, top_wins = _most(by_player)
+    return GroupFigures(chat_id, int(games), int(wins), int(gold), favourite, rounds, top, top_wins)

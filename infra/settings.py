@@ -7,6 +7,7 @@ switch to PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 from pydantic import Field, ValidationError, field_validator
@@ -18,6 +19,7 @@ DEFAULT_DATABASE_URL = "sqlite:///./saboteur.db"
 DEFAULT_BROKER_URL = "sqla+sqlite:///./celery-broker.db"
 # The languages the message catalogs (tgbot/locales) are written in.
 LANGUAGES = ("en", "es", "pl")
+MIN_SECRET_LENGTH = 16
 
 
 class ConfigurationError(ValueError):
@@ -58,18 +60,31 @@ class Settings(BaseSettings):
     database_url: str = DEFAULT_DATABASE_URL
     redis_url: str = ""
     celery_broker_url: str = ""
+    # A self-hosted Bot API server (https://github.com/tdlib/telegram-bot-api), e.g.
+    # http://127.0.0.1:8081; empty: Telegram's own.
+    telegram_api_url: str = ""
     webhook_url: str = ""
     webhook_port: int = Field(default=8443, ge=1, le=65535)
+    # Where ``saboteur-bot web`` listens (Procfile platforms set it); else WEBHOOK_PORT.
+    port: int | None = Field(default=None, ge=1, le=65535)
+    # Signs the buttons' callback data and the webhook's secret token. The previous
+    # keys (comma-separated) are still accepted, so a rotation invalidates no button.
+    secret_key: str = ""
+    secret_key_previous: str = ""
     default_language: str = "en"
     snapshot_every: int = Field(default=50, ge=1)
     sweep_interval_seconds: float = Field(default=2.0, gt=0)
-    # A deadline task not done this long after its alarm fired counts as lost and is
-    # sent again by the next sweep.
-    deadline_lease_seconds: float = Field(default=30.0, gt=0)
+    # A deadline task not done this long after its alarm fired counts as lost (its worker
+    # died) and is sent again by the next sweep; each resend doubles it (up to 16 times).
+    deadline_lease_seconds: float = Field(default=5.0, gt=0)
     log_level: str = "INFO"
     # auto: the bot runs Celery's worker and beat itself when the broker is the embedded
     # SQLite one (no REDIS_URL, no CELERY_BROKER_URL); on: always; off: never.
     embedded_worker: str = "auto"
+    # The Mini App: its short name given to @BotFather (t.me/<bot>/<name> links), and
+    # the public HTTPS address of its page (web_app buttons); empty: no Mini App buttons.
+    miniapp_name: str = ""
+    miniapp_url: str = ""
 
     @field_validator("database_url")
     @classmethod
@@ -82,6 +97,22 @@ class Settings(BaseSettings):
         value = value.strip()
         if value and not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("telegram_api_url")
+    @classmethod
+    def _telegram_api_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("TELEGRAM_API_URL must start with http:// or https://")
+        return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _secret_key(cls, value: str) -> str:
+        value = value.strip()
+        if value and len(value) < MIN_SECRET_LENGTH:
+            raise ValueError(f"SECRET_KEY must be at least {MIN_SECRET_LENGTH} characters long")
         return value
 
     @field_validator("default_language")
@@ -108,6 +139,22 @@ class Settings(BaseSettings):
             raise ValueError("EMBEDDED_WORKER must be auto, on or off")
         return value
 
+    @field_validator("miniapp_name")
+    @classmethod
+    def _miniapp_name(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", value):
+            raise ValueError("MINIAPP_NAME must be the Mini App's short name (3-30 of A-Z, 0-9, _)")
+        return value
+
+    @field_validator("miniapp_url")
+    @classmethod
+    def _miniapp_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith("https://"):
+            raise ValueError("MINIAPP_URL must start with https:// (Telegram opens only those)")
+        return value
+
     @property
     def runs_embedded_worker(self) -> bool:
         """Whether the bot starts Celery's worker and beat as its own child processes."""
@@ -123,6 +170,52 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def listen_port(self) -> int:
+        """The web process's port: PORT, else WEBHOOK_PORT."""
+        return self.port if self.port is not None else self.webhook_port
+
+    @property
+    def bot_api_urls(self) -> tuple[str, str] | None:
+        """The Bot API's ``base_url`` and ``base_file_url`` for python-telegram-bot when
+        TELEGRAM_API_URL is set (None: Telegram's own).
+
+        >>> load_settings(_env_file=None, telegram_api_url="http://api:8081/").bot_api_urls
+        ('http://api:8081/bot', 'http://api:8081/file/bot')
+        """
+        if not self.telegram_api_url:
+            return None
+        return f"{self.telegram_api_url}/bot", f"{self.telegram_api_url}/file/bot"
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The signing secrets, the current one first: SECRET_KEY, then
+        SECRET_KEY_PREVIOUS's. Without SECRET_KEY, one derived from the bot token (stable
+        while the token is: the bot token itself; see :func:`require_secret_key`).
+
+        >>> load_settings(_env_file=None, secret_key="k" * 32,
+        ...               secret_key_previous=" old-one-1234567890123456789012, ").secrets
+        ('kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk', 'old-one-1234567890123456789012')
+        """
+        if not self.secret_key:
+            return (self.telegram_bot_token,)
+        previous = (s.strip() for s in self.secret_key_previous.split(","))
+        return (self.secret_key, *(s for s in previous if s and s != self.secret_key))
+
+    def require_secret_key(self, process: str) -> None:
+        """A process serving several instances (``web``) must have SECRET_KEY: a key
+        derived from the bot token would turn every live button into a forged one the day
+        the token is revoked.
+
+        Raises :class:`ConfigurationError`.
+        """
+        if self.telegram_bot_token and not self.secret_key:
+            raise ConfigurationError(
+                f"SECRET_KEY is not set: `saboteur-bot {process}` needs a secret of its own "
+                f"(at least {MIN_SECRET_LENGTH} characters, e.g. from "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+            )
 
 
 def load_settings(**overrides: object) -> Settings:

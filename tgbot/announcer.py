@@ -23,12 +23,13 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from domain.decider import fold
-from domain.events import Event, GameStarted
+from domain.events import Event, GameCreated, GameStarted
 from domain.state import GameState
 from infra.archive import imported_streams
 from infra.db import reader
 from infra.event_store import StoredEvent
 from tgbot.context import BotServices
+from tgbot.invitations import tell_subscribers
 from tgbot.outbox import DELIVERY, Delivery, Outbox
 from tgbot.presenter.announce import Told, announce
 
@@ -235,6 +236,8 @@ class Announcer:
         ]
         messages, after = announce(table, state, first, told, missing=missing)
         await self.outbox.deliver(messages)
+        if after.phase == "lobby" and any(isinstance(e, GameCreated) for e in events):
+            await tell_subscribers(self.outbox, self.services, after)  # a new game here
         if after.phase in ("finished", "cancelled"):
             self.cache.pop(game_id, None)
         else:

@@ -1,8 +1,9 @@
 """The Telegram application: handlers in order, one error handler, the announcer task.
 
 :func:`build_application` wires everything for given services (tests point ``base_url``
-at a fake Bot API server); :func:`run_bot` is the production entry: long polling, or a
-webhook when ``WEBHOOK_URL`` is set.
+at a fake Bot API server, as ``TELEGRAM_API_URL`` does); :func:`run_bot` is the one-machine
+entry: long polling, or the web process's webhook (:mod:`tgbot.web`) when ``WEBHOOK_URL``
+is set.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 from typing import Any
-from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
@@ -32,11 +32,12 @@ from telegram.ext import (
 )
 
 from infra.bootstrap import Services, bootstrap
+from infra.notifications import RESET, Listener, Notice, listener
 from infra.settings import Settings
 from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
 from tgbot.announcer import Announcer
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
-from tgbot.handlers import callbacks, group, history, private
+from tgbot.handlers import between_games, callbacks, group, history, private, timezone
 from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
@@ -44,6 +45,7 @@ from tgbot.texts import LANGUAGES, Texts
 log = logging.getLogger(__name__)
 
 TASK_KEY = "announcer_task"
+LISTENER_KEY = "listener"
 
 GROUP_COMMANDS = (
     "newgame",
@@ -56,9 +58,11 @@ GROUP_COMMANDS = (
     "rules",
     "help",
     "language",
+    "timezone",
+    "notify",
 )
 HISTORY_COMMANDS = ("history", "stats", "replay")
-PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language")
+PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language", "history", "stats")
 
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
@@ -71,12 +75,13 @@ def build_application(
     base_file_url: str | None = None,
     poll_interval: float = 1.0,
     rate_limit: bool = True,
+    polling: bool = True,
 ) -> BotApplication:
-    """The bot for ``services``, talking to Telegram (or to ``base_url``)."""
+    """The bot for ``services``, talking to Telegram, to TELEGRAM_API_URL or to
+    ``base_url``. ``polling=False``: no updater (updates come by webhook, see
+    :mod:`tgbot.web`)."""
     bot_services = (
-        services
-        if isinstance(services, BotServices)
-        else BotServices.from_services(services, settings.telegram_bot_token)
+        services if isinstance(services, BotServices) else BotServices.from_services(services)
     )
     builder: Any = (
         ApplicationBuilder()
@@ -87,12 +92,17 @@ def build_application(
         .concurrent_updates(True)
         # aiohttp instead of httpx: the same requests for a fraction of the CPU per call.
         .request(AiohttpRequest())
-        .get_updates_request(AiohttpRequest(connection_pool_size=1))
     )
+    if polling:
+        builder = builder.get_updates_request(AiohttpRequest(connection_pool_size=1))
+    else:
+        builder = builder.updater(None)
     if rate_limit:
         # Calls are paced to Telegram's limits; a flood limit still answered with
         # retry_after is waited out and retried by the outbox alone (one retry policy).
         builder = builder.rate_limiter(AIORateLimiter(max_retries=0))
+    if base_url is None and settings.bot_api_urls is not None:
+        base_url, base_file_url = settings.bot_api_urls
     if base_url is not None:
         builder = builder.base_url(base_url)
     if base_file_url is not None:
@@ -119,6 +129,8 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("rules", private.rules))
     app.add_handler(command("help", private.help_command))
     app.add_handler(command("language", private.language))
+    app.add_handler(command("timezone", timezone.timezone))
+    app.add_handler(command("notify", between_games.notify))
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)
@@ -140,11 +152,13 @@ async def on_error(update: object, context: BotContext) -> None:
 
 
 async def start_background(app: BotApplication) -> None:
-    """Set the command menus, give the services their outbox and start the announcer
-    (PTB's ``post_init``)."""
+    """Set the command menus and the profile texts, give the services their outbox and
+    start the announcer (PTB's ``post_init``)."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
+    with contextlib.suppress(TelegramError):
+        await set_profile(app)
     services.bot_username = app.bot.username or ""
     outbox = Outbox(app.bot, services.botstate, services.photos, services.callback_key)
     services.outbox = outbox
@@ -153,9 +167,26 @@ async def start_background(app: BotApplication) -> None:
     )
     app.bot_data[ANNOUNCER_KEY] = announcer
     app.bot_data[TASK_KEY] = asyncio.create_task(announcer.run(), name="announcer")
+    app.bot_data[LISTENER_KEY] = listen(services)
+
+
+def listen(services: BotServices) -> Listener | None:
+    """On PostgreSQL, hear the other instances (and Celery's workers): a row they changed
+    is dropped from this one's caches, and an append wakes the announcer at once."""
+    loop = asyncio.get_running_loop()
+
+    def on_notice(notice: Notice) -> None:
+        services.botstate.invalidate(notice)
+        if notice.appended is not None or notice == RESET:
+            loop.call_soon_threadsafe(services.wake.set)
+
+    return listener(services.store.engine, on_notice)
 
 
 async def stop_background(app: BotApplication) -> None:
+    heard: Listener | None = app.bot_data.pop(LISTENER_KEY, None)
+    if heard is not None:
+        await asyncio.to_thread(heard.stop)
     task: asyncio.Task[None] | None = app.bot_data.pop(TASK_KEY, None)
     if task is not None:
         task.cancel()
@@ -177,41 +208,32 @@ async def set_commands(app: BotApplication) -> None:
             await bot.set_my_commands(commands, scope=scope, language_code=lang)
 
 
+async def set_profile(app: BotApplication) -> None:
+    """The bot's description (shown in an empty private chat) and short description (its
+    profile, and beside a shared link), per language; written only where they changed."""
+    bot = app.bot
+    for lang in (None, *LANGUAGES):
+        texts = Texts(lang or "en")
+        description = texts.t("profile.description")[:512]
+        short = texts.t("profile.short_description")[:120]
+        if (await bot.get_my_description(language_code=lang)).description != description:
+            await bot.set_my_description(description, language_code=lang)
+        current = await bot.get_my_short_description(language_code=lang)
+        if current.short_description != short:
+            await bot.set_my_short_description(short, language_code=lang)
+
+
 def run_bot(settings: Settings) -> int:
-    """Run the bot until interrupted: long polling, or a webhook when WEBHOOK_URL is set."""
+    """Run the bot until interrupted: long polling, or the web process's webhook when
+    WEBHOOK_URL is set (one webhook server, :func:`tgbot.web.serve`)."""
+    if settings.webhook_url:
+        from tgbot.web import serve
+
+        return serve(settings)
     services = bootstrap(settings)
     app = build_application(services, settings)
-    updates = Update.ALL_TYPES
     try:
-        if settings.webhook_url:
-            app.run_webhook(**webhook_options(settings), allowed_updates=updates)
-        else:
-            app.run_polling(allowed_updates=updates)
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
     finally:
         services.close()
     return 0
-
-
-def webhook_options(settings: Settings) -> dict[str, Any]:
-    """Where the webhook listens: on every interface, at WEBHOOK_URL's path (Telegram posts
-    to the whole URL; a proxy in front passes the path on), with a secret token.
-
-    >>> from infra.settings import load_settings
-    >>> s = load_settings(telegram_bot_token="1:x", webhook_url="https://bot.example/tg/hook")
-    >>> options = webhook_options(s)
-    >>> options["url_path"], options["webhook_url"]
-    ('tg/hook', 'https://bot.example/tg/hook')
-    """
-    return {
-        "listen": "0.0.0.0",
-        "port": settings.webhook_port,
-        "url_path": urlsplit(settings.webhook_url).path.strip("/"),
-        "webhook_url": settings.webhook_url,
-        "secret_token": _secret(settings.telegram_bot_token),
-    }
-
-
-def _secret(token: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(f"webhook:{token}".encode()).hexdigest()[:32]

@@ -3,8 +3,10 @@
 A button carries what the bot needs to act on a press without any server-side session:
 an action code, the game's id, the game version the keyboard was drawn for (so a stale
 button is recognised) and a few optional arguments. The bytes are packed with varints,
-signed with a 6-byte HMAC keyed by a secret (derived from the bot token in production),
-and written in URL-safe base64 — at most 64 characters for every value the fields allow.
+signed with a 6-byte HMAC keyed by a secret (derived from ``SECRET_KEY``, see
+:func:`keys_from_secrets`), and written in URL-safe base64 — at most 64 characters for
+every value the fields allow. Buttons are signed with the current key and accepted with
+any key still in use, so rotating ``SECRET_KEY`` invalidates no live button.
 
 >>> key = b"secret"
 >>> data = CallbackData("pl", "g1a", 7, card=12, cell=(3, -1), rotated=True)
@@ -24,6 +26,7 @@ import binascii
 import hashlib
 import hmac
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -92,8 +95,20 @@ class CallbackData:
 
 
 def key_from_token(token: str) -> bytes:
-    """The signing key for a bot: derived from its token, so it is secret and stable."""
+    """The signing key for a secret (``SECRET_KEY``, or the bot token when none is set)."""
     return hmac.new(token.encode(), b"saboteur-bot callback data", hashlib.sha256).digest()
+
+
+def keys_from_secrets(secrets: Iterable[str]) -> tuple[bytes, ...]:
+    """The signing keys of the secrets (see ``Settings.secrets``), the current one first:
+    buttons are signed with the first and accepted with any.
+
+    >>> current, previous = keys_from_secrets(["new-secret", "old-secret"])
+    >>> raw = encode(CallbackData("j", "g1", 3), previous)
+    >>> decode(raw, (current, previous)) == CallbackData("j", "g1", 3)
+    True
+    """
+    return tuple(key_from_token(secret) for secret in secrets)
 
 
 def encode(data: CallbackData, key: bytes) -> str:
@@ -129,8 +144,9 @@ def encode(data: CallbackData, key: bytes) -> str:
     return raw
 
 
-def decode(raw: str, key: bytes) -> CallbackData:
-    """Read back :func:`encode`'s output; anything else raises :class:`BadCallback`."""
+def decode(raw: str, key: bytes | Sequence[bytes]) -> CallbackData:
+    """Read back :func:`encode`'s output, signed with ``key`` (or any of several keys);
+    anything else raises :class:`BadCallback`."""
     if not raw or len(raw) > MAX_LENGTH or not raw.isascii():
         raise BadCallback()
     try:
@@ -138,7 +154,8 @@ def decode(raw: str, key: bytes) -> CallbackData:
     except (binascii.Error, ValueError):
         raise BadCallback() from None
     mac, payload = blob[:MAC_BYTES], blob[MAC_BYTES:]
-    if not payload or not hmac.compare_digest(mac, _mac(key, payload)):
+    keys = (key,) if isinstance(key, bytes) else key
+    if not payload or not any(hmac.compare_digest(mac, _mac(k, payload)) for k in keys):
         raise BadCallback()
     # Canonical form only: one string, one meaning.
     if base64.urlsafe_b64encode(blob).rstrip(b"=").decode() != raw:

@@ -2,6 +2,8 @@
 
     saboteur-bot run                  the bot (TELEGRAM_BOT_TOKEN set) or the offline demo;
                                       without Redis also Celery's worker and beat
+    saboteur-bot web                  the web process: the webhook on $PORT, /healthz,
+                                      /readyz (several may run side by side)
     saboteur-bot demo [...]           the offline demo
     saboteur-bot simulate [...]       bots play whole games against the rules engine
     saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
@@ -44,23 +46,39 @@ def _settings() -> Settings:
 def _run(args: argparse.Namespace) -> int:
     settings = _settings()
     if settings.telegram_bot_token:
-        from infra.db import make_engine
-        from infra.embedded_celery import embedded_celery
-        from infra.migrations import require_current
-
-        engine = make_engine(settings.database_url)
-        try:
-            require_current(engine)
-        finally:
-            engine.dispose()
-
-        # Without Redis the bot runs Celery's worker and beat itself, so turn deadlines
-        # fire with nothing else started (EMBEDDED_WORKER).
-        with embedded_celery(settings):
-            result = _module("tgbot.app").run_bot(settings)
-        return int(result or 0)
+        return _serve(settings, _module("tgbot.app").run_bot)
     print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)
     return _demo(args)
+
+
+def _web(args: argparse.Namespace) -> int:
+    settings = _settings()
+    if not settings.telegram_bot_token:
+        raise ConfigurationError("TELEGRAM_BOT_TOKEN is not set: the web process needs it")
+    if not settings.webhook_url:
+        raise ConfigurationError(
+            "WEBHOOK_URL is not set: the web process receives updates by webhook "
+            "(on one machine, `saboteur-bot run` polls instead)"
+        )
+    settings.require_secret_key("web")
+    return _serve(settings, _module("tgbot.web").serve)
+
+
+def _serve(settings: Settings, serve: Callable[[Settings], int]) -> int:
+    """Check the schema, then ``serve`` the bot with, when there is no Redis, Celery's
+    worker and beat beside it (EMBEDDED_WORKER), so turn deadlines fire with nothing else
+    started."""
+    from infra.db import make_engine
+    from infra.embedded_celery import embedded_celery
+    from infra.migrations import require_current
+
+    engine = make_engine(settings.database_url)
+    try:
+        require_current(engine)
+    finally:
+        engine.dispose()
+    with embedded_celery(settings):
+        return int(serve(settings) or 0)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -135,6 +153,9 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the bot, or the offline demo without a token")
     run.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     run.set_defaults(func=_run)
+
+    web = sub.add_parser("web", help="serve the webhook, /healthz and /readyz on $PORT")
+    web.set_defaults(func=_web)
 
     demo = sub.add_parser("demo", help="play an offline demo game", add_help=False)
     demo.add_argument("rest", nargs=argparse.REMAINDER)

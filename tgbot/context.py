@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import datetime as dt
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,11 +26,12 @@ from infra.event_store import EventStore
 from infra.game_service import GameService
 from infra.projector import Projector
 from infra.schema import events, games
-from tgbot.callback import key_from_token
+from tgbot.callback import keys_from_secrets
 from tgbot.photos import PhotoCache
 from tgbot.presenter.audience import Table
 from tgbot.presenter.messages import Message
 from tgbot.texts import Texts, pick_language
+from tgbot.zones import zone
 
 
 class OutboxPort(Protocol):
@@ -52,7 +54,8 @@ class BotServices:
     store: EventStore
     botstate: BotState
     projector: Projector
-    callback_key: bytes
+    # Buttons are signed with the first key and accepted with any (SECRET_KEY rotation).
+    callback_keys: tuple[bytes, ...]
     default_language: str = "en"
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     photos: PhotoCache = field(default_factory=PhotoCache)
@@ -61,16 +64,21 @@ class BotServices:
     _titles: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_services(cls, services: Services, token: str) -> BotServices:
+    def from_services(cls, services: Services) -> BotServices:
         """Wrap the composition root's services (see :func:`infra.bootstrap.bootstrap`)."""
         return cls(
             services.games,
             services.store,
             BotState(services.engine),
             services.projector,
-            key_from_token(token),
+            keys_from_secrets(services.settings.secrets),
             services.settings.default_language,
         )
+
+    @property
+    def callback_key(self) -> bytes:
+        """The key new buttons are signed with."""
+        return self.callback_keys[0]
 
     # -- games -------------------------------------------------------------------
 
@@ -114,6 +122,11 @@ class BotServices:
             ).scalar_one()
         return game_id_for(chat_id, int(count) + 1)
 
+    def zone(self, chat_id: int) -> dt.tzinfo:
+        """The time zone the group shows times in (UTC unless it chose one)."""
+        botstate = self.botstate
+        return zone(botstate.chat_timezone(botstate.resolve_chat(chat_id)))
+
     def game_title(self, game_id: str) -> str:
         """The title the game's group had when the game was opened ("" if unknown)."""
         found = self._titles.get(game_id)
@@ -139,6 +152,7 @@ class BotServices:
             title=self.game_title(game_id),
             group_language=self.texts_for_chat(chat).lang,
             languages={p: self.texts_for_user(p).lang for p in state.seating},
+            tz=self.botstate.chat_timezone(chat) or "UTC",
             bot_username=self.bot_username,
         )
 

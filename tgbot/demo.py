@@ -1,9 +1,17 @@
 """``saboteur-bot demo``: a whole game between computer players, offline.
 
-The real bot (handlers, announcer, presenter, outbox, renderer) runs against an in-process fake of
-the Telegram Bot API and a temporary SQLite database. Computer players press buttons the
-bot sent them, chosen uniformly at random (seeded). The chat transcript is printed and
-every board picture the group received is written to ``--out``.
+The real bot (handlers, announcer, presenter, outbox, renderer) runs against an in-process
+fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``). Computer
+players press buttons the bot sent them, chosen uniformly at random (seeded), with
+Telegram set to ``--language``. The group's messages are printed and every picture a chat
+received is written to ``--out``; ``--transcript FILE`` writes everything every chat
+received (messages, captions, buttons, edits, alerts, where each picture went). The game's
+id and database are printed last, for ``saboteur-bot replay``.
+
+``--miniapp``: the Mini App is served on localhost and the first seat is yours. Open the
+printed address in a browser (no Telegram needed): it signs you in as that player, with
+initData signed by the fake Bot API's token as Telegram would sign it — a sign-in that
+exists only here, beside the fake. The computer players wait for your moves.
 """
 
 from __future__ import annotations
@@ -11,8 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,10 +35,15 @@ from tgbot.app import (
 )
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.devserver import fake_bot_api
+from tgbot.miniapp import DemoPlayer
+from tgbot.miniapp.api import mini_app
+from tgbot.miniapp.server import serving
+from tgbot.texts import LANGUAGES
+from tgbot.transcript import save_pictures, transcript
 
 GROUP = -100500
+GROUP_TITLE = "Demo mine"
 NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu")
-TAG = re.compile(r"<[^>]+>")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -40,17 +51,31 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--edition", choices=("base", "saboteur2"), default="base")
     p.add_argument("--players", type=int, default=4, help="3–10 (base) or 2–12 (saboteur2)")
     p.add_argument("--seed", type=int, default=1, help="chance of the deals and the players")
-    p.add_argument("--out", type=Path, default=Path("demo-out"), help="folder for the boards")
-    p.add_argument("--database", default="", help="database URL (default: a temporary file)")
+    p.add_argument("--language", choices=LANGUAGES, default="en", help="the players' language")
+    p.add_argument(
+        "--out", type=Path, default=Path("demo-out"), help="folder for the pictures and database"
+    )
+    p.add_argument("--database", default="", help="database URL (default: OUT/demo.db, made anew)")
+    p.add_argument(
+        "--transcript", type=Path, help="write all that every chat received to this text file"
+    )
     p.add_argument("--quiet", action="store_true", help="print only the group's messages")
+    p.add_argument(
+        "--miniapp", action="store_true", help="play the first seat yourself, on the Mini App"
+    )
+    p.add_argument("--port", type=int, default=8080, help="the Mini App's local port")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(argv or []))
-    with tempfile.TemporaryDirectory(prefix="saboteur-demo-") as folder:
-        url = args.database or f"sqlite:///{Path(folder) / 'demo.db'}"
-        return asyncio.run(play(args, url))
+    url = args.database
+    if not url:
+        args.out.mkdir(parents=True, exist_ok=True)
+        database = args.out / "demo.db"
+        database.unlink(missing_ok=True)  # each demo on a database of its own
+        url = f"sqlite:///{database}"
+    return asyncio.run(play(args, url))
 
 
 async def play(args: argparse.Namespace, url: str) -> int:
@@ -70,9 +95,10 @@ async def play(args: argparse.Namespace, url: str) -> int:
         rate_limit=False,
     )
     players = list(range(1, args.players + 1))
-    api.group(GROUP, "Demo mine", admins=(players[0],))
+    api.group(GROUP, GROUP_TITLE, admins=(players[0],))
     for p in players:
-        api.user(p, NAMES[(p - 1) % len(NAMES)], "en")
+        api.user(p, NAMES[(p - 1) % len(NAMES)], args.language)
+    game_id = None
     try:
         await app.initialize()
         await start_background(app)
@@ -84,18 +110,21 @@ async def play(args: argparse.Namespace, url: str) -> int:
         await settle(api, app)
         api.send_text(GROUP, players[0], f"/newgame {args.edition}")
         await settle(api, app)
-        lobby = next(m for m in api.messages_in(GROUP) if api.keyboard(m))
-        buttons = [b for row in api.keyboard(lobby) for b in row]
+        lobby_id = next(m for m in api.messages_in(GROUP) if api.keyboard(m))["message_id"]
+
+        def lobby_button(index: int) -> str | None:  # as the lobby shows it now
+            lobby = api.messages[GROUP][lobby_id]
+            return [b for row in api.keyboard(lobby) for b in row][index].callback_data
+
         for p in players[1:]:
-            await press(api, app, GROUP, p, lobby["message_id"], buttons[0].callback_data)
-        await press(api, app, GROUP, players[0], lobby["message_id"], buttons[2].callback_data)
-        presses = 0
-        while (turn := prompt_owner(api, players)) is not None and presses < 50_000:
-            player, message = turn
-            choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
-            choice = rng.choice(choices)
-            await press(api, app, player, player, message["message_id"], choice.callback_data)
-            presses += 1
+            await press(api, app, GROUP, p, lobby_id, lobby_button(0))  # Join
+        await press(api, app, GROUP, players[0], lobby_id, lobby_button(2))  # Start
+        bot_services: BotServices = app.bot_data[SERVICES_KEY]
+        game_id = bot_services.active_game(GROUP)
+        if args.miniapp:
+            presses = await with_miniapp(args, api, app, players, rng)
+        else:
+            presses = await computers_play(api, app, players, rng)
         await settle(api, app)
     finally:
         if app.running:
@@ -106,10 +135,61 @@ async def play(args: argparse.Namespace, url: str) -> int:
         await app.shutdown()
         services.close()
         await api.stop()
-    written = write_boards(api, args.out)
-    print_transcript(api, players, quiet=args.quiet)
-    print(f"\n{presses} button presses; {written} board pictures written to {args.out}/")
+    names = {GROUP: GROUP_TITLE, **{p: api.users[p]["first_name"] for p in players}}
+    pictures = save_pictures(api, args.out, names)
+    for block in transcript(api, names, only=GROUP if args.quiet else None, full=False):
+        print(block)
+    if args.transcript is not None:
+        text = "\n".join(transcript(api, names, pictures))
+        args.transcript.write_text(text + "\n", "utf-8")
+    print(f"\n{presses} button presses; {len(pictures)} pictures written to {args.out}/")
+    if args.transcript is not None:
+        print(f"transcript of every chat: {args.transcript}")
+    print(f"game {game_id} in {url}; replay it with:")
+    print(
+        f"  saboteur-bot replay {game_id} --database-url {url} "
+        f"--lang {args.language} --out {args.out / 'replay.gif'}"
+    )
     return 0
+
+
+async def computers_play(
+    api: Any, app: BotApplication, players: list[int], rng: random.Random
+) -> int:
+    """Computer players press buttons while one of them is prompted; the presses made."""
+    presses = 0
+    while (turn := prompt_owner(api, players)) is not None and presses < 50_000:
+        player, message = turn
+        choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
+        choice = rng.choice(choices)
+        await press(api, app, player, player, message["message_id"], choice.callback_data)
+        presses += 1
+    return presses
+
+
+async def with_miniapp(
+    args: argparse.Namespace, api: Any, app: BotApplication, players: list[int], rng: random.Random
+) -> int:
+    """The first seat plays on the Mini App (a browser), the others press buttons, until
+    the game is over."""
+    services: BotServices = app.bot_data[SERVICES_KEY]
+    seats = [DemoPlayer(p, NAMES[(p - 1) % len(NAMES)]) for p in players]
+    served = mini_app(services, token=api.token, bot=app.bot, demo_players=seats[:1])
+    presses = 0
+    try:
+        async with serving(served.routes(), port=args.port) as base:
+            print(f"The board of {seats[0].name}: open {base}/miniapp/demo?as={players[0]}")
+            print("(the computer players wait for your moves; Ctrl-C stops the demo)")
+            game_id = await asyncio.to_thread(services.active_game, GROUP)
+            while game_id is not None:
+                presses += await computers_play(api, app, players[1:], rng)
+                state, _ = await asyncio.to_thread(services.load, game_id)
+                if state.phase != "playing":
+                    break
+                await asyncio.sleep(0.2)  # the first seat is thinking
+    finally:
+        await served.feed.close()
+    return presses
 
 
 def prompt_owner(api: Any, players: list[int]) -> tuple[int, dict[str, Any]] | None:
@@ -140,46 +220,3 @@ async def settle(api: Any, app: BotApplication, timeout: float = 10.0) -> None:
         if idle and not busy and announcer.position == services.store.last_position():
             return
         await asyncio.sleep(0.002)
-
-
-def write_boards(api: Any, out: Path) -> int:
-    out.mkdir(parents=True, exist_ok=True)
-    count = 0
-    for call in api.calls:
-        if str(call.get("chat_id")) != str(GROUP):
-            continue
-        data = call.files.get("photo") or next(iter(call.files.values()), None)
-        media = call.get("media")
-        sent = call.get("photo") or (media.get("media") if isinstance(media, dict) else None)
-        if data is None and isinstance(sent, str) and sent.startswith("file-"):
-            data = api.file_bytes(sent)  # a picture sent before, sent again by its file_id
-        if call.method in ("sendPhoto", "editMessageMedia") and data:
-            count += 1
-            (out / f"board-{count:03d}.png").write_bytes(data)
-    return count
-
-
-def print_transcript(api: Any, players: list[int], *, quiet: bool) -> None:
-    names = {p: api.users[p]["first_name"] for p in players}
-    for call in api.calls:
-        if call.method not in (
-            "sendMessage",
-            "sendPhoto",
-            "editMessageText",
-            "editMessageCaption",
-            "editMessageMedia",
-        ):
-            continue
-        chat = int(call.get("chat_id") or 0)
-        if quiet and chat != GROUP:
-            continue
-        media = call.get("media")
-        text = (
-            call.get("text")
-            or call.get("caption")
-            or (media.get("caption") if isinstance(media, dict) else "")
-        )
-        where = "group" if chat == GROUP else f"to {names.get(chat, chat)}"
-        kind = " [board]" if call.method in ("sendPhoto", "editMessageMedia") else ""
-        body = TAG.sub("", text or "").strip().replace("\n", "\n    ")
-        print(f"── {where}{kind} ({call.method})\n    {body}")

@@ -55,6 +55,9 @@ _STRING_PARAMS = frozenset(
         "inline_message_id",
         "business_connection_id",
         "message_effect_id",
+        "description",
+        "short_description",
+        "language_code",
     }
 )
 _SEND_METHODS = frozenset({"sendMessage", "sendPhoto", "sendAnimation", "sendDocument"})
@@ -76,6 +79,19 @@ class Call:
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.params.get(key, default)
+
+
+@dataclass(frozen=True)
+class UserAction:
+    """Something a user did, in order with the bot's calls: ``at`` is how many calls the
+    bot had made by then. A text they sent, or a button they pressed (its label)."""
+
+    at: int
+    chat_id: int
+    user_id: int
+    text: str | None = None
+    button: str | None = None
+    query_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -129,6 +145,9 @@ class FakeBotAPI:
         self.token = token
         self.port = 0
         self.calls: list[Call] = []
+        self.results: dict[int, Any] = {}  # call index -> what Telegram answered, if ok
+        self.actions: list[UserAction] = []  # what users sent and pressed, in order
+        self._labels: dict[str, str] = {}  # callback data -> the text of its button
         self.bot: JSON = {
             "id": BOT_ID,
             "is_bot": True,
@@ -143,7 +162,11 @@ class FakeBotAPI:
         # chat id -> message id -> message (as returned to the bot, kept current on edits)
         self.messages: dict[int, dict[int, JSON]] = {}
         self.commands: dict[str, list[JSON]] = {}
+        # The bot's profile texts by language code ("": for every other language).
+        self.descriptions: dict[str, str] = {}
+        self.short_descriptions: dict[str, str] = {}
         self.webhook: JSON = {"url": ""}
+        self.webhook_secret = ""
         self.blocked: set[int] = set()  # users who blocked the bot
         self.opened: set[int] = set()  # users who opened the private chat with the bot
         self.migrated: dict[int, int] = {}  # old group id -> supergroup id
@@ -152,6 +175,7 @@ class FakeBotAPI:
         self.answered: dict[str, JSON] = {}  # callback query id -> answer params
         # method -> failures to answer, each for one chat (or any chat: None)
         self._failures: dict[str, list[tuple[ApiError, int | None]]] = {}
+        self._delays: dict[str, float] = {}  # method -> seconds each call takes
         self._updates: list[JSON] = []
         self._update_ids = itertools.count(1)
         self._message_ids: dict[int, itertools.count[int]] = {}
@@ -278,6 +302,10 @@ class FakeBotAPI:
         error = ApiError(code, description or "Bad Request: simulated failure", parameters)
         self._failures.setdefault(method, []).extend([(error, chat_id)] * times)
 
+    def slow(self, method: str, seconds: float) -> None:
+        """Every later call of ``method`` takes ``seconds`` before it is answered."""
+        self._delays[method] = seconds
+
     def migrate(self, group_id: int, supergroup_id: int) -> None:
         """Upgrade a group to a supergroup: the old id answers 400 with
         ``migrate_to_chat_id``, and both service messages are delivered."""
@@ -314,6 +342,7 @@ class FakeBotAPI:
             self.blocked.discard(user_json["id"])
         self.members.setdefault(chat_json["id"], set()).add(user_json["id"])
         message = self._incoming(chat_json, user_json, **extra)
+        self.actions.append(UserAction(len(self.calls), chat_json["id"], user_json["id"], text))
         self._push({"message": message})
         return message
 
@@ -332,6 +361,12 @@ class FakeBotAPI:
                 "text": "…",
             }
         query_id = str(next(self._callback_ids))
+        label = self._label(message, callback_data)
+        self.actions.append(
+            UserAction(
+                len(self.calls), chat_json["id"], user_json["id"], button=label, query_id=query_id
+            )
+        )
         self._push(
             {
                 "callback_query": {
@@ -344,6 +379,21 @@ class FakeBotAPI:
             }
         )
         return query_id
+
+    def _label(self, message: JSON, callback_data: str) -> str:
+        """The text of the button carrying ``callback_data``: on the message as it is, else
+        as the bot last drew it (a button pressed before an edit reached the user)."""
+        for row in self.keyboard(message):
+            for button in row:
+                if button.callback_data == callback_data:
+                    return button.text
+        return self._labels.get(callback_data, "?")
+
+    def _learn_labels(self, markup: Any) -> None:
+        for row in (markup or {}).get("inline_keyboard", []) if isinstance(markup, dict) else ():
+            for button in row:
+                if button.get("callback_data"):
+                    self._labels[button["callback_data"]] = str(button.get("text", ""))
 
     def chat_member(
         self,
@@ -487,8 +537,11 @@ class FakeBotAPI:
         if request.match_info["token"] != self.token:
             return self._json({"ok": False, "error_code": 401, "description": "Unauthorized"}, 401)
         params, files = await self._read(request)
+        index = len(self.calls)
         if method != "getUpdates":
             self.calls.append(Call(method, params, files))
+        if method in self._delays:
+            await asyncio.sleep(self._delays[method])
         try:
             failure = self._failure(method, params)
             if failure is not None:
@@ -497,6 +550,8 @@ class FakeBotAPI:
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
             result = await handler(params, files)
+            if method != "getUpdates":
+                self.results[index] = result
             body: JSON = {"ok": True, "result": result}
             status = 200
         except ApiError as error:
@@ -726,6 +781,7 @@ class FakeBotAPI:
         }
         if params.get("reply_markup"):
             message["reply_markup"] = params["reply_markup"]
+            self._learn_labels(params["reply_markup"])
         self.messages.setdefault(chat["id"], {})[message["message_id"]] = message
         return message
 
@@ -762,7 +818,27 @@ class FakeBotAPI:
 
     async def _api_setWebhook(self, params: JSON, files: dict[str, bytes]) -> bool:
         self.webhook = {"url": params.get("url", "")}
+        self.webhook_secret = str(params.get("secret_token") or "")
         return True
+
+    async def deliver_webhook(self, secret: str | None = None) -> list[int]:
+        """POST every queued update to the webhook, as Telegram does, with the secret
+        token it was set with (or ``secret``); updates answered 200 leave the queue, the
+        others stay to be delivered again. Returns the HTTP statuses, in order."""
+        import aiohttp
+
+        token = self.webhook_secret if secret is None else secret
+        headers = {"X-Telegram-Bot-Api-Secret-Token": token} if token else {}
+        statuses: list[int] = []
+        async with aiohttp.ClientSession() as session:
+            for update in list(self._updates):
+                async with session.post(
+                    self.webhook["url"], json=update, headers=headers
+                ) as response:
+                    statuses.append(response.status)
+                if response.status == 200:
+                    self._updates.remove(update)
+        return statuses
 
     async def _api_deleteWebhook(self, params: JSON, files: dict[str, bytes]) -> bool:
         self.webhook = {"url": ""}
@@ -787,6 +863,40 @@ class FakeBotAPI:
 
     async def _api_getMyCommands(self, params: JSON, files: dict[str, bytes]) -> list[JSON]:
         return self.commands.get(self._commands_key(params), [])
+
+    def description_for(self, language: str | None, *, short: bool = False) -> str:
+        """The (short) description a user of ``language`` sees: the one set for their
+        language, else the default one, else none."""
+        texts = self.short_descriptions if short else self.descriptions
+        return texts.get(language or "") or texts.get("", "")
+
+    @staticmethod
+    def _set_profile_text(texts: dict[str, str], params: JSON, name: str, limit: int) -> bool:
+        # An empty text (or none) removes the language's own one, as on Telegram.
+        text = str(params.get(name) or "")
+        language = str(params.get("language_code") or "")
+        if len(text) > limit:
+            raise ApiError(400, f"Bad Request: {name} is too long")
+        if text:
+            texts[language] = text
+        else:
+            texts.pop(language, None)
+        return True
+
+    async def _api_setMyDescription(self, params: JSON, files: dict[str, bytes]) -> bool:
+        return self._set_profile_text(self.descriptions, params, "description", 512)
+
+    async def _api_getMyDescription(self, params: JSON, files: dict[str, bytes]) -> JSON:
+        language = str(params.get("language_code") or "")
+        return {"description": self.descriptions.get(language, "")}
+
+    async def _api_setMyShortDescription(self, params: JSON, files: dict[str, bytes]) -> bool:
+        texts = self.short_descriptions
+        return self._set_profile_text(texts, params, "short_description", 120)
+
+    async def _api_getMyShortDescription(self, params: JSON, files: dict[str, bytes]) -> JSON:
+        language = str(params.get("language_code") or "")
+        return {"short_description": self.short_descriptions.get(language, "")}
 
     async def _api_sendMessage(self, params: JSON, files: dict[str, bytes]) -> JSON:
         chat = self._writable_chat(params)
@@ -821,6 +931,7 @@ class FakeBotAPI:
         new = {k: v for k, v in message.items() if k not in drop} | changes
         if markup:
             new["reply_markup"] = markup
+            self._learn_labels(markup)
         else:
             new.pop("reply_markup", None)
         if new == message:

@@ -61,6 +61,8 @@ THEFT: Final = "th"  # player
 LEGEND: Final = "hl"  # what the icons mean, in place of the prompt's caption
 COME_BACK: Final = "bk"  # an away player is back (any version: it never goes stale)
 OPEN: Final = "vo"  # a finished game's replay, opened at its first step
+PLAY_AGAIN: Final = "pa"  # game: the finished game whose players are invited
+NOTIFY: Final = "nt"  # game: the game whose message it sits on (any: the chat is what counts)
 
 LOBBY_ACTIONS: Final = frozenset(
     {JOIN, LEAVE, START, CANCEL, SETTINGS, SET_EDITION, SET_TIMER, SET_LANGUAGE, LOBBY}
@@ -151,6 +153,15 @@ def keyboard(rows: Iterable[Iterable[Button]]) -> Keyboard:
 def replay_button(game_id: str, label: str = "🎬") -> Button:
     """A button that opens the replay of ``game_id`` (the game-over message's, /history's)."""
     return Button(label, Press(OPEN, any_version=True), game=game_id)
+
+
+def after_game_rows(texts: Texts) -> list[Row]:
+    """The game-over message's buttons below its replay button: play again, notify me
+    (each for the message's game, at any version; see :mod:`tgbot.invitations`)."""
+    return [
+        [Button(texts.t(label), Press(action, any_version=True))]
+        for label, action in (("again.button_play", PLAY_AGAIN), ("notify.button", NOTIFY))
+    ]
 
 
 def _chunks(items: Sequence[Button], size: int) -> list[Row]:

@@ -22,6 +22,7 @@ from deadline_harness import (
 
 from domain.events import CardsDiscarded, DecisionOpened, DecisionTimedOut
 from infra.celery_app import FIRE_TASK
+from infra.settings import load_settings
 
 
 def test_a_blitz_turn_times_out_and_the_game_moves_on(
@@ -109,6 +110,28 @@ def test_a_worker_killed_mid_flight_leaves_every_deadline_to_fire_exactly_once(
     # The task that died with the first worker was sent again and ran after the kill.
     stored = [e for e in table.store.load(held[1]) if e.type == DecisionTimedOut.TYPE]
     assert stored[0].recorded_at >= killed_at
+
+
+def test_a_killed_workers_deadline_fires_again_within_the_sweep_interval_and_a_few_seconds(
+    table: Table, database: str, broker: str, tmp_path: Path
+) -> None:
+    """With the lease the bot runs with by default (not the harness's short one)."""
+    table.lease = load_settings(_env_file=None).deadline_lease_seconds
+    game = table.new_game(first_deadline_in=0.5)
+    owed = table.pending(game)
+    first = worker(database, broker, tmp_path / "first.log", DEADLINE_TEST_HOLD_AFTER="0")
+    first.start()
+    try:
+        table.sweep_until(lambda: HOLDING in first.log())
+    finally:
+        first.kill()
+
+    with running(worker(database, broker, tmp_path / "second.log")):
+        table.sweep_until(lambda: timeouts(table, game), timeout=60)
+    stored = next(e for e in table.store.load(game) if e.type == DecisionTimedOut.TYPE)
+    lateness = stored.recorded_at.timestamp() - owed.deadline / 1000
+    # A lookahead and a sweep interval, the lease (5 s) and a margin; it was over 30 s.
+    assert lateness <= 2 * SWEEP_INTERVAL + 7.0
 
 
 def _fired(table: Table, owed: dict[str, int]) -> int:

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from deadline_harness import Table
 
-from infra import deadlines
+from domain.events import PlayerReminded
+from infra import deadlines, tasks
 from infra.archive import export_game, import_game
 from infra.migrations import upgrade
 from tgbot.texts import TIMER_PRESETS
@@ -44,11 +45,37 @@ def test_a_claimed_alarm_is_not_claimed_again_until_its_lease_runs_out(desk: Tab
     desk.project()
     owed = desk.pending(game)
     due = at(owed.deadline)
-    # At the deadline the reminders are stale (dropped) and the timeout is claimed once.
-    assert claim(desk, game, due) == [(owed.decision, "timeout")]
+    every = [(owed.decision, w) for w in ("half", "soon", "timeout")]
+    # At the deadline the reminders (late, their decision still open) and the timeout are
+    # claimed once; the lease is 2 s.
+    assert claim(desk, game, due) == every
     assert claim(desk, game, due + timedelta(seconds=1)) == []
-    assert claim(desk, game, due + timedelta(seconds=2)) == [(owed.decision, "timeout")]
-    assert desk.alarms(game) == [(owed.decision, "timeout")]
+    assert claim(desk, game, due + timedelta(seconds=2)) == every
+    # Sent a second time, they are leased twice as long: 4 s.
+    assert claim(desk, game, due + timedelta(seconds=5)) == []
+    assert claim(desk, game, due + timedelta(seconds=6)) == every
+    assert desk.alarms(game) == every
+
+
+def test_a_reminder_lost_with_its_worker_is_sent_late_while_its_decision_is_open(
+    desk: Table,
+) -> None:
+    game = desk.new_game(first_deadline_in=60)
+    desk.project()
+    owed = desk.pending(game)
+    # The decision opened 60 s before its deadline: "half" is due 30 s before it.
+    assert claim(desk, game, at(owed.deadline) - timedelta(seconds=20)) == [(owed.decision, "half")]
+    # Its task died with its worker; the lease ran out after the deadline had passed.
+    late = claim(desk, game, at(owed.deadline) + timedelta(seconds=1))
+    assert late[0] == (owed.decision, "half")
+
+    tasks.configure(desk.runtime)
+    try:
+        tasks.send_reminder(game, owed.decision, "half")
+    finally:
+        tasks.configure(None)
+
+    assert PlayerReminded(owed.decision, owed.player, "half") in desk.events(game)
 
 
 def test_a_new_decision_replaces_the_alarms_of_the_last(desk: Table) -> None:
@@ -106,11 +133,12 @@ def test_a_send_that_fails_holds_back_only_its_own_alarm(desk: Table) -> None:
     def sweep(now: datetime) -> list[str]:
         sent.clear()
         deadlines.sweep(desk.engine, desk.store, send, now, timedelta(seconds=2))
-        return sorted(g for g in sent if g in games)
+        return sorted({g for g in sent if g in games})
 
     due = at(max(desk.pending(g).deadline for g in games))
     assert sweep(due) == sorted([games[0], games[2]])
-    assert desk.alarms(broken) == [(desk.pending(broken).decision, "timeout")]
+    owed = desk.pending(broken).decision
+    assert desk.alarms(broken) == [(owed, w) for w in ("half", "soon", "timeout")]
     # The broker is back, but the failed alarm is still leased: once the lease ran out,
     # a sweep sends it again.
     failing.clear()

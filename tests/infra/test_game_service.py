@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from infra_fakes import Create, Finish, Join, Tick, TinyCodec, TinyDecider, TinyError
+from pg_proxy import pg_proxy
 from sqlalchemy import Engine
 
 from infra.db import make_engine
@@ -184,3 +185,30 @@ def test_finishing_a_game_returns_the_final_state(engine: Engine) -> None:
     outcome = games.execute(game, Finish(actor=1))
 
     assert outcome.state.ended and outcome.version == 4
+
+
+@pytest.mark.parametrize("cut", ["after", "before"])
+def test_a_connection_dropped_at_the_commit_still_gives_a_true_answer(
+    postgres_url: str, cut: str
+) -> None:
+    """The connection drops right after the COMMIT went out (the move counted, the client
+    never heard) or right before (it did not): either way the command is told it counted,
+    and it counted exactly once."""
+    with pg_proxy(postgres_url) as proxy:
+        engine = make_engine(proxy.url)
+        try:
+            games, game = service(engine), new_game()
+            games.handle(game, Create(actor=1, chat_id=5))
+            games.handle(game, Join(actor=2, name="Bo"))
+
+            proxy.cut(cut)
+            outcome = games.execute(game, Tick(actor=1), idempotency_key="tg:77")
+
+            assert proxy.cuts == 1
+            stored = games.store.load(game)
+            ticked = [e for e in stored if e.metadata.get("idempotency_key") == "tg:77"]
+            assert [e.type for e in ticked] == [e.TYPE for e in outcome.events]
+            assert ticked[0].type == "ticked" and ticked[0].version == 3
+            assert outcome.version == len(stored) == 2 + len(ticked)
+        finally:
+            engine.dispose()

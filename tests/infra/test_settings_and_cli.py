@@ -43,6 +43,9 @@ def test_postgres_and_redis_urls_are_normalised_and_used(monkeypatch: pytest.Mon
         ("DEADLINE_LEASE_SECONDS", "soon"),
         ("REDIS_URL", "http://x"),
         ("EMBEDDED_WORKER", "sometimes"),
+        ("TELEGRAM_API_URL", "api.example:8081"),
+        ("SECRET_KEY", "short"),
+        ("PORT", "0"),
     ],
 )
 def test_broken_configuration_is_one_line_naming_the_variable(

@@ -70,15 +70,18 @@ def folded_figures(played: list[PlayedGame], chat: int | None, player: int) -> t
         for result in final.round_results:
             if player in result.winners:
                 roles[dict(result.roles)[player]] += 1
-    best = (
-        max(roles.items(), key=lambda kv: (kv[1], [-ord(c) for c in kv[0]]))[0] if roles else None
-    )
-    return games, wins, gold, best
+    return games, wins, gold, tied_most(roles)
+
+
+def tied_most(counts: Counter[str]) -> tuple[tuple[str, ...], int]:
+    """Every name with the highest count, and that count: a tie is a tie."""
+    best = max(counts.values(), default=0)
+    return tuple(sorted(name for name, n in counts.items() if n == best and n > 0)), best
 
 
 def folded_group(played: list[PlayedGame], chat: int) -> tuple:
-    """The oracle for a group: games, wins, gold, the role most rounds were won with and
-    the top winner (name, wins), folded from the events."""
+    """The oracle for a group: games, wins, gold, the roles most rounds were won with and
+    the top winners (names, wins), every one of a tie, folded from the events."""
     finals = [Replay("x", game.events).final for game in played]
     finals = [final for final in finals if final.chat_id == chat]
     roles: Counter[str] = Counter()
@@ -89,10 +92,8 @@ def folded_group(played: list[PlayedGame], chat: int) -> tuple:
         gold.update(final.gold)
         for result in final.round_results:
             roles.update(dict(result.roles)[p] for p in result.winners)
-    favourite = min(roles, key=lambda role: (-roles[role], role)) if roles else None
-    top = min(wins, key=lambda p: (-wins[p], -gold[p], p)) if wins else None
-    top_winner = (finals[0].names[top], wins[top]) if top is not None else (None, 0)
-    return len(finals), sum(wins.values()), sum(gold.values()), favourite, top_winner
+    names = Counter({finals[0].names[p]: n for p, n in wins.items()})
+    return len(finals), sum(wins.values()), sum(gold.values()), tied_most(roles), tied_most(names)
 
 
 def test_history_and_stats_equal_the_figures_folded_from_the_log(
@@ -125,15 +126,14 @@ def test_history_and_stats_equal_the_figures_folded_from_the_log(
             figures = player_figures(store.engine, player, chat)
             expected = folded_figures(finished, chat, player)
             assert (figures.games, figures.wins, figures.gold) == expected[:3]
-            if expected[3] is not None:
-                assert figures.favourite_role == expected[3]
+            assert (figures.favourite_roles, figures.role_rounds) == expected[3]
 
     for chat in (CHAT_A, CHAT_B):
         group = group_figures(store.engine, chat)
         expected_group = folded_group(finished, chat)
         assert (group.games, group.wins, group.gold) == expected_group[:3]
-        assert group.favourite_role == expected_group[3]
-        assert (group.top_winner, group.top_wins) == expected_group[4]
+        assert (group.favourite_roles, group.role_rounds) == expected_group[3]
+        assert (group.top_winners, group.top_wins) == expected_group[4]
 
     # Rebuilt from the log, the read models are the same.
     before = (history(store.engine, CHAT_A), player_figures(store.engine, 101))

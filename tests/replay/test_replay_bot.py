@@ -182,11 +182,11 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         sent = len(api.calls)
         api.send_text(GROUP, USER, "/stats")
         stats = await reply(api, sent, "finished games")
-        assert "2 games" in stats["text"] and "2 finished games" in stats["text"]
-        games, wins, gold, role, _top = folded_group(group_games[:2], GROUP)
-        group_line = stats["text"].splitlines()[-1]
-        assert f"{games} finished games, {wins} wins, {gold} gold mined" in group_line
-        assert f"favourite winning role: {text('en', f'role.{role}')}" in group_line
+        assert "games played: 2" in stats["text"] and "finished games: 2" in stats["text"]
+        games, wins, gold, (roles, rounds), _top = folded_group(group_games[:2], GROUP)
+        assert f"finished games: {games}, wins: {wins}, gold mined: {gold}" in stats["text"]
+        names = ", ".join(text("en", f"role.{role}") for role in roles)
+        assert f"won as {names} (rounds: {rounds})" in stats["text"]
 
 
 OTHER_GROUP = -3002

@@ -350,7 +350,7 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
         services = bootstrap(load_settings(telegram_bot_token=api.token, database_url=url))
         bot = Bot(api.token, base_url=api.base_url, base_file_url=api.base_file_url)
         await bot.initialize()
-        other = BotServices.from_services(services, api.token)
+        other = BotServices.from_services(services)
         other.bot_username = "saboteur_test_bot"
         second = Announcer(
             other,

@@ -200,7 +200,14 @@ async def test_a_restarted_bot_resumes_the_game_and_repeats_no_announcement(db: 
             after_restart = [
                 c for c in api.calls[before:] if c.method not in ("getMe", "getUpdates")
             ]
-            assert all(c.method in ("setMyCommands", "deleteWebhook") for c in after_restart)
+            # The menus are set again; the profile texts are read, unchanged, and not set.
+            start_up = (
+                "setMyCommands",
+                "deleteWebhook",
+                "getMyDescription",
+                "getMyShortDescription",
+            )
+            assert all(c.method in start_up for c in after_restart)
 
             table = Table(api, app, GROUP, PLAYERS)
             version = bot_services(app).store.version(game.game_id)

@@ -15,9 +15,12 @@ from tgbot.texts import TIMER_PRESETS, Texts, pick_language
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = (
-    [ROOT / "tgbot" / name for name in ("keyboards.py", "app.py", "texts.py")]
+    [
+        ROOT / "tgbot" / name
+        for name in ("keyboards.py", "app.py", "texts.py", "rules.py", "invitations.py")
+    ]
     + sorted((ROOT / "tgbot" / "presenter").glob("*.py"))
-    + sorted((ROOT / "tgbot" / "handlers").glob("[cgp]*.py"))
+    + sorted((ROOT / "tgbot" / "handlers").glob("*.py"))
 )
 LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")
 

@@ -113,6 +113,23 @@ def test_a_chat_followed_while_it_migrates_leads_to_the_supergroup(state: BotSta
     assert state.resolve_chat(-5) == -1005
 
 
+def test_a_groups_time_zone_and_subscribers_go_with_it_when_it_becomes_a_supergroup(
+    state: BotState,
+) -> None:
+    state.set_chat_timezone(-5, "Europe/Warsaw")
+    state.subscribe(-5, 7, True)
+    state.subscribe(-5, 8, True)
+
+    state.set_migrated(-5, -1005)
+
+    assert state.chat_timezone(-1005) == "Europe/Warsaw"
+    assert state.subscribers(-1005) == state.subscribers(-5) == [7, 8]
+    state.subscribe(-1005, 7, False)  # unsubscribed under the new id: gone under both
+    assert state.subscribers(-5) == [8] and not state.subscribed(-5, 7)
+    state.subscribe(-5, 7, True)  # subscribed under the old id: once, under the new one
+    assert state.subscribers(-1005) == [8, 7]
+
+
 class Forgetful(dict[Any, Any]):
     """A cache another thread clears the moment anything is put in it."""
 

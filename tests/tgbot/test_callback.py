@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from infra.settings import load_settings
 from tgbot.callback import (
     MAX_COORD,
     MAX_PLAYER,
@@ -19,6 +20,7 @@ from tgbot.callback import (
     decode,
     encode,
     key_from_token,
+    keys_from_secrets,
 )
 
 KEY = key_from_token("123456:TEST")
@@ -120,3 +122,37 @@ def test_values_outside_the_limits_cannot_be_built(fields: dict[str, object]) ->
     arguments: dict[str, object] = {"action": "pl", "game": "g1", "version": 1} | fields
     with pytest.raises(ValueError):
         CallbackData(**arguments)  # type: ignore[arg-type]
+
+
+def keys(**settings: str) -> tuple[bytes, ...]:
+    return keys_from_secrets(load_settings(_env_file=None, **settings).secrets)  # type: ignore[arg-type]
+
+
+def test_a_new_bot_token_or_a_rotated_secret_key_keeps_live_buttons_working() -> None:
+    data = CallbackData("pl", "g1a", 7, card=3)
+    before = keys(telegram_bot_token="1:OLD", secret_key="first-secret-key-0123")
+    raw = encode(data, before[0])
+
+    new_token = keys(telegram_bot_token="1:NEW", secret_key="first-secret-key-0123")
+    rotated = keys(
+        telegram_bot_token="1:NEW",
+        secret_key="second-secret-key-456",
+        secret_key_previous="first-secret-key-0123",
+    )
+
+    assert decode(raw, new_token) == data
+    assert decode(raw, rotated) == data
+    # New buttons are signed with the new key only.
+    assert decode(encode(data, rotated[0]), (rotated[0],)) == data
+
+
+def test_once_the_previous_key_is_dropped_its_buttons_are_refused() -> None:
+    old = keys(telegram_bot_token="1:T", secret_key="first-secret-key-0123")
+    new = keys(telegram_bot_token="1:T", secret_key="second-secret-key-456")
+
+    with pytest.raises(BadCallback):
+        decode(encode(CallbackData("pl", "g1a", 7), old[0]), new)
+
+
+def test_without_a_secret_key_the_keys_come_from_the_bot_token_as_before() -> None:
+    assert keys(telegram_bot_token="123456:TEST") == (KEY,)

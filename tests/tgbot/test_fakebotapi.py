@@ -182,3 +182,24 @@ async def test_member_updates_reach_chat_member_handlers(fake_bot_api: FakeBotAP
         await application.updater.stop()
         await application.stop()
     assert seen == [("Saboteur", "member"), ("Finn", "member")]
+
+
+async def test_the_profile_texts_are_kept_per_language_and_removed_by_an_empty_one(
+    fake_bot_api: FakeBotAPI,
+) -> None:
+    api = fake_bot_api
+    async with api.application_builder().build() as application:
+        bot = application.bot
+        await bot.set_my_description("default")
+        await bot.set_my_description("123", language_code="es")  # a text, never a number
+        await bot.set_my_short_description("corto", language_code="es")
+        assert (await bot.get_my_description(language_code="es")).description == "123"
+        assert (await bot.get_my_description(language_code="pl")).description == ""
+        assert api.description_for("pl") == "default"
+        assert api.description_for("es", short=True) == "corto"
+
+        await bot.set_my_description("", language_code="es")
+        assert api.description_for("es") == "default"
+        with pytest.raises(BadRequest, match="too long"):
+            await bot.set_my_short_description("x" * 121)
+        assert api.short_descriptions == {"es": "corto"}

@@ -19,11 +19,12 @@ from domain import events as ev
 from domain.commands import CancelGame, ComeBack
 from domain.events import Event
 from domain.moves import canonical, legal_moves
+from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import group
-from tgbot.handlers.common import acted_by, error_text, remember, run, user_texts
+from tgbot.handlers import between_games, group
+from tgbot.handlers.common import acted_by, error_text, remember, run, still_valid, user_texts
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Alert, TextEdit, Unbuttoned
@@ -31,8 +32,6 @@ from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
 
-# Events after which a keyboard drawn earlier still means the same thing.
-HARMLESS = (ev.PlayerReminded,)
 # A decision a player made themselves (its player field names them).
 MADE = (
     ev.PathPlaced,
@@ -51,7 +50,7 @@ async def on_press(update: Update, context: BotContext) -> None:
     user = query.from_user
     texts = user_texts(context, user)
     try:
-        data = decode(query.data or "", context.services.callback_key)
+        data = decode(query.data or "", context.services.callback_keys)
     except BadCallback:
         await query.answer(texts.t("error.forged_button"), show_alert=True)
         return
@@ -65,6 +64,8 @@ async def on_press(update: Update, context: BotContext) -> None:
             await _prompt_press(update, context, query, data, press, user, texts)
         elif press.action == kb.COME_BACK:
             await _come_back(update, context, query, data, user, texts)
+        elif press.action in invitations.ACTIONS:
+            await between_games.on_press(update, context, query, data, user)
         else:
             await query.answer(texts.t("error.forged_button"), show_alert=True)
     except Exception:
@@ -183,17 +184,6 @@ async def _deliver(context: BotContext, *messages: object) -> None:
         await outbox.deliver(messages)  # type: ignore[arg-type]
 
 
-async def still_valid(context: BotContext, game_id: str, drawn: int, current: int) -> bool:
-    """Whether a keyboard drawn at version ``drawn`` still holds at ``current``: nothing but
-    reminders happened in between."""
-    if drawn == current:
-        return True
-    if drawn > current:
-        return False
-    later = await _since(context, game_id, drawn)
-    return all(isinstance(e, HARMLESS) for e in later)
-
-
 async def _since(context: BotContext, game_id: str, version: int) -> list[Event]:
     return await asyncio.to_thread(context.services.service.events, game_id, after_version=version)
 
@@ -232,7 +222,8 @@ async def _prompt_press(
     if not state.is_player(user.id):
         await query.answer(texts.t("error.not_your_button"), show_alert=True)
         return
-    if state.phase != "playing" or not await still_valid(context, data.game, data.version, version):
+    valid = await still_valid(services, data.game, data.version, version)
+    if state.phase != "playing" or not valid:
         if await just_done(context, data.game, data.version, user.id):
             await query.answer()  # a double tap: the first one counted
         else:

@@ -11,11 +11,15 @@ from telegram.constants import ChatMemberStatus
 
 from domain.commands import Command
 from domain.errors import DomainError
+from domain.events import PlayerReminded
 from infra.event_store import ConcurrencyError
-from tgbot.context import BotContext
+from tgbot.context import BotContext, BotServices
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
+
+# Events after which choices drawn earlier (a keyboard, the Mini App's page) still hold.
+HARMLESS = (PlayerReminded,)
 
 
 def display_name(user: User) -> str:
@@ -60,21 +64,52 @@ async def run(
     The update id is the idempotency key: Telegram delivering an update twice runs it once.
     It is recorded in the events' metadata too.
     """
+    return await execute(
+        context.services,
+        game_id,
+        command,
+        idempotency_key=f"tg:{update.update_id}",
+        metadata={"telegram_update_id": update.update_id, **(metadata or {})},
+    )
+
+
+async def execute(
+    services: BotServices,
+    game_id: str,
+    command: Command,
+    *,
+    idempotency_key: str,
+    metadata: dict[str, object],
+) -> str | None:
+    """Run ``command`` through the game service, whatever asked for it (a button, the
+    Mini App); the error code when refused, None when done. The same key twice runs once.
+    """
     try:
         # Off the event loop: the database and folding the game take a while.
         await asyncio.to_thread(
-            context.services.service.handle,
+            services.service.handle,
             game_id,
             command,
-            idempotency_key=f"tg:{update.update_id}",
-            metadata={"telegram_update_id": update.update_id, **(metadata or {})},
+            idempotency_key=idempotency_key,
+            metadata=metadata,
         )
     except DomainError as error:
         return error.code
     except ConcurrencyError:
         return "busy"
-    context.services.wake.set()
+    services.wake.set()
     return None
+
+
+async def still_valid(services: BotServices, game_id: str, drawn: int, current: int) -> bool:
+    """Whether choices drawn at version ``drawn`` (a keyboard, the Mini App's page) still
+    hold at ``current``: nothing but reminders happened in between."""
+    if drawn == current:
+        return True
+    if drawn > current:
+        return False
+    later = await asyncio.to_thread(services.service.events, game_id, after_version=drawn)
+    return all(isinstance(e, HARMLESS) for e in later)
 
 
 async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
+from domain.cards import PLAYER_LIMITS, Edition
 from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
 from domain.state import GameState
 from infra.settings import LANGUAGES
@@ -63,26 +64,45 @@ async def newgame(update: Update, context: BotContext) -> None:
     if edition not in kb.EDITIONS:
         await message.reply_text(texts.t("bot.newgame_usage"))
         return
-    services = context.services
-    if await asyncio.to_thread(services.active_game, chat.id) is not None:
-        await message.reply_text(texts.t("lobby.already_running"))
-        return
-    game_id = await asyncio.to_thread(services.next_game_id, chat.id)
-    command = CreateGame(
-        user.id,
-        display_name(user),
-        "saboteur2" if edition == "saboteur2" else "base",
-        chat.id,
-        turn_seconds=DEFAULT_TURN_SECONDS,
-    )
-    # The group's title, so private prompts can name the group.
-    error = await run(context, game_id, command, update, {"chat_title": chat.title or ""})
+    error = await create_game(update, context, chat.id, user, texts, edition)
     if error == "game_already_created":
         await message.reply_text(texts.t("lobby.already_running"))
     elif error is not None:
         await message.reply_text(error_text(texts, error))
-    else:
+
+
+async def create_game(
+    update: Update,
+    context: BotContext,
+    chat_id: int,
+    user: User,
+    texts: Texts,
+    edition: str,
+    turn_seconds: int = DEFAULT_TURN_SECONDS,
+    gold_house_rule: bool = False,
+) -> str | None:
+    """Open a game in the group with ``user`` as its creator (seated at once): None when
+    it opened, else the error code of why not (``game_already_created`` when a game is
+    already open there)."""
+    services = context.services
+    if await asyncio.to_thread(services.active_game, chat_id) is not None:
+        return "game_already_created"
+    game_id = await asyncio.to_thread(services.next_game_id, chat_id)
+    command = CreateGame(
+        user.id,
+        display_name(user),
+        "saboteur2" if edition == "saboteur2" else "base",
+        chat_id,
+        turn_seconds=turn_seconds,
+        gold_house_rule=gold_house_rule,
+    )
+    # The group's title, so private prompts can name the group.
+    chat = update.effective_chat
+    title: dict[str, object] = {"chat_title": chat.title} if chat and chat.title else {}
+    error = await run(context, game_id, command, update, title)
+    if error is None:
         await _private_hint(update, context, user, game_id, texts)
+    return error
 
 
 def learn_language(context: BotContext, chat_id: int, user: User) -> None:
@@ -272,7 +292,15 @@ async def change_setting(
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)
-        command = ChangeSettings(actor, edition=kb.EDITIONS[value])
+        edition: Edition = kb.EDITIONS[value]
+        most = PLAYER_LIMITS[edition][1]
+        if len(state.seating) > most:
+            # Too many seated for that edition: say so, with the numbers; nothing changes.
+            name = texts.t(f"edition.{edition}")
+            count = len(state.seating)
+            too_many = texts.t("lobby.too_many", edition=name, max=most, count=count)
+            return Reply(too_many, alert=True)
+        command = ChangeSettings(actor, edition=edition)
         error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)

@@ -14,8 +14,10 @@ Wire it with :func:`register` from ``tgbot.app.build_application``.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -34,6 +36,7 @@ from infra.history import (
     last_finished,
     played_in,
     player_figures,
+    player_history,
 )
 from tgbot import callback as cb
 from tgbot import keyboards as kb
@@ -53,6 +56,8 @@ from tgbot.replay import (
     text,
 )
 from tgbot.replay_gif import hidden_goals, replay_gif
+from tgbot.texts import Texts
+from tgbot.zones import date_text
 
 log = logging.getLogger(__name__)
 
@@ -273,26 +278,33 @@ def replay_view(replay: Replay, index: int, lang: str, page: int = 0) -> ReplayV
 
 
 def history_message(
-    services: BotServices, chat_id: int, lang: str, offset: int = 0
+    services: BotServices, chat_id: int, lang: str, offset: int = 0, player: int | None = None
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """A page of the group's finished games, newest first, skipping ``offset`` of them:
-    a Replay button per game and ◀ newer / older ▶ buttons when there are more."""
+    """A page of finished games, newest first, skipping ``offset`` of them: the group's, or
+    with ``player`` (a private chat) the ones that player played in any group. A Replay
+    button per game and ◀ newer / older ▶ buttons when there are more."""
     HistoryProjector(services.store.engine, services.store).catch_up()
     offset = max(0, min(offset, cb.MAX_SMALL))
-    entries = history(services.store.engine, chat_id, HISTORY_LIMIT + 1, offset)
+    texts = Texts(lang)
+    if player is None:
+        entries = history(services.store.engine, chat_id, HISTORY_LIMIT + 1, offset)
+        title, empty, tz = "history.title", "history.empty", services.zone(chat_id)
+    else:
+        entries = player_history(services.store.engine, player, HISTORY_LIMIT + 1, offset)
+        title, empty, tz = "history.title_player", "history.empty_player", dt.UTC
     if not entries:
-        return text(lang, "history.empty"), None
+        return texts.t(empty), None
     older = len(entries) > HISTORY_LIMIT
-    lines = [text(lang, "history.title")]
+    lines = [texts.t(title)]
     buttons: list[list[InlineKeyboardButton]] = []
     for number, entry in enumerate(entries[:HISTORY_LIMIT], start=offset + 1):
-        date = entry.finished_at.strftime("%Y-%m-%d")
+        date = date_text(entry.finished_at, tz)
         winners = ", ".join(entry.winners) or text(lang, "story.nobody")
         line = f"{number}. " + text(
             lang,
             "history.line",
             date=date,
-            edition=text(lang, f"edition.{entry.edition}"),
+            edition=texts.t(f"edition.{entry.edition}"),  # the bot's name for it, as the lobby's
             players=", ".join(entry.players),
             winners=winners,
             game=entry.game_id,
@@ -325,49 +337,43 @@ def _page_button(key: bytes, label: str, offset: int) -> InlineKeyboardButton:
 def stats_message(
     services: BotServices, lang: str, player_id: int, name: str, chat_id: int | None
 ) -> str:
+    """The player's figures, and in a group the group's: a tie is shown as a tie, and
+    no favourite dwarf is named before a round was won."""
     engine = services.store.engine
     HistoryProjector(engine, services.store).catch_up()
+    texts = Texts(lang)
     mine = player_figures(engine, player_id)
-    role = (
-        text(lang, f"role.{mine.favourite_role}")
-        if mine.favourite_role
-        else text(lang, "story.none")
-    )
     lines = [
-        text(
-            lang,
-            "stats.player",
-            name=mine.name or name,
-            games=mine.games,
-            wins=mine.wins,
-            gold=mine.gold,
-            role=role,
-        )
+        texts.t(
+            "stats.player", name=mine.name or name, games=mine.games, wins=mine.wins, gold=mine.gold
+        ),
+        *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
     ]
     if chat_id is not None:
         group = group_figures(engine, chat_id)
-        top = (
-            f"{group.top_winner} ({group.top_wins})"
-            if group.top_winner
-            else text(lang, "story.nobody")
-        )
-        favourite = (
-            text(lang, f"role.{group.favourite_role}")
-            if group.favourite_role
-            else text(lang, "story.none")
-        )
-        lines.append(
-            text(
-                lang,
-                "stats.group",
-                games=group.games,
-                wins=group.wins,
-                gold=group.gold,
-                role=favourite,
-                top=top,
-            )
-        )
+        lines.append("")
+        lines.append(texts.t("stats.group", games=group.games, wins=group.wins, gold=group.gold))
+        roles = _role_names(texts, group.favourite_roles)
+        lines.extend(_most_line(texts, ROLES, roles, group.role_rounds))
+        lines.extend(_most_line(texts, TOP, list(group.top_winners), group.top_wins))
     return "\n".join(lines)
+
+
+def _role_names(texts: Texts, roles: Sequence[str]) -> list[str]:
+    return [texts.role_name(role) for role in roles]
+
+
+ROLES: Final = ("stats.roles", "stats.roles_tied")
+TOP: Final = ("stats.top", "stats.top_tied")
+
+
+def _most_line(texts: Texts, keys: tuple[str, str], names: Sequence[str], count: int) -> list[str]:
+    """The line for the one name with the highest count (``keys[0]``) or for several
+    (``keys[1]``: a tie); no line when nobody counts."""
+    if not names:
+        return []
+    key = keys[0] if len(names) == 1 else keys[1]
+    return [texts.t(key, names=", ".join(names), count=count)]
 
 
 def _in_group(chat: Chat) -> bool:
@@ -379,10 +385,10 @@ async def history_command(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     lang = chat_texts(context, chat, user).lang
-    if not _in_group(chat):
-        await message.reply_text(text(lang, "replay.usage_group"))
-        return
-    body, markup = await asyncio.to_thread(history_message, context.services, chat.id, lang)
+    player = None if _in_group(chat) else (user.id if user else chat.id)
+    body, markup = await asyncio.to_thread(
+        history_message, context.services, chat.id, lang, 0, player
+    )
     await message.reply_text(body, reply_markup=markup)
     raise ApplicationHandlerStop
 
@@ -498,12 +504,12 @@ def is_replay_data(application: Application[Any, Any, Any, Any, Any, Any], data:
     if services is None or not isinstance(data, str):
         return False
     try:
-        return cb.decode(data, services.callback_key).action in ACTIONS
+        return cb.decode(data, services.callback_keys).action in ACTIONS
     except cb.BadCallback:
         return False
 
 
-def message_game(message: Any, key: bytes) -> str | None:
+def message_game(message: Any, key: bytes | Sequence[bytes]) -> str | None:
     """The game the replay message shows, read from its own buttons."""
     if not isinstance(message, Message) or message.reply_markup is None:
         return None
@@ -527,14 +533,14 @@ async def on_button(update: Update, context: BotContext) -> None:
     chat = update.effective_chat
     lang = chat_texts(context, chat, update.effective_user).lang if chat else "en"
     try:
-        data = cb.decode(query.data, services.callback_key)
+        data = cb.decode(query.data, services.callback_keys)
     except cb.BadCallback:
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop from None
     if data.action == PAGE:
         await show_history_page(context, query, data.value or 0, lang)
         raise ApplicationHandlerStop
-    shown = message_game(query.message, services.callback_key)
+    shown = message_game(query.message, services.callback_keys)
     if data.action in (STEP, GIF) and shown not in (data.game, None):
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop
@@ -592,13 +598,15 @@ async def send_gif(
 
 
 async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:
-    """Edit the /history message in place to show the page ``offset`` games back."""
+    """Edit the /history message in place to show the page ``offset`` games back (a
+    group's games, or in a private chat its player's)."""
     message = query.message
-    if not isinstance(message, Message) or not _in_group(message.chat):
+    if not isinstance(message, Message):
         await query.answer()
         return
+    player = None if _in_group(message.chat) else message.chat.id
     body, markup = await asyncio.to_thread(
-        history_message, context.services, message.chat.id, lang, offset
+        history_message, context.services, message.chat.id, lang, offset, player
     )
     await query.answer()
     try:

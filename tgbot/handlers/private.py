@@ -20,11 +20,13 @@ from tgbot.handlers.common import (
     run,
     start_payload,
     user_texts,
+    username,
 )
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon, legend
 from tgbot.presenter.messages import Message
-from tgbot.texts import Texts
+from tgbot.rules import edition_named, rules_messages
+from tgbot.texts import Texts, esc
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -39,7 +41,6 @@ async def start(update: Update, context: BotContext) -> None:
     await remember(context, user, private_chat=True)
     texts = user_texts(context, user)
     payload = start_payload(context.args)
-    services = context.services
     if payload[:1] == "j" and len(payload) > 1:
         game_id = payload[1:]
         error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
@@ -52,8 +53,10 @@ async def start(update: Update, context: BotContext) -> None:
         if not await send_hand(context, payload[1:], user.id):
             await message.reply_text(texts.t("bot.nothing_pending"))
         return
-    await message.reply_text(texts.t("private.welcome", name=display_name(user)))
-    del services
+    # A link, not a button: the private chat's buttons are the game's.
+    link = f"https://t.me/{username(context)}?startgroup=new"
+    welcome = texts.t("private.welcome", name=esc(display_name(user)), link=link)
+    await message.reply_text(welcome, parse_mode=ParseMode.HTML)
 
 
 async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
@@ -83,15 +86,26 @@ async def help_command(update: Update, context: BotContext) -> None:
 
 
 async def rules(update: Update, context: BotContext) -> None:
+    """``/rules [base|saboteur2]``: that edition's rules, action cards, buttons and icons;
+    without one, the edition of the game the asker plays here (else the base game)."""
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
     texts = chat_texts(context, chat, user)
-    editions = [a for a in (context.args or []) if a in ("base", "saboteur2")] or [
-        "base",
-        "saboteur2",
-    ]
-    await message.reply_text("\n\n".join(texts.t(f"rules.{e}") for e in editions))
+    if context.args:
+        edition = edition_named(context.args)
+        if edition is None:
+            await message.reply_text(texts.t("rules.usage"))
+            return
+    else:
+        edition = "base"
+        games = await games_here(context, chat, user) if user is not None else []
+        if games:
+            state, _ = await asyncio.to_thread(context.services.load, games[0])
+            edition = state.edition
+    other = "saboteur2" if edition == "base" else "base"
+    for text in rules_messages(edition, texts, texts.t("rules.footer", other=other)):
+        await message.reply_text(text)
 
 
 async def language(update: Update, context: BotContext) -> None:
@@ -168,10 +182,14 @@ async def games_here(context: BotContext, chat: Chat, user: User) -> list[str]:
 
 
 async def private_message(update: Update, context: BotContext) -> None:
-    """Any private message proves the chat is open."""
-    user = update.effective_user
-    if user is not None:
-        await remember(context, user, private_chat=True)
+    """Any private message proves the chat is open; a text that is no command of the bot's
+    gets a one-line pointer to /help."""
+    user, message = update.effective_user, update.effective_message
+    if user is None:
+        return
+    await remember(context, user, private_chat=True)
+    if message is not None and message.text:
+        await message.reply_text(user_texts(context, user).t("private.pointer"))
 
 
 async def migrated(update: Update, context: BotContext) -> None:

@@ -50,8 +50,10 @@ def scene(state: GameState, viewer: PlayerId | None, texts: Texts, by_name: str 
 
 
 def game_over_keyboard(table: Table, texts: Texts) -> kb.Keyboard:
-    """The buttons under the game-over message: its replay (one row each)."""
-    return kb.keyboard([[kb.replay_button(table.game_id, texts.t("bot.button_replay"))]])
+    """The buttons under the game-over message, one row each: its replay, play again,
+    notify me of new games here."""
+    replay = [kb.replay_button(table.game_id, texts.t("bot.button_replay"))]
+    return kb.keyboard([replay, *kb.after_game_rows(texts)])
 
 
 @dataclass

@@ -7,14 +7,12 @@ group's chat, title, language and time zone, each player's language, the bot's u
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from domain.state import GameState, PlayerId
 from tgbot.texts import Texts, esc
+from tgbot.zones import clock_time, zone
 
 
 def is_person(state: GameState, player: PlayerId) -> bool:
@@ -60,17 +58,5 @@ class Audience:
     tz: str = "UTC"
 
     def clock(self, ms: int) -> str:
-        """A moment as a clock time in this audience's time zone: ``14:05 UTC``."""
-        zone = _zone(self.tz)
-        moment = dt.datetime.fromtimestamp(ms / 1000, tz=zone)
-        return f"{moment:%H:%M} {moment.tzname() or self.tz}"
-
-
-@cache
-def _zone(name: str) -> dt.tzinfo:
-    if name in ("UTC", ""):
-        return dt.UTC
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return dt.UTC
+        """A moment as a clock time in this audience's time zone: ``14:05 CET``."""
+        return clock_time(ms, zone(self.tz))

@@ -30,7 +30,7 @@ class Icon(Enum):
     ROCKFALL = ("💥", (200, 110, 40), "✖")
     MAP = ("🗺", (70, 130, 200), "?")
     THEFT = ("🦹", (150, 60, 160), "◆")
-    HANDS_OFF = ("✋", (60, 160, 80), "✔")
+    HANDS_OFF = ("🛡", (60, 160, 80), "✔")
     SWAP_HAND = ("🔄", (70, 130, 200), "⟳")
     INSPECTION = ("🔎", (70, 130, 200), "?")
     SWAP_HATS = ("🎩", (70, 130, 200), "⟳")
@@ -43,7 +43,7 @@ class Icon(Enum):
     AWAY = ("💤", (110, 110, 110), "·")
     BACK = ("👋", (60, 160, 80), "✔")
     TURN = ("👉", (60, 160, 80), "▶")
-    ROUND = ("🔔", (116, 80, 52), "▶")
+    ROUND = ("🆕", (116, 80, 52), "▶")
     ROUND_END = ("🏁", (60, 60, 60), "■")
     WINNERS = ("🏆", (240, 190, 40), "★")
     DWARF = ("🎭", (116, 80, 52), "☺")
@@ -153,10 +153,31 @@ LEGEND: Final[tuple[Icon | str, ...]] = (
 )
 
 
-def legend(texts: Texts) -> str:
-    """Every icon and what it means, one a line."""
+# Icons of Saboteur 2 alone: a base game's legend leaves them out.
+SABOTEUR2_ONLY: Final = frozenset(
+    {
+        Icon.TRAPPED,
+        Icon.FREE,
+        Icon.THEFT,
+        Icon.HANDS_OFF,
+        Icon.SWAP_HATS,
+        Icon.SWAP_HAND,
+        Icon.INSPECTION,
+        Icon.REMOVE,
+        Icon.LADDER,
+        Icon.BLUE_DOOR,
+        Icon.GREEN_DOOR,
+        Icon.CRYSTAL,
+    }
+)
+
+
+def legend(texts: Texts, edition: str | None = None) -> str:
+    """Every icon and what it means, one a line (``edition`` "base": the base game's)."""
     lines = [texts.t("legend.title")]
     for entry in LEGEND:
+        if edition == "base" and entry in SABOTEUR2_ONLY:
+            continue
         if isinstance(entry, Icon):
             lines.append(f"{entry.emoji} {texts.t(entry.key)}")
         else:  # the broken tools: one line for the three

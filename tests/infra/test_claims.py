@@ -1,0 +1,95 @@
+"""Per-game claims spread games over the live instances, on SQLite and PostgreSQL.
+
+Times are given (Unix ms): the instances are stepped as their claim loops would be."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine
+
+from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS, Claims
+from infra.db import make_engine
+
+T0 = 1_800_000_000_000
+GAMES = [f"g{i:02}" for i in range(10)]
+
+
+@pytest.fixture
+def engine(fresh_db_url: str) -> Iterator[Engine]:
+    engine = make_engine(fresh_db_url)
+    yield engine
+    engine.dispose()
+
+
+def test_a_game_is_held_by_one_instance_at_a_time(engine: Engine) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+
+    assert a.take(["g1", "g2"], T0) == {"g1", "g2"}
+    assert b.take(["g2", "g3"], T0 + 100) == {"g3"}
+    assert a.holders(["g1", "g2", "g3"], T0 + 100) == {"g1": "a", "g2": "a", "g3": "b"}
+
+
+def test_an_instance_that_stops_renewing_loses_its_games_within_three_seconds(
+    engine: Engine,
+) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+    a.step(GAMES, T0)
+    b.step(GAMES, T0)
+    assert a.held() == set(GAMES) and b.held() == set()
+
+    # a dies at T0. b steps every RENEW_EVERY_MS; the games are free once a's claims
+    # lapsed, and b holds them all at its next step.
+    now = T0
+    while b.held() != set(GAMES):
+        now += RENEW_EVERY_MS
+        b.step(GAMES, now)
+    assert now - T0 <= CLAIM_TTL_MS + RENEW_EVERY_MS < 3_000
+    assert a.holders(GAMES, now) == dict.fromkeys(GAMES, "b")
+
+
+def test_while_it_renews_an_instance_keeps_its_games(engine: Engine) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+    a.take(GAMES[:3], T0)
+    for now in range(T0, T0 + 10_000, RENEW_EVERY_MS):
+        assert a.heartbeat(now) == set(GAMES[:3])
+        assert b.take(GAMES[:3], now + 1) == frozenset()
+
+
+def test_a_new_instance_gets_its_share_within_two_steps(engine: Engine) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+    a.step(GAMES, T0)
+    assert a.held() == set(GAMES)
+
+    b.step(GAMES, T0 + 500)  # b is live; a gives its surplus up at its next step
+    a.step(GAMES, T0 + 500)
+    b.step(GAMES, T0 + 1000)
+
+    assert len(a.held()) == len(b.held()) == 5
+    assert a.held() | b.held() == set(GAMES)
+
+
+def test_games_given_up_are_taken_by_another_instance_at_once(engine: Engine) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+    a.take(GAMES, T0)
+    b.heartbeat(T0)
+
+    a.give_up(GAMES[:4])  # say, its calls to Telegram keep failing
+
+    assert b.take(GAMES, T0 + 1) == set(GAMES[:4])
+    assert a.held() == set(GAMES[4:])
+
+
+def test_an_instance_that_leaves_frees_everything_and_is_no_longer_counted(
+    engine: Engine,
+) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+    a.step(GAMES, T0)
+    b.heartbeat(T0)
+    assert a.live_instances(T0) == ["a", "b"]
+
+    a.leave()
+
+    assert a.live_instances(T0) == ["b"]
+    assert b.step(GAMES, T0 + 1) == set(GAMES)

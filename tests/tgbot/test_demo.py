@@ -1,0 +1,47 @@
+"""``saboteur-bot demo``: its language, its transcript of every chat, and a game that
+``saboteur-bot replay`` finds where the demo says it is."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tgbot import cli
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def test_the_demo_writes_every_chat_in_its_language_and_its_game_replays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, written = tmp_path / "out", tmp_path / "transcript.txt"
+    argv = ["demo", "--players", "3", "--seed", "2", "--language", "pl", "--quiet"]
+    assert cli.main([*argv, "--out", str(out), "--transcript", str(written)]) == 0
+
+    printed = capsys.readouterr().out
+    found = re.search(r"^game (\S+) in (\S+); replay it with:$", printed, re.MULTILINE)
+    assert found is not None, printed[-500:]
+    game_id, url = found.groups()
+    assert url == f"sqlite:///{out / 'demo.db'}"
+    assert "🏆 Koniec gry!" in printed  # the group's messages, in Polish
+
+    transcript = written.read_text("utf-8")
+    assert "── Ann writes in Demo mine: /newgame base" in transcript
+    assert "── Demo mine (group) · #2 message\n    Sabotażysta — nowa gra, zakłada Ann" in (
+        transcript
+    )
+    assert "    [✋ Dołącz] [🚪 Wyjdź]\n" in transcript  # the lobby's keyboard
+    assert "── Bo presses [✋ Dołącz] in Demo mine · notice: " in transcript
+    assert re.search(r"── to Ann · #\d+ picture → \S+ann-\d{3}\.png\n", transcript)
+    assert "\n    [🂠 Spasuj]\n" in transcript  # a turn prompt's keyboard
+    assert "[🔁 Zagraj jeszcze raz]" in transcript  # the game-over message's buttons
+    pictures = re.findall(r" → (\S+\.png)$", transcript, re.MULTILINE)
+    assert pictures and all(Path(p).is_file() for p in pictures)
+    assert "?]" not in transcript  # every pressed button is named
+
+    gif = tmp_path / "replay.gif"
+    replay = ["replay", game_id, "--database-url", url, "--lang", "pl", "--out", str(gif)]
+    assert cli.main(replay) == 0
+    assert gif.read_bytes()[:6] == b"GIF89a"

@@ -1,0 +1,443 @@
+"""The Mini App in a real headless browser (Debian's chromium driven by Playwright), served
+beside the real bot on the fake Bot API: one player plays a whole game on the board while
+the others press the chat's buttons; forged initData is refused; a stale tab's tap is
+refused and its board redrawn. Screenshots at 390×844 go to ``$MINIAPP_SHOTS`` (else the
+test's temporary folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain.cards import Action, card
+from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
+from domain.events import GoldPicked, TheftResolved
+from domain.moves import legal_moves
+from domain.state import GameState
+from tests.conftest import unavailable
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import (
+    Table,
+    bot_services,
+    game_running,
+    move_outside_the_bot,
+    settle,
+)
+from tests.tgbot.miniapp_harness import GROUP, init_data, launch_url, miniapp_served
+from tgbot.app import BotApplication
+from tgbot.handlers.common import error_text
+from tgbot.texts import Texts
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+BOARD_PLAYER = 11
+PLAYERS = [BOARD_PLAYER, 12, 13]
+EN = Texts("en")
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    if not CHROMIUM.exists():
+        unavailable("chromium", f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        yield launched
+        await launched.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("MINIAPP_SHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@dataclass
+class Tab:
+    """One open Mini App page, with what went wrong in it."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+
+    async def showing(self, version: int) -> None:
+        """Until the page shows the game at ``version`` and waits for nobody."""
+        from playwright.async_api import TimeoutError as PageTimeout
+
+        try:
+            await self.page.wait_for_function(
+                "v => document.body.dataset.version === v && document.body.dataset.mode !== 'busy'",
+                arg=str(version),
+                timeout=15_000,
+            )
+        except PageTimeout:
+            shown = await self.page.evaluate("({...document.body.dataset})")
+            toast = await self.page.locator("#toast").inner_text()
+            raise AssertionError(
+                f"the page shows {shown}, not version {version}; {await self.prompt()!r}; "
+                f"toast {toast!r}; errors {self.errors}"
+            ) from None
+
+    async def prompt(self) -> str:
+        return str(await self.page.locator("#prompt").inner_text())
+
+
+async def open_tab(browser: Any, url: str, *, live: bool = True) -> Tab:
+    page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
+    tab = Tab(page)
+    page.on("pageerror", lambda error: tab.errors.append(str(error)))
+    # Offline, as the tests are: Telegram's script cannot load, and the page does without.
+    await page.route("https://telegram.org/**", lambda route: route.abort())
+    if not live:
+        await page.route("**/live", lambda route: route.abort())
+    await page.goto(url)
+    return tab
+
+
+class BoardPlayer:
+    """Plays the decisions it owes by tapping the page, choosing at random (seeded)."""
+
+    def __init__(self, tab: Tab, rng: random.Random, shots: Path | None = None) -> None:
+        self.tab = tab
+        self.page = tab.page
+        self.rng = rng
+        self.shots = shots
+        self.moves: dict[str, int] = {}
+        self.seen: set[str] = set()
+
+    async def shot(self, name: str) -> None:
+        """The page's first look at each step of a decision, for a person to check."""
+        if self.shots is not None and name not in self.seen:
+            self.seen.add(name)
+            await self.page.screenshot(path=str(self.shots / f"step-{name}.png"))
+
+    async def tap(self, locator: Any) -> None:
+        """A finger on the middle of ``locator`` (a cell of the board, a button)."""
+        box = await locator.bounding_box()
+        assert box is not None
+        await self.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    async def choices(self) -> list[Any]:
+        buttons = self.page.locator("#choices button")
+        return [buttons.nth(i) for i in range(await buttons.count())]
+
+    async def button(self, text: str) -> Any:
+        for button in await self.choices():
+            if (await button.inner_text()).strip() == text:
+                return button
+        raise AssertionError(f"no button {text!r}: {await self.tab.prompt()}")
+
+    async def play(self, kind: str) -> None:
+        await self.shot(kind)
+        if kind in ("gold_pick", "theft"):
+            await self.tap(self.rng.choice(await self.choices()))
+            self.moves[kind] = self.moves.get(kind, 0) + 1
+            return
+        cards = self.page.locator("#hand .card:not(.idle)")
+        if await cards.count() and self.rng.random() < 0.85:
+            await self.tap(cards.nth(self.rng.randrange(await cards.count())))
+            mode = await self.page.evaluate("document.body.dataset.mode")
+            await self.shot(mode)
+            if mode == "path":
+                await self.place(self.page.locator("#marks g.ghost"), EN.t("miniapp.place"))
+            else:
+                await self.act()
+            return
+        await self.tap(await self.button(EN.t("turn.button_pass")))
+        hand = self.page.locator("#hand .card")
+        await self.tap(hand.nth(self.rng.randrange(await hand.count())))
+        await self.shot("pass")
+        await self.tap(await self.button(EN.t("turn.button_confirm")))
+        self.moves["pass"] = self.moves.get("pass", 0) + 1
+
+    async def place(self, cells: Any, confirm: str) -> None:
+        """Tap one of the lit ``cells``, then tap it again or the confirming button."""
+        count = await cells.count()
+        assert count, "a card with moves lights up no cell"
+        cell = cells.nth(self.rng.randrange(count))
+        await self.tap(cell)
+        await self.shot(f"{await self.page.evaluate('document.body.dataset.mode')}-chosen")
+        if self.rng.random() < 0.5:
+            await self.tap(cell)
+        else:
+            await self.tap(await self.button(confirm))
+        self.moves["cell"] = self.moves.get("cell", 0) + 1
+
+    async def act(self) -> None:
+        targets = self.page.locator("#marks circle.target")
+        if await targets.count():
+            await self.place(targets, EN.t("miniapp.play"))
+            return
+        back = EN.t("turn.button_back")
+        players = [b for b in await self.choices() if (await b.inner_text()).strip() != back]
+        await self.tap(self.rng.choice(players))
+        self.moves["player"] = self.moves.get("player", 0) + 1
+
+
+async def until(predicate: Any, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("the game did not move on")
+        await asyncio.sleep(0.01)
+
+
+def on_turn(app: BotApplication, game: str) -> tuple[int, int]:
+    """The player who owes a decision, and the game's version."""
+    state, version = bot_services(app).load(game)
+    assert state.pending is not None
+    return state.pending.player, version
+
+
+@pytest.fixture
+async def bot_and_game(db: str) -> AsyncIterator[tuple[FakeBotAPI, BotApplication, str]]:
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS, seed=5) as (app, game):
+        yield api, app, game
+
+
+async def test_one_player_plays_a_whole_game_on_the_board_while_the_others_press_buttons(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
+) -> None:
+    api, app, game = bot_and_game
+    services = bot_services(app)
+    others = Table(api, app, GROUP, PLAYERS[1:], rng=random.Random(3))
+    async with miniapp_served(app, api) as (page_url, _):
+        tab = await open_tab(browser, launch_url(page_url, init_data(api, BOARD_PLAYER, game=game)))
+        player = BoardPlayer(tab, random.Random(4), shots)
+        for _ in range(3000):
+            await settle(api, app)
+            state, version = services.load(game)
+            if state.phase == "finished":
+                break
+            assert state.pending is not None
+            if state.pending.player != BOARD_PLAYER:
+                assert await others.play_one(), "nobody was prompted"
+                continue
+            await tab.showing(version)
+            await player.play(state.pending.kind)
+            await until(lambda v=version: services.store.version(game) > v)
+        else:
+            raise AssertionError("the game did not end")
+
+        await tab.showing(services.store.version(game))
+        await tab.page.screenshot(path=str(shots / "game-over.png"))
+        assert EN.t("miniapp.game_over") in await tab.prompt()
+    assert tab.errors == []
+    assert player.moves.get("cell", 0) >= 5 and player.moves.get("pass", 0) >= 1
+    # The board player's moves went through the page, never through the chat's buttons.
+    presses = [c for c in api.calls_of("answerCallbackQuery")]
+    assert presses and all(
+        api.answered[c["callback_query_id"]] for c in presses
+    )  # every chat press answered
+
+
+async def test_forged_init_data_is_refused_in_the_browser(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
+) -> None:
+    api, app, game = bot_and_game
+    _, version = bot_services(app).load(game)
+    forged = init_data(api, BOARD_PLAYER, game=game, token="42:somebody-elses-token")
+    async with miniapp_served(app, api) as (page_url, _):
+        tab = await open_tab(browser, launch_url(page_url, forged))
+        cover = tab.page.locator("#cover.refused")
+        await cover.wait_for(timeout=10_000)
+        await tab.page.screenshot(path=str(shots / "forged.png"))
+        assert await cover.inner_text() == EN.t("miniapp.auth_forged")
+        assert await tab.page.locator("#hand .card").count() == 0
+    assert bot_services(app).load(game)[1] == version
+
+
+async def test_a_stale_tabs_tap_is_refused_and_the_board_refreshes(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
+) -> None:
+    api, app, game = bot_and_game
+    services = bot_services(app)
+    mover, version = on_turn(app, game)
+    async with miniapp_served(app, api) as (page_url, _):
+        # A tab that hears no live updates (its connection dropped): it stays behind.
+        tab = await open_tab(
+            browser, launch_url(page_url, init_data(api, mover, game=game)), live=False
+        )
+        await tab.showing(version)
+        move_outside_the_bot(app, game)  # the same player, from the chat's buttons
+        await settle(api, app)
+        moved = services.store.version(game)
+
+        player = BoardPlayer(tab, random.Random(1))
+        await player.play("turn")
+        toast = tab.page.locator("#toast")
+        await toast.wait_for(timeout=10_000)
+        await tab.showing(moved)
+        await tab.page.screenshot(path=str(shots / "stale.png"))
+
+        assert await toast.inner_text() == error_text(EN, "stale_button")
+        assert services.store.version(game) == moved
+        now, _ = services.load(game)
+        assert now.pending is not None
+        waiting_for = now.names[now.pending.player]
+        assert await tab.prompt() == EN.t("turn.waiting", name=waiting_for)
+        assert await tab.page.locator("#hand .card:not(.idle)").count() == 0
+    assert tab.errors == []
+
+
+# Telegram's WebApp object as telegram-web-app.js makes it, recording what the page asks.
+TELEGRAM_STUB = """
+window.calls = [];
+const record = (name) => (...args) =>
+  window.calls.push([name, ...args.filter((a) => typeof a !== "function")]);
+window.Telegram = { WebApp: {
+  initData: INIT_DATA,
+  initDataUnsafe: { start_param: GAME },
+  version: "8.0",
+  colorScheme: "light",
+  themeParams: {
+    bg_color: "#ffffff", text_color: "#222222", hint_color: "#707579",
+    button_color: "#3390ec", button_text_color: "#ffffff", secondary_bg_color: "#f1f1f4",
+  },
+  isVersionAtLeast: () => true,
+  ready: record("ready"),
+  expand: record("expand"),
+  disableVerticalSwipes: record("disableVerticalSwipes"),
+  onEvent: record("onEvent"),
+  BackButton: {
+    handler: null,
+    show: record("BackButton.show"),
+    hide: record("BackButton.hide"),
+    onClick(handler) { this.handler = handler; },
+    offClick(handler) { if (this.handler === handler) this.handler = null; },
+  },
+  HapticFeedback: {
+    selectionChanged: record("HapticFeedback.selectionChanged"),
+    notificationOccurred: record("HapticFeedback.notificationOccurred"),
+    impactOccurred: record("HapticFeedback.impactOccurred"),
+  },
+} };
+"""
+
+
+async def test_inside_telegram_the_page_takes_its_theme_back_button_and_haptics(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
+) -> None:
+    api, app, game = bot_and_game
+    services = bot_services(app)
+    mover, version = on_turn(app, game)
+    stub = TELEGRAM_STUB.replace("INIT_DATA", json.dumps(init_data(api, mover, game=game))).replace(
+        "GAME", json.dumps(game)
+    )
+    async with miniapp_served(app, api) as (page_url, _):
+        page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
+        await page.add_init_script(stub)
+        await page.route("https://telegram.org/**", lambda route: route.abort())
+        await page.goto(page_url)  # no launch parameters: all from Telegram's object
+        tab = Tab(page)
+        await tab.showing(version)
+        calls = lambda: page.evaluate("window.calls.map((c) => c.join(' '))")  # noqa: E731
+
+        background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(255, 255, 255)"
+        assert {"ready", "expand", "disableVerticalSwipes"} <= set(await calls())
+
+        player = BoardPlayer(tab, random.Random(2))
+        await player.tap(page.locator("#hand .card:not(.idle)").first)
+        await page.screenshot(path=str(shots / "telegram-light-theme.png"))
+        assert "BackButton.show" in await calls()
+        assert "HapticFeedback.selectionChanged" in await calls()
+
+        await page.evaluate("window.Telegram.WebApp.BackButton.handler()")
+        assert await page.evaluate("document.body.dataset.mode") == "root"
+        assert (await calls())[-1] == "BackButton.hide"
+
+        await player.play("turn")
+        await until(lambda: services.store.version(game) > version)
+        success = "HapticFeedback.notificationOccurred success"
+        await page.wait_for_function(f"window.calls.some((c) => c.join(' ') === '{success}')")
+
+
+def digging(state: GameState, player: int) -> Command:
+    """A move that hurries the round to its end: a theft first, then the path card that
+    reaches furthest towards the goals, a repair of one's own tools, else a pass."""
+    moves = legal_moves(state, player)
+    played = [m for m in moves if isinstance(m, PlayAction)]
+    thefts = [m for m in played if card(state.edition, m.card).action is Action.THEFT]
+    paths = [
+        m
+        for m in moves
+        if isinstance(m, PlacePath) and not card(state.edition, m.card).path.is_dead_end  # type: ignore[union-attr]
+    ]
+    repairs = [m for m in played if m.target_player == player and m.tool is not None]
+    passes = [m for m in moves if isinstance(m, Pass)]
+    if thefts:
+        return thefts[0]
+    if paths:
+        return max(paths, key=lambda m: (m.cell[0], -abs(m.cell[1])))
+    return (repairs or passes or moves)[0]
+
+
+@pytest.mark.parametrize(
+    ("edition", "seed", "kind"), [("base", 5, "gold_pick"), ("saboteur2", 6, "theft")]
+)
+async def test_a_gold_pick_and_a_theft_are_chosen_on_the_board(
+    browser: Any, db: str, shots: Path, edition: str, seed: int, kind: str
+) -> None:
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, edition=edition, seed=seed) as (app, game),
+    ):
+        services = bot_services(app)
+        for _ in range(500):  # everybody digs, as in a hurry, until the round's end
+            state, version = services.load(game)
+            assert state.phase == "playing" and state.pending is not None
+            if state.pending.kind == kind:
+                break
+            services.service.handle(game, digging(state, state.pending.player))
+        else:
+            raise AssertionError(f"no {kind} came")
+        await settle(api, app)
+        chooser = state.pending.player
+        offered = legal_moves(state, chooser)
+        async with miniapp_served(app, api) as (page_url, _):
+            tab = await open_tab(browser, launch_url(page_url, init_data(api, chooser, game=game)))
+            await tab.showing(version)
+            await tab.page.screenshot(path=str(shots / f"{kind}.png"))
+            prompt = EN.t("turn.theft_prompt")
+            if kind == "gold_pick":
+                values = ", ".join(str(v) for v in sorted(state.gold_pick_offer))
+                prompt = EN.t("turn.gold_pick_prompt", values=values)
+            assert await tab.prompt() == prompt
+            player = BoardPlayer(tab, random.Random(seed))
+            buttons = [(await b.inner_text()).strip() for b in await player.choices()]
+            assert len(buttons) == len(offered) >= 1
+            await player.tap((await player.choices())[-1])
+            await until(lambda: services.store.version(game) > version)
+        tapped = offered[-1]  # the last button
+        told = services.service.events(game, version)
+        if isinstance(tapped, PickGold):
+            assert GoldPicked(chooser, tapped.value) in told
+        else:
+            assert isinstance(tapped, ChooseTheftVictim)
+            assert TheftResolved(chooser, tapped.victim) in told
+        assert tab.errors == []

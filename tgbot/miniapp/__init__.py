@@ -1,0 +1,12 @@
+"""The board as a Telegram Mini App: the maze full screen, a card tapped, a cell tapped.
+
+A self-contained part of the bot: :func:`routes` gives the Starlette routes (the page,
+its JSON API, its live updates) for whichever web application serves them, built on the
+bot's services. :mod:`tgbot.miniapp.links` makes the buttons that open it.
+"""
+
+from __future__ import annotations
+
+from tgbot.miniapp.api import DemoPlayer, routes
+
+__all__ = ["DemoPlayer", "routes"]

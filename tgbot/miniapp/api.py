@@ -1,0 +1,366 @@
+"""The Mini App's HTTP side: the page, its JSON API and its live updates (Starlette).
+
+Every API call carries Telegram's ``initData`` in ``Authorization: tma <initData>``,
+checked by :mod:`tgbot.miniapp.initdata`; :class:`~tgbot.miniapp.access.Access` decides
+as whom the user sees the game. A move is a button press by other means: the game
+version the page was drawn for must still hold, the move must be one of
+:func:`~domain.moves.legal_moves`, and it runs through the same game service with an
+idempotency key per tap, refused with the same texts (:func:`error_text`).
+
+``GET  {prefix}/``                      the page
+``GET  {prefix}/static/...``            its scripts and styles
+``GET  {prefix}/api/game/{game}``       the game as the user may see it, and the page's texts
+``GET  {prefix}/api/mine``              the running games the user plays (no game named)
+``POST {prefix}/api/game/{game}/move``  ``{"version": n, "key": "...", "move": {...}}``
+``GET  {prefix}/api/game/{game}/live``  server-sent events: the game each time it moves
+``GET  {prefix}/demo``                  the offline demo's sign-in (only when it is given)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import re
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.responses import StreamingResponse as Stream
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from telegram import Bot
+
+from domain.commands import ComeBack
+from domain.moves import canonical, legal_moves
+from domain.state import GameState, PlayerId
+from tgbot.callback import GAME_RE
+from tgbot.context import BotServices
+from tgbot.fakeapi import TOKEN as FAKE_TOKEN
+from tgbot.handlers.common import error_text, execute, still_valid
+from tgbot.miniapp import initdata
+from tgbot.miniapp.access import Access, Membership, Refused, TelegramMembership
+from tgbot.miniapp.feed import EventWakeup, Feed, Wakeup
+from tgbot.miniapp.payload import command_from_json, game_json, news_lines, page_texts
+from tgbot.texts import Texts, pick_language
+
+log = logging.getLogger(__name__)
+
+STATIC: Final = Path(__file__).parent / "static"
+PREFIX: Final = "/miniapp"
+HEARTBEAT_SECONDS: Final = 15.0
+NEWS_EVENTS: Final = 40  # events read back for the news lines
+KEY_RE: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
+NO_STORE: Final = {"Cache-Control": "no-store"}
+
+
+@dataclass(frozen=True, slots=True)
+class DemoPlayer:
+    """Somebody the offline demo lets the browser act as."""
+
+    id: int
+    name: str
+    language: str = "en"
+
+
+class MiniApp:
+    """The endpoints, over the bot's services."""
+
+    def __init__(
+        self,
+        services: BotServices,
+        *,
+        token: str,
+        membership: Membership,
+        feed: Feed,
+        max_age: int = initdata.MAX_AGE,
+        clock: Callable[[], float] = time.time,
+        demo_players: Sequence[DemoPlayer] = (),
+    ) -> None:
+        if demo_players and token != FAKE_TOKEN:
+            raise ValueError("the demo's sign-in exists only beside the offline fake Bot API")
+        self.services = services
+        self.token = token
+        self.access = Access(services, membership)
+        self.feed = feed
+        self.max_age = max_age
+        self.clock = clock
+        self.demo_players = {p.id: p for p in demo_players}
+        self._news: OrderedDict[tuple[str, int, str], list[str]] = OrderedDict()
+
+    # -- the routes ----------------------------------------------------------------
+
+    def routes(self, prefix: str = PREFIX) -> list[BaseRoute]:
+        inner: list[BaseRoute] = [
+            Route("/", self.page),
+            Route("/api/mine", self.mine),
+            Route("/api/game/{game}", self.game),
+            Route("/api/game/{game}/move", self.move, methods=["POST"]),
+            Route("/api/game/{game}/live", self.live),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+        if self.demo_players:
+            inner.append(Route("/demo", self.demo))
+        return [Mount(prefix, routes=inner)]
+
+    async def page(self, request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def mine(self, request: Request) -> Response:
+        checked = self._auth(request)
+        if isinstance(checked, Response):
+            return checked
+        user = checked.user
+        games = await asyncio.to_thread(self.services.games_of, user.id)
+        texts = await asyncio.to_thread(self.services.texts_for_user, user.id, user.language_code)
+        return JSONResponse({"games": games, "texts": page_texts(texts)}, headers=NO_STORE)
+
+    async def game(self, request: Request) -> Response:
+        opened = await self._open(request)
+        if isinstance(opened, Response):
+            return opened
+        game_id, _, viewer, texts = opened
+        state = await self._state_json(game_id, viewer, texts)
+        return JSONResponse({"state": state, "texts": page_texts(texts)}, headers=NO_STORE)
+
+    async def move(self, request: Request) -> Response:
+        opened = await self._open(request)
+        if isinstance(opened, Response):
+            return opened
+        game_id, init, viewer, texts = opened
+        try:
+            body = await request.json()
+            drawn = int(body["version"])
+            key = str(body["key"])
+        except (ValueError, KeyError, TypeError):
+            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
+        if viewer is None:
+            return await self._refuse(game_id, viewer, texts, "not_your_button", 403)
+        if not KEY_RE.fullmatch(key):
+            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
+        try:
+            command = command_from_json(viewer, body.get("move"))
+        except ValueError:
+            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
+        idempotency_key = f"miniapp:{viewer}:{key}"
+        if await asyncio.to_thread(self.services.store.processed, game_id, idempotency_key):
+            # The same tap again (its answer was lost on the way): it counted once.
+            return await self._done(game_id, viewer, texts)
+        state, version = await asyncio.to_thread(self.services.load, game_id)
+        if not isinstance(command, ComeBack):  # "I'm back" never goes stale
+            fresh = state.phase == "playing" and await still_valid(
+                self.services, game_id, drawn, version
+            )
+            if not fresh:
+                return await self._refuse(game_id, viewer, texts, "stale_button", 409)
+            pending = state.pending
+            if pending is None or pending.player != viewer:
+                return await self._refuse(game_id, viewer, texts, "not_your_turn", 409)
+        if canonical(command) not in legal_moves(state, viewer):
+            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
+        error = await execute(
+            self.services,
+            game_id,
+            command,
+            idempotency_key=idempotency_key,
+            metadata={"via": "miniapp", "auth_date": init.auth_date},
+        )
+        if error is not None:
+            return await self._refuse(game_id, viewer, texts, error, 409)
+        self.feed.poke()
+        return await self._done(game_id, viewer, texts)
+
+    async def _done(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> Response:
+        state_json = await self._state_json(game_id, viewer, texts)
+        return JSONResponse({"ok": True, "state": state_json}, headers=NO_STORE)
+
+    async def live(self, request: Request) -> Response:
+        opened = await self._open(request)
+        if isinstance(opened, Response):
+            return opened
+        game_id, init, viewer, texts = opened
+        until = init.auth_date + self.max_age  # then the page must sign in afresh
+
+        async def events() -> AsyncIterator[str]:
+            async with self.feed.watch(game_id) as watcher:
+                yield _sse("state", await self._state_json(game_id, viewer, texts))
+                while self.clock() < until:
+                    try:
+                        await asyncio.wait_for(watcher.changed.wait(), HEARTBEAT_SECONDS)
+                    except TimeoutError:
+                        yield ": still here\n\n"
+                        continue
+                    watcher.changed.clear()
+                    yield _sse("state", await self._state_json(game_id, viewer, texts))
+
+        headers = {**NO_STORE, "X-Accel-Buffering": "no"}
+        return Stream(events(), media_type="text/event-stream", headers=headers)
+
+    async def demo(self, request: Request) -> Response:
+        """The offline demo only: act as one of its players, with initData signed as
+        Telegram would sign it (the fake Bot API's token: no real bot can be reached)."""
+        try:
+            player = self.demo_players[int(request.query_params.get("as", ""))]
+        except (ValueError, KeyError):
+            return _demo_index(self.demo_players.values())
+        games = await asyncio.to_thread(self.services.games_of, player.id)
+        user = {"id": player.id, "first_name": player.name, "language_code": player.language}
+        fields = {
+            "auth_date": str(int(self.clock())),
+            "user": json.dumps(user, separators=(",", ":")),
+            "chat_type": "group",
+        }
+        if games:
+            fields["start_param"] = games[0]
+        launch = urlencode(
+            {"tgWebAppData": initdata.sign(fields, self.token), "tgWebAppVersion": "8.0"}
+        )
+        return RedirectResponse(f"./#{launch}", status_code=303)
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _auth(self, request: Request) -> initdata.InitData | Response:
+        scheme, _, raw = request.headers.get("authorization", "").partition(" ")
+        try:
+            if scheme.lower() != "tma":
+                raise initdata.InvalidInitData("missing")
+            return initdata.validate(raw, self.token, now=self.clock(), max_age=self.max_age)
+        except initdata.InvalidInitData as error:
+            texts = Texts(_claimed_language(raw))
+            reason = "expired" if error.reason == "expired" else "forged"
+            body = {"code": f"auth_{reason}", "error": texts.t(f"miniapp.auth_{reason}")}
+            return JSONResponse(body, status_code=401, headers=NO_STORE)
+
+    async def _open(
+        self, request: Request
+    ) -> tuple[str, initdata.InitData, PlayerId | None, Texts] | Response:
+        """The game named in the path, the checked initData, as whom the user sees the
+        game and their language; or the refusal to answer with."""
+        checked = self._auth(request)
+        if isinstance(checked, Response):
+            return checked
+        user = checked.user
+        texts = await asyncio.to_thread(self.services.texts_for_user, user.id, user.language_code)
+        game_id = request.path_params["game"]
+        if not GAME_RE.fullmatch(game_id):
+            return _refusal(texts, "miniapp.no_game", 404)
+        state, _ = await asyncio.to_thread(self.services.load, game_id)
+        try:
+            viewer = await self.access.viewer(state, user.id)
+        except Refused as refused:
+            return _refusal(texts, refused.code, 404 if refused.code == "miniapp.no_game" else 403)
+        return game_id, checked, viewer, texts
+
+    async def _refuse(
+        self, game_id: str, viewer: PlayerId | None, texts: Texts, code: str, status: int
+    ) -> Response:
+        """A refused move: why, in the same words as a refused button, and the game as it
+        is now, so the page shows what really holds."""
+        state = await self._state_json(game_id, viewer, texts)
+        body = {"code": code, "error": error_text(texts, code), "state": state}
+        return JSONResponse(body, status_code=status, headers=NO_STORE)
+
+    async def _state_json(
+        self, game_id: str, viewer: PlayerId | None, texts: Texts
+    ) -> dict[str, Any]:
+        return await asyncio.to_thread(self._build, game_id, viewer, texts)
+
+    def _build(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> dict[str, Any]:
+        state, version = self.services.load(game_id)
+        now_ms = self.services.service.clock_ms()
+        news = self._news_of(game_id, state, version, texts)
+        return game_json(game_id, state, version, viewer, texts, now_ms=now_ms, news=news)
+
+    def _news_of(self, game_id: str, state: GameState, version: int, texts: Texts) -> list[str]:
+        key = (game_id, version, texts.lang)
+        found = self._news.get(key)
+        if found is None:
+            events = self.services.service.events(game_id, max(0, version - NEWS_EVENTS))
+            found = news_lines(state, events, texts)
+            self._news[key] = found
+            while len(self._news) > 256:
+                self._news.popitem(last=False)
+        return found
+
+
+def routes(services: BotServices, *, prefix: str = PREFIX, **options: Any) -> list[BaseRoute]:
+    """The Mini App's routes, mounted at ``prefix``, for any Starlette application; the
+    ``options`` are :func:`mini_app`'s."""
+    return mini_app(services, **options).routes(prefix)
+
+
+def mini_app(
+    services: BotServices,
+    *,
+    token: str,
+    bot: Bot | None = None,
+    membership: Membership | None = None,
+    wakeup: Wakeup | None = None,
+    poll_seconds: float = 1.0,
+    max_age: int = initdata.MAX_AGE,
+    demo_players: Sequence[DemoPlayer] = (),
+) -> MiniApp:
+    """The Mini App over the bot's ``services``.
+
+    ``token`` is the bot's (initData is signed with it); membership of a group is asked of
+    Telegram through ``bot`` unless ``membership`` is given. Live updates follow the store,
+    woken by ``wakeup`` (by default the bot's own ``services.wake``) or every
+    ``poll_seconds``. ``demo_players``: the offline demo's sign-in, refused with any token
+    but the fake Bot API's.
+    """
+    if membership is None:
+        if bot is None:
+            raise ValueError("a bot (to ask Telegram who is in a group) or a membership")
+        membership = TelegramMembership(bot)
+    feed = Feed(services.store, wakeup or EventWakeup(services.wake), poll_seconds)
+    return MiniApp(
+        services,
+        token=token,
+        membership=membership,
+        feed=feed,
+        max_age=max_age,
+        demo_players=demo_players,
+    )
+
+
+def _sse(event: str, data: object) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _refusal(texts: Texts, code: str, status: int) -> Response:
+    key = code if "." in code else f"error.{code}"
+    return JSONResponse({"code": code, "error": texts.t(key)}, status_code=status, headers=NO_STORE)
+
+
+def _claimed_language(raw: str) -> str:
+    """The language the (unchecked) initData claims: only to word its own refusal."""
+    try:
+        user = json.loads(dict(parse_qsl(raw)).get("user", "{}"))
+        code = user.get("language_code") if isinstance(user, dict) else None
+    except ValueError:
+        code = None
+    return pick_language(code if isinstance(code, str) else None)
+
+
+def _demo_index(players: Iterable[DemoPlayer]) -> Response:
+    links = "".join(f'<li><a href="demo?as={p.id}">{html.escape(p.name)}</a></li>' for p in players)
+    page = (
+        "<!doctype html><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        "<title>Saboteur: offline demo</title><h1>Saboteur: offline demo</h1>"
+        f"<p>Open the board as:</p><ul>{links}</ul>"
+    )
+    return HTMLResponse(page)

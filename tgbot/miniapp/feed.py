@@ -1,0 +1,141 @@
+"""Live updates: follow the event log and tell each open board that its game moved on.
+
+One task per process follows the store while somebody watches (``last_position``, then
+the events after it) and marks every watcher of a game that got events. A watcher then
+draws its game afresh: changes coalesce, so a slow page never builds a backlog.
+
+What makes the follower look is pluggable (:class:`Wakeup`): in one process the bot's own
+wake-up (``BotServices.wake``, set whenever this process appended events) and the Mini
+App's moves; another instance's moves, and the deadline worker's, are seen at the next
+poll — or at once through a cross-instance notification channel given as ``wakeup``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, Final, Protocol
+
+from infra.event_store import EventStore
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS: Final = 1.0
+SET_EVENT_PAUSE: Final = 0.05  # a wake-up left set by its owner is looked at this often
+PAGE: Final = 1000
+
+
+class Wakeup(Protocol):
+    async def wait(self, timeout: float) -> None:
+        """Return when new events may be in the store, or after ``timeout`` seconds."""
+        ...
+
+
+class EventWakeup:
+    """An ``asyncio.Event`` that another part of the process sets and clears (the bot's
+    ``BotServices.wake``, which the announcer clears): every ``set`` wakes this waiter too.
+    While it stays set, nobody can tell a new ``set`` from the old one: look again soon."""
+
+    def __init__(self, event: asyncio.Event) -> None:
+        self.event = event
+
+    async def wait(self, timeout: float) -> None:
+        if self.event.is_set():
+            await asyncio.sleep(min(timeout, SET_EVENT_PAUSE))
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.event.wait(), timeout)
+
+
+class Watcher:
+    """One open board: ``changed`` is set when its game got events."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.changed = asyncio.Event()
+
+
+class Feed:
+    """Follows the store for the games somebody watches."""
+
+    def __init__(
+        self, store: EventStore, wakeup: Wakeup | None = None, poll_seconds: float = POLL_SECONDS
+    ) -> None:
+        self.store = store
+        self.wakeup = wakeup
+        self.poll_seconds = poll_seconds
+        self.position: int | None = None
+        self._watchers: dict[str, set[Watcher]] = {}
+        self._poked = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def poke(self) -> None:
+        """Events were appended in this process: look now."""
+        self._poked.set()
+
+    @contextlib.asynccontextmanager
+    async def watch(self, game_id: str) -> AsyncIterator[Watcher]:
+        """Watch ``game_id`` for the block's length. Changes from the moment this is
+        entered on set :attr:`Watcher.changed`."""
+        watcher = Watcher(game_id)
+        if self.position is None or self._task is None or self._task.done():
+            # Start where the store is now: the watcher draws the current state itself.
+            self.position = await asyncio.to_thread(self.store.last_position)
+        self._watchers.setdefault(game_id, set()).add(watcher)
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._follow(), name="miniapp-feed")
+        try:
+            yield watcher
+        finally:
+            watchers = self._watchers.get(game_id, set())
+            watchers.discard(watcher)
+            if not watchers:
+                self._watchers.pop(game_id, None)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _follow(self) -> None:
+        while self._watchers:
+            await self._wait()
+            self._poked.clear()
+            try:
+                await self._look()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("miniapp feed could not read the store; trying again")
+                await asyncio.sleep(self.poll_seconds)
+
+    async def _wait(self) -> None:
+        waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(self._poked.wait())]
+        if self.wakeup is not None:
+            waits.append(asyncio.ensure_future(self.wakeup.wait(self.poll_seconds)))
+        try:
+            await asyncio.wait(waits, timeout=self.poll_seconds, return_when="FIRST_COMPLETED")
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+
+    async def _look(self) -> None:
+        position = self.position or 0
+        last = await asyncio.to_thread(self.store.last_position)
+        if last <= position:
+            return
+        moved: set[str] = set()
+        while position < last:
+            page = await asyncio.to_thread(self.store.read_all, position, PAGE)
+            if not page:
+                break
+            moved.update(e.stream_id for e in page)
+            position = page[-1].position
+        self.position = position
+        for game_id in moved:
+            for watcher in self._watchers.get(game_id, ()):
+                watcher.changed.set()

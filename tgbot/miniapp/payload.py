@@ -1,0 +1,289 @@
+"""A game as the Mini App's page draws it: JSON built from one viewer's :func:`view_for`.
+
+Nothing here reads the state beside the view except :func:`legal_moves` for the viewer's
+own decision, so a player sees exactly what their seat may see and a spectator the public
+view. Names (cards, roles, tools, front cards) come from the catalogs in the viewer's
+language; the page itself needs only :data:`PAGE_TEXTS`.
+
+Moves travel as the codec's command payloads without ``actor``, ``at`` and ``seed``
+(``{"type": "PlacePath", "card": 12, "cell": [1, 0], "rotated": false}``); the page sends
+one back as it got it, and :func:`command_from_json` makes it the viewer's command again.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from domain import events as ev
+from domain.board import Tile
+from domain.cards import PATHS, card
+from domain.codec import decode_command, encode_command
+from domain.commands import (
+    ChooseTheftVictim,
+    ComeBack,
+    Command,
+    DiscardToRemove,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
+from domain.moves import legal_moves
+from domain.state import GameState, PlayerId
+from domain.view import HIDDEN_GOAL, View, view_for
+from tgbot.presenter.narration import Scene, narrate
+from tgbot.texts import Texts
+
+# The commands a player sends from the page (the rest are the lobby's or the clock's).
+PLAYER_COMMANDS: Final = {
+    cls.__name__: cls
+    for cls in (
+        PlacePath,
+        PlayAction,
+        Pass,
+        DiscardToRemove,
+        PickGold,
+        ChooseTheftVictim,
+        ComeBack,
+    )
+}
+NEWS_LINES: Final = 6
+TAG: Final = re.compile(r"<[^>]*>")
+
+# Every catalog message the page shows by itself (the rest arrive already worded).
+PAGE_TEXTS: Final = (
+    "miniapp.title",
+    "miniapp.loading",
+    "miniapp.your_turn",
+    "miniapp.choose_cell",
+    "miniapp.choose_rockfall",
+    "miniapp.choose_goal",
+    "miniapp.place",
+    "miniapp.play",
+    "miniapp.as_printed",
+    "miniapp.turned",
+    "miniapp.choose_discard_one",
+    "miniapp.choose_discard_many",
+    "miniapp.choose_remove",
+    "miniapp.choose_remove_cards",
+    "miniapp.spectator",
+    "miniapp.away",
+    "miniapp.reconnecting",
+    "miniapp.your_hand",
+    "miniapp.deadline",
+    "miniapp.game_over",
+    "miniapp.no_game",
+    "error.not_started",
+    "turn.round",
+    "turn.draw_pile",
+    "turn.your_role",
+    "turn.your_gold",
+    "turn.waiting",
+    "turn.choose_player",
+    "turn.gold_pick_prompt",
+    "turn.theft_prompt",
+    "turn.button_pass",
+    "turn.button_discard_remove",
+    "turn.button_confirm",
+    "turn.button_back",
+    "bot.button_come_back",
+    "bot.duration_seconds",
+    "bot.duration_minutes",
+    "bot.duration_hours",
+    "bot.duration_days",
+)
+
+
+def page_texts(texts: Texts) -> dict[str, str]:
+    """The page's own messages in ``texts``' language, unformatted (``{name}`` kept)."""
+    return {key: texts.t(key) for key in PAGE_TEXTS}
+
+
+def move_json(command: Command) -> dict[str, Any]:
+    """A legal move as the page gets it.
+
+    >>> move_json(PlacePath(1, 12, (1, 0), True))
+    {'type': 'PlacePath', 'card': 12, 'cell': [1, 0], 'rotated': True}
+    """
+    name, payload = encode_command(command)
+    fields = {k: v for k, v in payload.items() if k not in ("actor", "at", "seed")}
+    return {"type": name, **fields}
+
+
+def command_from_json(player: PlayerId, data: object) -> Command:
+    """The command ``player`` sent as ``data``; ValueError when it names none.
+
+    >>> command_from_json(7, {"type": "PickGold", "value": 3})
+    PickGold(actor=7, value=3, at=0, seed=0)
+    >>> command_from_json(7, {"type": "TimeOut", "decision": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: not a player's move
+    """
+    if not isinstance(data, dict) or data.get("type") not in PLAYER_COMMANDS:
+        raise ValueError("not a player's move")
+    fields = {k: v for k, v in data.items() if k != "type"}
+    if {"actor", "at", "seed"} & fields.keys():
+        raise ValueError("fields the server sets")
+    try:
+        return decode_command(data["type"], {**fields, "actor": player})
+    except (TypeError, ValueError, KeyError) as error:
+        raise ValueError(str(error)) from error
+
+
+def shape_json(kind: str) -> dict[str, Any]:
+    """How a path card (or the start, a goal) is drawn: its segments as printed and
+    turned 180°, and what stands on it."""
+    spec = PATHS[kind]
+    return {
+        "segments": [list(Tile(kind).segments), list(Tile(kind, rotated=True).segments)],
+        "ladder": spec.ladder,
+        "door": spec.door.value if spec.door is not None else None,
+        "door_segment": spec.door_segment,
+        "crystals": spec.crystals,
+    }
+
+
+def board_json(view: View) -> list[dict[str, Any]]:
+    tiles = []
+    for (x, y), tile in sorted(view.board.items()):
+        item: dict[str, Any] = {"x": x, "y": y, "kind": tile.kind, "up": tile.face_up}
+        if tile.face_up:
+            item["rotated"] = tile.rotated
+        else:  # a goal face down: what the viewer's map showed, everything once finished
+            item["kind"] = HIDDEN_GOAL
+            finished = view.phase == "finished"
+            item["peek"] = tile.kind if finished else view.known_goals.get((x, y))
+        tiles.append(item)
+    return tiles
+
+
+def seats_json(view: View, texts: Texts) -> list[dict[str, Any]]:
+    pending = view.pending
+    return [
+        {
+            "id": seat.player,
+            "name": seat.name,
+            "hand": seat.hand_count,
+            "front": [{"kind": k, "name": texts.front_name(k)} for k in seat.front],
+            "has_gold": seat.has_gold,  # saboteur2 only: whether they hold any (public)
+            "away": seat.away,
+            "turn": pending is not None and pending.player == seat.player,
+            "inspected": texts.role_name(view.inspected[seat.player])
+            if seat.player in view.inspected
+            else None,
+        }
+        for seat in view.seats
+    ]
+
+
+def hand_json(view: View, texts: Texts) -> list[dict[str, Any]]:
+    cards = []
+    for card_id in sorted(view.hand):
+        found = card(view.edition, card_id)  # type: ignore[arg-type]
+        cards.append(
+            {
+                "id": card_id,
+                "kind": found.kind,
+                "name": texts.card_name(view.edition, card_id),
+                "path": found.path is not None,
+            }
+        )
+    return cards
+
+
+def moves_json(state: GameState, view: View, texts: Texts) -> list[dict[str, Any]]:
+    """The viewer's legal moves, each with the words a button for it shows."""
+    if view.viewer is None:
+        return []
+    names = state.names
+    moves = []
+    for move in legal_moves(state, view.viewer):
+        item = move_json(move)
+        match move:
+            case PlayAction(target_player=target, tool=tool) if target is not None:
+                label = names.get(target, "?")
+                item["label"] = f"{label}: {texts.tool_name(tool.value)}" if tool else label
+            case ChooseTheftVictim(victim=victim):
+                item["label"] = names.get(victim, "?")
+            case PickGold(value=value):
+                item["label"] = texts.t("turn.gold_pick_button", count=value)
+            case _:
+                pass
+        moves.append(item)
+    return moves
+
+
+def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
+    if view.phase != "finished":
+        return None
+    names = {seat.player: seat.name for seat in view.seats}
+    return {
+        "winners": [names.get(p, "?") for p in view.winners],
+        "gold": [
+            {"name": names.get(p, "?"), "gold": g}
+            for p, g in sorted(view.final_gold.items(), key=lambda pg: -pg[1])
+        ],
+        "roles": {str(p): texts.role_name(r) for p, r in view.roles.items()},
+    }
+
+
+def news_lines(state: GameState, events: Iterable[ev.Event], texts: Texts) -> list[str]:
+    """The public story of ``events`` (the game's last few), newest last, as plain text."""
+    lines: list[str] = []
+    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    for event in events:
+        if isinstance(event, ev.DecisionOpened | ev.PlayerReminded):
+            continue
+        for line in narrate(event, scene):
+            lines.append(html.unescape(TAG.sub("", line.html())))
+    return lines[-NEWS_LINES:]
+
+
+def game_json(
+    game_id: str,
+    state: GameState,
+    version: int,
+    viewer: PlayerId | None,
+    texts: Texts,
+    *,
+    now_ms: int,
+    news: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Everything the page shows of ``game_id`` to ``viewer`` (None: a spectator)."""
+    view = view_for(state, viewer)
+    hand = hand_json(view, texts)
+    board = board_json(view)
+    kinds = {t.kind for t in view.board.values() if t.face_up}
+    kinds.update(c["kind"] for c in hand if c["path"])
+    kinds.update(t["peek"] for t in board if t.get("peek"))
+    last = view.last_move
+    pending = view.pending
+    return {
+        "game": game_id,
+        "version": version,
+        "now": now_ms,
+        "lang": texts.lang,
+        "phase": view.phase,
+        "edition": view.edition,
+        "round": view.round,
+        "draw_pile": view.draw_pile,
+        "me": view.viewer,
+        "role": texts.role_name(view.role) if view.role is not None else None,
+        "gold": view.gold,
+        "board": board,
+        "shapes": {kind: shape_json(kind) for kind in sorted(kinds) if kind in PATHS},
+        "last": list(last.cell) if last is not None and last.cell is not None else None,
+        "seats": seats_json(view, texts),
+        "pending": None
+        if pending is None
+        else {"player": pending.player, "kind": pending.kind, "deadline": pending.deadline},
+        "offer": sorted(view.gold_pick_offer),
+        "hand": hand,
+        "moves": moves_json(state, view, texts),
+        "news": list(news),
+        "finished": finished_json(view, texts),
+    }

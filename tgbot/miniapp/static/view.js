@@ -1,0 +1,206 @@
+// The board's window: pinch-zoom and pan with fingers (or wheel and drag), taps on cells,
+// and coordinates that stay along the top and left edges whatever part is in view.
+import { CELL, COLOR } from "./board.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const TAP_SLOP = 10; // px a finger may wander and still tap
+const AXIS_PX = 20; // thickness of the coordinate strips on screen
+
+export class BoardView {
+  constructor(svg, onTap) {
+    this.svg = svg;
+    this.onTap = onTap;
+    this.tiles = this.layer("tiles");
+    this.marks = this.layer("marks");
+    this.axes = this.layer("axes");
+    this.box = null;
+    this.view = null; // {x, y, w, h} in board units
+    this.touched = false; // the player moved the view: keep it when the board grows
+    this.pointers = new Map();
+    this.gesture = null;
+    this.frame = 0;
+    svg.addEventListener("pointerdown", (e) => this.down(e));
+    svg.addEventListener("pointermove", (e) => this.move(e));
+    svg.addEventListener("pointerup", (e) => this.up(e));
+    svg.addEventListener("pointercancel", (e) => this.cancel(e));
+    svg.addEventListener("wheel", (e) => this.wheel(e), { passive: false });
+    new ResizeObserver(() => this.resized()).observe(svg);
+  }
+
+  layer(name) {
+    const g = document.createElementNS(SVG, "g");
+    g.setAttribute("id", name);
+    this.svg.appendChild(g);
+    return g;
+  }
+
+  // New content. ``box``: the cells drawn (bounds()); the view follows the board when it
+  // grows unless the player has moved it.
+  draw(box, tilesMarkup, marksMarkup) {
+    const grew = !this.box || ["minX", "maxX", "minY", "maxY"].some((k) => this.box[k] !== box[k]);
+    this.box = box;
+    this.tiles.innerHTML = tilesMarkup;
+    this.marks.innerHTML = marksMarkup;
+    if (!this.view || (grew && !this.touched)) this.fit();
+    else this.apply();
+  }
+
+  setMarks(marksMarkup) {
+    this.marks.innerHTML = marksMarkup;
+  }
+
+  size() {
+    const r = this.svg.getBoundingClientRect();
+    return [Math.max(1, r.width), Math.max(1, r.height)];
+  }
+
+  // The whole board in view, with room for the coordinate strips.
+  fit() {
+    if (!this.box) return;
+    const [pw, ph] = this.size();
+    const { minX, maxX, minY, maxY } = this.box;
+    const bw = (maxX - minX + 1) * CELL, bh = (maxY - minY + 1) * CELL;
+    const scale = Math.max(bw / (pw - AXIS_PX), bh / (ph - AXIS_PX)); // units per px
+    const w = pw * scale, h = ph * scale;
+    const axis = AXIS_PX * scale;
+    // Centred across; from the top down, next to the column numbers.
+    const x = minX * CELL - axis - (w - axis - bw) / 2;
+    const y = -maxY * CELL - axis;
+    this.view = { x, y, w, h };
+    this.touched = false;
+    this.apply();
+  }
+
+  resized() {
+    if (!this.view) return this.fit();
+    const [pw, ph] = this.size();
+    this.view.h = this.view.w * (ph / pw);
+    this.apply();
+  }
+
+  apply() {
+    if (!this.view) return;
+    const { x, y, w, h } = this.view;
+    this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+    this.drawAxes();
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.apply();
+    });
+  }
+
+  // Column numbers along the top edge of the view, row numbers along its left edge.
+  drawAxes() {
+    if (!this.box) return;
+    const { x, y, w, h } = this.view;
+    const [pw] = this.size();
+    const t = (AXIS_PX * w) / pw;
+    const font = t * 0.62;
+    const { minX, maxX, minY, maxY } = this.box;
+    let out = `<rect x="${x}" y="${y}" width="${w}" height="${t}" fill="${COLOR.background}" opacity="0.92"/>`;
+    out += `<rect x="${x}" y="${y}" width="${t}" height="${h}" fill="${COLOR.background}" opacity="0.92"/>`;
+    const text = (cx, cy, label) =>
+      `<text x="${cx}" y="${cy}" font-size="${font}" fill="${COLOR.axis}" text-anchor="middle" dominant-baseline="central" font-family="sans-serif">${label}</text>`;
+    for (let col = Math.max(minX, Math.floor(x / CELL)); col <= Math.min(maxX, Math.ceil((x + w) / CELL)); col++) {
+      const cx = col * CELL + CELL / 2;
+      if (cx > x + t) out += text(cx, y + t / 2, col);
+    }
+    for (let row = Math.min(maxY, Math.ceil(-y / CELL)); row >= Math.max(minY, Math.floor(-(y + h) / CELL)); row--) {
+      const cy = -row * CELL + CELL / 2;
+      if (cy > y + t) out += text(x + t / 2, cy, row);
+    }
+    this.axes.innerHTML = out;
+  }
+
+  // Screen point → board units.
+  point(clientX, clientY) {
+    const r = this.svg.getBoundingClientRect();
+    return [this.view.x + ((clientX - r.left) * this.view.w) / r.width, this.view.y + ((clientY - r.top) * this.view.h) / r.height];
+  }
+
+  zoom(factor, clientX, clientY) {
+    const box = this.box;
+    const widest = (box.maxX - box.minX + 3) * CELL * 1.5;
+    const w = Math.min(widest, Math.max(CELL * 2.5, this.view.w * factor));
+    const real = w / this.view.w;
+    const [px, py] = this.point(clientX, clientY);
+    this.view = {
+      x: px - (px - this.view.x) * real,
+      y: py - (py - this.view.y) * real,
+      w,
+      h: this.view.h * real,
+    };
+    this.touched = true;
+    this.schedule();
+  }
+
+  down(e) {
+    this.svg.setPointerCapture(e.pointerId);
+    this.pointers.set(e.pointerId, [e.clientX, e.clientY]);
+    const points = [...this.pointers.values()];
+    if (points.length === 1) {
+      this.gesture = { kind: "pan", start: points[0], view: { ...this.view }, tap: true };
+    } else if (points.length === 2) {
+      const [a, b] = points;
+      this.gesture = { kind: "pinch", distance: Math.hypot(a[0] - b[0], a[1] - b[1]), tap: false };
+    }
+  }
+
+  move(e) {
+    if (!this.pointers.has(e.pointerId) || !this.gesture) return;
+    const before = [...this.pointers.values()];
+    this.pointers.set(e.pointerId, [e.clientX, e.clientY]);
+    const points = [...this.pointers.values()];
+    const g = this.gesture;
+    if (g.kind === "pan" && points.length === 1) {
+      const [sx, sy] = g.start;
+      if (Math.hypot(e.clientX - sx, e.clientY - sy) > TAP_SLOP) g.tap = false;
+      if (g.tap) return;
+      const [pw] = this.size();
+      const k = this.view.w / pw;
+      this.view = { ...this.view, x: g.view.x - (e.clientX - sx) * k, y: g.view.y - (e.clientY - sy) * k };
+      this.touched = true;
+      this.schedule();
+    } else if (g.kind === "pinch" && points.length === 2) {
+      const [a, b] = points;
+      const distance = Math.hypot(a[0] - b[0], a[1] - b[1]);
+      const mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+      const [oa, ob] = before;
+      const oldMid = [(oa[0] + ob[0]) / 2, (oa[1] + ob[1]) / 2];
+      const [pw] = this.size();
+      const k = this.view.w / pw;
+      this.view = { ...this.view, x: this.view.x - (mid[0] - oldMid[0]) * k, y: this.view.y - (mid[1] - oldMid[1]) * k };
+      if (distance > 0 && g.distance > 0) this.zoom(g.distance / distance, mid[0], mid[1]);
+      g.distance = distance;
+    }
+  }
+
+  up(e) {
+    const g = this.gesture;
+    const single = this.pointers.size === 1;
+    this.pointers.delete(e.pointerId);
+    if (g && g.kind === "pan" && g.tap && single) {
+      const [bx, by] = this.point(e.clientX, e.clientY);
+      this.onTap(Math.floor(bx / CELL), -Math.floor(by / CELL), bx, by);
+    }
+    if (this.pointers.size === 0) this.gesture = null;
+    else if (this.pointers.size === 1) {
+      const [rest] = this.pointers.values();
+      this.gesture = { kind: "pan", start: rest, view: { ...this.view }, tap: false };
+    }
+  }
+
+  cancel(e) {
+    this.pointers.delete(e.pointerId);
+    if (this.pointers.size === 0) this.gesture = null;
+  }
+
+  wheel(e) {
+    e.preventDefault();
+    this.zoom(Math.exp(e.deltaY * 0.002), e.clientX, e.clientY);
+  }
+}

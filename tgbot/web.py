@@ -1,0 +1,217 @@
+"""The web process: one ASGI application (Starlette, served by uvicorn) for Telegram's
+webhook, the health routes and whatever else is mounted beside them (the Mini App).
+
+Routes:
+
+- ``POST <WEBHOOK_URL's path>``: an update from Telegram. The secret token header must be
+  one this bot set (current or previous ``SECRET_KEY``); the update is put on the
+  application's ``update_queue`` and Telegram answered 200 at once, before it is handled
+  (python-telegram-bot's custom-webhook pattern). A refused update (403, or 503 while the
+  process stops) is delivered again by Telegram, to this instance or another.
+- ``GET /healthz``: the process is alive (200).
+- ``GET /readyz``: the database and the Celery broker answer (200), else 503 with the
+  reasons; 503 too once the process is stopping, so a load balancer stops sending to it.
+
+On SIGTERM uvicorn stops accepting requests and lets the open ones finish; then the
+lifespan's end drains the application: every update already accepted is handled (up to
+:data:`DRAIN_SECONDS`) before the announcer stops and the process exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+from telegram import Update
+from telegram.error import TelegramError
+
+from infra.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+DEFAULT_WEBHOOK_PATH = "/telegram"
+# How long the end of the process waits for accepted updates to be handled.
+DRAIN_SECONDS = 25.0
+# The open HTTP requests get this long after SIGTERM (the webhook's answer is immediate).
+GRACEFUL_SECONDS = 5
+
+Readiness = Callable[[], Awaitable[list[str]]]
+"""Every reason the process is not ready (an empty list: it is)."""
+
+
+def webhook_secret(secret: str) -> str:
+    """The webhook's secret token for a signing secret (Telegram allows 1–256 of
+    ``A-Za-z0-9_-``).
+
+    >>> token = webhook_secret("some secret key")
+    >>> len(token), token == webhook_secret("some secret key") != webhook_secret("other")
+    (32, True)
+    """
+    return hmac.new(secret.encode(), b"saboteur-bot webhook", hashlib.sha256).hexdigest()[:32]
+
+
+def webhook_path(settings: Settings) -> str:
+    """Where updates are posted: WEBHOOK_URL's path (a proxy in front passes it on).
+
+    >>> from infra.settings import load_settings
+    >>> webhook_path(load_settings(_env_file=None, webhook_url="https://bot.example/tg/hook"))
+    '/tg/hook'
+    >>> webhook_path(load_settings(_env_file=None, webhook_url="https://bot.example"))
+    '/telegram'
+    """
+    path = urlsplit(settings.webhook_url).path.strip("/")
+    return f"/{path}" if path else DEFAULT_WEBHOOK_PATH
+
+
+def webhook_url(settings: Settings) -> str:
+    """The URL given to Telegram: WEBHOOK_URL, with the default path when it has none."""
+    url = settings.webhook_url.rstrip("/")
+    return url if urlsplit(url).path.strip("/") else url + DEFAULT_WEBHOOK_PATH
+
+
+def create_web_app(
+    application: Any,
+    settings: Settings,
+    *,
+    routes: Sequence[BaseRoute] = (),
+    readiness: Readiness | None = None,
+    start: Callable[[Any], Awaitable[None]] | None = None,
+    stop: Callable[[Any], Awaitable[None]] | None = None,
+    drain_seconds: float = DRAIN_SECONDS,
+) -> Starlette:
+    """The ASGI application serving ``application`` (a python-telegram-bot
+    ``Application`` built without an updater) by webhook, plus ``routes``.
+
+    ``start`` and ``stop`` run after the application started and after it stopped (the
+    announcer); ``readiness`` answers ``/readyz``. With WEBHOOK_URL set, the webhook is
+    registered with Telegram at start, with the current secret.
+    """
+    accepted = frozenset(webhook_secret(s) for s in settings.secrets)
+    state = {"stopping": False}
+
+    async def receive(request: Request) -> Response:
+        given = request.headers.get(SECRET_HEADER, "")
+        if not any(hmac.compare_digest(given, secret) for secret in accepted):
+            return JSONResponse({"error": "bad secret token"}, status_code=403)
+        if state["stopping"]:
+            return JSONResponse({"error": "shutting down"}, status_code=503)
+        try:
+            data = json.loads(await request.body())
+            if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+                raise ValueError("no update_id")
+            update = Update.de_json(data, application.bot)
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            log.warning("unreadable update: %s", error)
+            return JSONResponse({"error": "not an update"}, status_code=400)
+        await application.update_queue.put(update)
+        return Response(status_code=200)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        reasons = ["shutting down"] if state["stopping"] else []
+        if not reasons and readiness is not None:
+            reasons = await readiness()
+        if reasons:
+            return JSONResponse({"status": "unavailable", "reasons": reasons}, status_code=503)
+        return JSONResponse({"status": "ready"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await application.initialize()
+        if start is not None:
+            await start(application)
+        await application.start()
+        if settings.webhook_url:
+            await _set_webhook(application, settings)
+        try:
+            yield
+        finally:
+            state["stopping"] = True
+            await _drain(application, drain_seconds)
+            if stop is not None:
+                await stop(application)
+            await application.shutdown()
+
+    return Starlette(
+        routes=[
+            Route(webhook_path(settings), receive, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            *routes,
+        ],
+        lifespan=lifespan,
+    )
+
+
+async def _set_webhook(application: Any, settings: Settings) -> None:
+    try:
+        await application.bot.set_webhook(
+            webhook_url(settings),
+            secret_token=webhook_secret(settings.secrets[0]),
+            allowed_updates=Update.ALL_TYPES,
+        )
+    except TelegramError:
+        # Another instance set it, or will: updates keep coming to the same URL.
+        log.warning("could not set the webhook", exc_info=True)
+
+
+async def _drain(application: Any, seconds: float) -> None:
+    """Handle every update already accepted, then stop the application."""
+    try:
+        await asyncio.wait_for(application.stop(), seconds)
+    except TimeoutError:
+        log.error("updates still being handled after %.0f s; stopping anyway", seconds)
+
+
+def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
+    """Run the web process until SIGTERM or SIGINT: the bot by webhook on PORT (else
+    WEBHOOK_PORT), announcing from this process too, with ``routes`` mounted beside."""
+    import uvicorn
+
+    from infra.bootstrap import bootstrap
+    from infra.health import problems
+    from tgbot.app import build_application, start_background, stop_background
+
+    services = bootstrap(settings)
+
+    async def readiness() -> list[str]:
+        return await asyncio.to_thread(problems, services.engine, settings.broker_url)
+
+    try:
+        application = build_application(services, settings, polling=False)
+        app = create_web_app(
+            application,
+            settings,
+            routes=routes,
+            readiness=readiness,
+            start=start_background,
+            stop=stop_background,
+        )
+        config = uvicorn.Config(
+            app,
+            host="0.0.0.0",
+            port=settings.listen_port,
+            lifespan="on",
+            log_level=settings.log_level.lower(),
+            access_log=False,
+            timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        )
+        server = uvicorn.Server(config)
+        server.run()
+        return 0 if server.started else 1
+    finally:
+        services.close()
