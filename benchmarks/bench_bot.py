@@ -68,8 +68,9 @@ from sqlalchemy.engine import make_url
 from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
-from tgbot import notifier as notifier_module
-from tgbot.app import NOTIFIER_KEY, build_application, start_background, stop_background
+from tgbot import announcer as announcer_module
+from tgbot import outbox as outbox_module
+from tgbot.app import ANNOUNCER_KEY, build_application, start_background, stop_background
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.fakeapi import FakeBotAPI
 
@@ -418,21 +419,21 @@ async def _run(
 ) -> dict[str, float]:
     renders: list[float] = []
     sizes: list[int] = []
-    original_png = notifier_module._png.__wrapped__
+    original_draw = outbox_module.draw.__wrapped__
 
-    def timed_png(*args: Any) -> bytes:
+    def timed_draw(picture: Any) -> bytes:
         started = time.perf_counter()
-        png = original_png(*args)
+        png: bytes = original_draw(picture)
         renders.append(time.perf_counter() - started)
         sizes.append(len(png))
         return png
 
-    notifier_module._png = functools.lru_cache(maxsize=256)(timed_png)
-    # The notifier's calls: those made while it announces the log (the handlers' own,
+    outbox_module.draw = functools.lru_cache(maxsize=256)(timed_draw)
+    # The announcer's calls: those made while it announces the log (the handlers' own,
     # a placement preview edited in, go through the same Outbox and are not counted).
     notifier_calls: Counter[str] = Counter()
-    original_call = notifier_module.Outbox.call
-    original_catch_up = notifier_module.Notifier.catch_up
+    original_call = outbox_module.Outbox.call
+    original_catch_up = announcer_module.Announcer.catch_up
     announcing: ContextVar[bool] = ContextVar("announcing", default=False)
 
     async def counted(self: Any, chat_id: int, method: str, **kwargs: Any) -> Any:
@@ -443,12 +444,13 @@ async def _run(
     async def catch_up(self: Any, *args: Any, **kwargs: Any) -> int:
         token = announcing.set(True)
         try:
-            return await original_catch_up(self, *args, **kwargs)
+            handled: int = await original_catch_up(self, *args, **kwargs)
+            return handled
         finally:
             announcing.reset(token)
 
-    notifier_module.Outbox.call = counted  # type: ignore[method-assign]
-    notifier_module.Notifier.catch_up = catch_up  # type: ignore[method-assign]
+    outbox_module.Outbox.call = counted  # type: ignore[method-assign]
+    announcer_module.Announcer.catch_up = catch_up  # type: ignore[method-assign]
     base_url, base_file_url, token = await receive(conn, "server")
     seeds = iter(range(seed * 10_000, seed * 10_000 + 10_000_000))
     settings = load_settings(telegram_bot_token=token, database_url=url)
@@ -498,9 +500,9 @@ async def _run(
         await stop_background(app)
         await app.shutdown()
         services.close()
-        notifier_module.Outbox.call = original_call  # type: ignore[method-assign]
-        notifier_module.Notifier.catch_up = original_catch_up  # type: ignore[method-assign]
-        notifier_module._png = functools.lru_cache(maxsize=256)(original_png)
+        outbox_module.Outbox.call = original_call  # type: ignore[method-assign]
+        announcer_module.Announcer.catch_up = original_catch_up  # type: ignore[method-assign]
+        outbox_module.draw = functools.lru_cache(maxsize=256)(original_draw)
         conn.send(("stop", None))
     return _figures(played, turns, finished, (cpu, loop_cpu), notifier_calls, renders, sizes)
 
@@ -590,7 +592,7 @@ def _finished_games(bot: BotServices, groups: set[int]) -> int:
 async def _quiet(app: Any, bot: BotServices, timeout: float = SETUP_SECONDS) -> None:
     """Wait until no update is queued or being handled and the notifier announced every
     event."""
-    notifier = app.bot_data[NOTIFIER_KEY]
+    notifier = app.bot_data[ANNOUNCER_KEY]
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         idle = app.update_queue.empty()

@@ -8,7 +8,9 @@ round, the pending decision, who is away, (saboteur2) who has gold, past round r
 Private to the viewer: their hand, their dwarf, their gold, goals they mapped, roles they
 inspected, and (base, picking gold) the nugget cards passed to them while it is their pick:
 the first picker sees every card drawn, each next one only what is left (§6.1, "gold is
-secret"). Once the game is finished everything is public.
+secret"). Once a round has ended, what its face-down goals hide is public (every dwarf card
+is turned up then too, :class:`~domain.events.RoundEnded`); once the game is finished,
+everything is.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ class View:
     roles: Mapping[PlayerId, str]
     final_gold: Mapping[PlayerId, int]
     winners: tuple[PlayerId, ...]
+    # What the face-down goals hide, once the round on the board has ended (else empty).
+    revealed_goals: Mapping[geo.Cell, str]
 
 
 _last_public: list[tuple[geo.Board, geo.Board]] = []
@@ -147,7 +151,19 @@ def view_for(state: GameState, viewer: PlayerId | None) -> View:
         else frozen_map(),
         final_gold=frozen_map(state.gold) if finished else frozen_map(),
         winners=state.winners,
+        revealed_goals=frozen_map(
+            {c: t.kind for c, t in state.board.items() if not t.face_up}
+            if finished or round_ended(state)
+            else {}
+        ),
     )
+
+
+def round_ended(state: GameState) -> bool:
+    """Whether the round on the board has ended (its gold is being shared, or the game is
+    over): what its goals hid is then public."""
+    results = state.round_results
+    return bool(results) and results[-1].round == state.round
 
 
 def describe(event: Event, viewer: PlayerId | None, *, finished: bool = False) -> dict[str, Any]:

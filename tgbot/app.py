@@ -1,4 +1,4 @@
-"""The Telegram application: handlers in order, one error handler, the notifier task.
+"""The Telegram application: handlers in order, one error handler, the announcer task.
 
 :func:`build_application` wires everything for given services (tests point ``base_url``
 at a fake Bot API server, as ``TELEGRAM_API_URL`` does); :func:`run_bot` is the one-machine
@@ -34,16 +34,17 @@ from telegram.ext import (
 from infra.bootstrap import Services, bootstrap
 from infra.notifications import RESET, Listener, Notice, listener
 from infra.settings import Settings
+from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
+from tgbot.announcer import Announcer
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers import between_games, callbacks, group, history, private, timezone
-from tgbot.notifier import NOTIFIER_KEY as NOTIFIER_KEY
-from tgbot.notifier import Notifier
+from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
 
 log = logging.getLogger(__name__)
 
-TASK_KEY = "notifier_task"
+TASK_KEY = "announcer_task"
 LISTENER_KEY = "listener"
 
 GROUP_COMMANDS = (
@@ -97,8 +98,9 @@ def build_application(
     else:
         builder = builder.updater(None)
     if rate_limit:
-        # Flood limits answered with retry_after are waited out and retried.
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+        # Calls are paced to Telegram's limits; a flood limit still answered with
+        # retry_after is waited out and retried by the outbox alone (one retry policy).
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=0))
     if base_url is None and settings.bot_api_urls is not None:
         base_url, base_file_url = settings.bot_api_urls
     if base_url is not None:
@@ -150,27 +152,27 @@ async def on_error(update: object, context: BotContext) -> None:
 
 
 async def start_background(app: BotApplication) -> None:
-    """Set the command menus and the profile texts, and start the notifier (PTB's
-    ``post_init``)."""
+    """Set the command menus and the profile texts, give the services their outbox and
+    start the announcer (PTB's ``post_init``)."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
     with contextlib.suppress(TelegramError):
         await set_profile(app)
-    notifier = Notifier(
-        services,
-        app.bot,
-        bot_username=app.bot.username or "",
-        poll_interval=float(app.bot_data.get("poll_interval", 1.0)),
+    services.bot_username = app.bot.username or ""
+    outbox = Outbox(app.bot, services.botstate, services.photos, services.callback_key)
+    services.outbox = outbox
+    announcer = Announcer(
+        services, outbox, poll_interval=float(app.bot_data.get("poll_interval", 1.0))
     )
-    app.bot_data[NOTIFIER_KEY] = notifier
-    app.bot_data[TASK_KEY] = asyncio.create_task(notifier.run(), name="notifier")
+    app.bot_data[ANNOUNCER_KEY] = announcer
+    app.bot_data[TASK_KEY] = asyncio.create_task(announcer.run(), name="announcer")
     app.bot_data[LISTENER_KEY] = listen(services)
 
 
 def listen(services: BotServices) -> Listener | None:
     """On PostgreSQL, hear the other instances (and Celery's workers): a row they changed
-    is dropped from this one's caches, and an append wakes the notifier at once."""
+    is dropped from this one's caches, and an append wakes the announcer at once."""
     loop = asyncio.get_running_loop()
 
     def on_notice(notice: Notice) -> None:

@@ -11,8 +11,9 @@ import asyncio
 import base64
 import datetime as dt
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from telegram.ext import Application, CallbackContext, ExtBot
@@ -24,11 +25,20 @@ from infra.db import reader
 from infra.event_store import EventStore
 from infra.game_service import GameService
 from infra.projector import Projector
-from infra.schema import games
+from infra.schema import events, games
 from tgbot.callback import keys_from_secrets
 from tgbot.photos import PhotoCache
+from tgbot.presenter.audience import Table
+from tgbot.presenter.messages import Message
 from tgbot.texts import Texts, pick_language
 from tgbot.zones import zone
+
+
+class OutboxPort(Protocol):
+    """Where handlers and the announcer hand the presenter's messages (tgbot.outbox)."""
+
+    async def deliver(self, messages: Sequence[Message]) -> list[Any]: ...
+
 
 SERVICES_KEY = "services"
 ACTIVE = ("lobby", "playing")
@@ -36,8 +46,9 @@ ACTIVE = ("lobby", "playing")
 
 @dataclass
 class BotServices:
-    """The bot's ports: the game service and event store, the adapter's own state, and
-    a wake-up for the notifier when this process appended events."""
+    """The bot's ports: the game service and event store, the adapter's own state, the
+    outbox (set once the bot is up), and a wake-up for the announcer when this process
+    appended events."""
 
     service: GameService
     store: EventStore
@@ -48,6 +59,9 @@ class BotServices:
     default_language: str = "en"
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     photos: PhotoCache = field(default_factory=PhotoCache)
+    outbox: OutboxPort | None = None
+    bot_username: str = ""
+    _titles: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_services(cls, services: Services) -> BotServices:
@@ -112,6 +126,35 @@ class BotServices:
         """The time zone the group shows times in (UTC unless it chose one)."""
         botstate = self.botstate
         return zone(botstate.chat_timezone(botstate.resolve_chat(chat_id)))
+
+    def game_title(self, game_id: str) -> str:
+        """The title the game's group had when the game was opened ("" if unknown)."""
+        found = self._titles.get(game_id)
+        if found is None:
+            with reader(self.store.engine) as conn:
+                meta = conn.execute(
+                    select(events.c.metadata).where(
+                        events.c.stream_id == game_id, events.c.version == 1
+                    )
+                ).scalar()
+            title = meta.get("chat_title") if isinstance(meta, dict) else None
+            found = self._titles[game_id] = title if isinstance(title, str) else ""
+        return found
+
+    def table(self, game_id: str, state: GameState) -> Table:
+        """What the presenter addresses the game's messages with: its group's chat, title,
+        language and time zone, its players' languages, the bot's name, the clock's now."""
+        chat = self.botstate.resolve_chat(state.chat_id)
+        return Table(
+            game_id,
+            chat,
+            int(self.service.clock_ms()),
+            title=self.game_title(game_id),
+            group_language=self.texts_for_chat(chat).lang,
+            languages={p: self.texts_for_user(p).lang for p in state.seating},
+            tz=self.botstate.chat_timezone(chat) or "UTC",
+            bot_username=self.bot_username,
+        )
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:
         user = self.botstate.user(user_id)

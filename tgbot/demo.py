@@ -1,7 +1,7 @@
 """``saboteur-bot demo``: a whole game between computer players, offline.
 
-The real bot (handlers, notifier, keyboards, renderer) runs against an in-process fake of
-the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``). Computer
+The real bot (handlers, announcer, presenter, outbox, renderer) runs against an in-process
+fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``). Computer
 players press buttons the bot sent them, chosen uniformly at random (seeded), with
 Telegram set to ``--language``. The group's messages are printed and every picture a chat
 received is written to ``--out``; ``--transcript FILE`` writes everything every chat
@@ -27,7 +27,7 @@ from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot.app import (
-    NOTIFIER_KEY,
+    ANNOUNCER_KEY,
     BotApplication,
     build_application,
     start_background,
@@ -211,12 +211,12 @@ async def press(
 async def settle(api: Any, app: BotApplication, timeout: float = 10.0) -> None:
     """Until the bot handled every update and announced every event."""
     services: BotServices = app.bot_data[SERVICES_KEY]
-    notifier = app.bot_data[NOTIFIER_KEY]
+    announcer = app.bot_data[ANNOUNCER_KEY]
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
         idle = not api._updates and app.update_queue.empty()
         busy = app.update_processor.current_concurrent_updates > 0
-        if idle and not busy and notifier.position == services.store.last_position():
+        if idle and not busy and announcer.position == services.store.last_position():
             return
         await asyncio.sleep(0.002)

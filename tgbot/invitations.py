@@ -3,7 +3,7 @@ invitation of the last game's players, and the private notice a subscriber gets 
 game opens in their group.
 
 The texts are pure functions of their inputs; :func:`tell_subscribers` sends the notices
-through whatever sends the bot's messages (the notifier's outbox).
+through whatever sends the bot's messages (the outbox).
 """
 
 from __future__ import annotations
@@ -18,31 +18,19 @@ from telegram.constants import ParseMode
 from telegram.error import Forbidden
 
 from domain.state import GameState, PlayerId
-from tgbot.callback import CallbackData, encode
 from tgbot.context import BotServices
+from tgbot.keyboards import NOTIFY as NOTIFY
+from tgbot.keyboards import PLAY_AGAIN as PLAY_AGAIN
 from tgbot.texts import Texts, esc, mention
 
 log = logging.getLogger(__name__)
 
-PLAY_AGAIN: Final = "pa"  # game: the finished game whose players are invited
-NOTIFY: Final = "nt"  # game: the game whose message it sits on (any: the chat is what counts)
 ACTIONS: Final = frozenset({PLAY_AGAIN, NOTIFY})
 
 
 class Sender(Protocol):
     async def call(self, chat_id: int, method: str, *, strict: bool = False, **kwargs: Any) -> Any:
-        """Call the Bot API method for ``chat_id`` (see :class:`tgbot.notifier.Outbox`)."""
-
-
-def after_game_rows(game_id: str, key: bytes, texts: Texts) -> list[list[InlineKeyboardButton]]:
-    """The game-over message's buttons below its replay button: play again, notify me."""
-    return [
-        [InlineKeyboardButton(texts.t(label), callback_data=encode(data, key))]
-        for label, data in (
-            ("again.button_play", CallbackData(PLAY_AGAIN, game_id, 0)),
-            ("notify.button", CallbackData(NOTIFY, game_id, 0)),
-        )
-    ]
+        """Call the Bot API method for ``chat_id`` (see :class:`tgbot.outbox.Outbox`)."""
 
 
 def invitation_text(

@@ -1,11 +1,13 @@
-"""Inline keyboards, drawn only from :func:`domain.moves.legal_moves`.
+"""Inline keyboards as plain data, drawn only from :func:`domain.moves.legal_moves`.
 
 A keyboard never offers what the rules refuse: every button that ends a decision carries
 a command that ``legal_moves`` listed. Where a decision takes several presses (a card, then
 a cell), the steps so far travel in the callback data itself — never in ``chat_data``.
 
-Buttons carry a :class:`Press`; :mod:`tgbot.callback` packs it into ≤ 64 bytes with the
-game id and the game version the keyboard was drawn for.
+A :class:`Button` is a label and what pressing it does: a :class:`Press` (our callback
+data, packed by :mod:`tgbot.callback` into ≤ 64 bytes with the game id and the version the
+keyboard was drawn for), a link, or a Mini App. Nothing here knows python-telegram-bot:
+the outbox turns keyboards into Telegram's markup.
 """
 
 from __future__ import annotations
@@ -14,10 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
-
 from domain.board import GOAL_CELLS, Cell
-from domain.cards import Tool, card
+from domain.cards import Action, Tool, card
 from domain.commands import (
     ChooseTheftVictim,
     Command,
@@ -27,11 +27,12 @@ from domain.commands import (
     PlacePath,
     PlayAction,
 )
+from domain.decider import tools_broken
 from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES
 from tgbot import texts as texts_module
-from tgbot.callback import CallbackData, encode
-from tgbot.texts import Texts, opening_glyph
+from tgbot.callback import CallbackData
+from tgbot.texts import Texts, card_shape, is_symmetric
 
 # Press actions (callback codes). The first group: the group lobby; the rest: a
 # player's private prompt.
@@ -44,9 +45,11 @@ SET_EDITION: Final = "e"
 SET_TIMER: Final = "t"
 SET_LANGUAGE: Final = "g"
 LOBBY: Final = "b"
+STOP: Final = "xs"  # a running game: "yes, cancel it" (asked by /cancel)
+KEEP: Final = "xk"  # a running game: "no, play on"
 
 MENU: Final = "m"  # back to the decision's first step
-CARD: Final = "c"  # a card was picked: show where it may go
+CARD: Final = "c"  # a card was picked: show where it may go (or why it cannot)
 PLACE: Final = "p"  # card, cell, rotated
 ACT: Final = "a"  # card, player and/or cell, tool
 PASS_MENU: Final = "sm"  # value: mask of toggled hand positions
@@ -55,14 +58,18 @@ REMOVE_MENU: Final = "rm"  # page: 1 + front kind index (0: choose one), value: 
 REMOVE: Final = "rr"  # page: front kind index, value: mask
 GOLD: Final = "gp"  # value
 THEFT: Final = "th"  # player
+LEGEND: Final = "hl"  # what the icons mean, in place of the prompt's caption
 COME_BACK: Final = "bk"  # an away player is back (any version: it never goes stale)
 OPEN: Final = "vo"  # a finished game's replay, opened at its first step
+PLAY_AGAIN: Final = "pa"  # game: the finished game whose players are invited
+NOTIFY: Final = "nt"  # game: the game whose message it sits on (any: the chat is what counts)
 
 LOBBY_ACTIONS: Final = frozenset(
     {JOIN, LEAVE, START, CANCEL, SETTINGS, SET_EDITION, SET_TIMER, SET_LANGUAGE, LOBBY}
 )
+RUNNING_ACTIONS: Final = frozenset({STOP, KEEP})
 PROMPT_ACTIONS: Final = frozenset(
-    {MENU, CARD, PLACE, ACT, PASS_MENU, PASS, REMOVE_MENU, REMOVE, GOLD, THEFT}
+    {MENU, CARD, PLACE, ACT, PASS_MENU, PASS, REMOVE_MENU, REMOVE, GOLD, THEFT, LEGEND}
 )
 COMMAND_ACTIONS: Final = frozenset({PLACE, ACT, PASS, REMOVE, GOLD, THEFT})
 
@@ -74,11 +81,15 @@ GOAL_NAMES: Final = {
     GOAL_CELLS[2]: "bot.goal_bottom",
 }
 LABELS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+UNPLAYABLE: Final = "🚫"  # marks a card that cannot be played now (see icons.LEGEND)
 
 
 @dataclass(frozen=True, slots=True)
 class Press:
-    """What a button asks for; with a game id and version it becomes callback data."""
+    """What a button asks for; with a game id and version it becomes callback data.
+
+    ``any_version``: the button is drawn for version 0, whatever the game's version (a
+    replay's Open button, which never goes stale)."""
 
     action: str
     card: int | None = None
@@ -88,12 +99,13 @@ class Press:
     tool: str | None = None
     page: int | None = None
     value: int | None = None
+    any_version: bool = False
 
     def data(self, game: str, version: int) -> CallbackData:
         return CallbackData(
             self.action,
             game,
-            version,
+            0 if self.any_version else version,
             card=self.card,
             cell=self.cell,
             rotated=self.rotated,
@@ -117,28 +129,42 @@ class Press:
         )
 
 
-Row = list[tuple[str, Press]]
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A label and what pressing it does: a press (for ``game``, default the message's
+    own), a link, or a Telegram Mini App."""
+
+    label: str
+    press: Press | None = None
+    url: str | None = None
+    web_app: str | None = None
+    game: str | None = None
 
 
-def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboardButton:
+Row = list[Button]
+Keyboard = tuple[tuple[Button, ...], ...]
+
+
+def keyboard(rows: Iterable[Iterable[Button]]) -> Keyboard:
+    """Rows of buttons as an immutable keyboard (empty rows left out)."""
+    return tuple(row for row in (tuple(r) for r in rows) if row)
+
+
+def replay_button(game_id: str, label: str = "🎬") -> Button:
     """A button that opens the replay of ``game_id`` (the game-over message's, /history's)."""
-    return InlineKeyboardButton(label, callback_data=encode(CallbackData(OPEN, game_id, 0), key))
+    return Button(label, Press(OPEN, any_version=True), game=game_id)
 
 
-def markup(rows: Sequence[Row], game: str, version: int, key: bytes) -> InlineKeyboardMarkup:
-    """Rows of (label, press) as Telegram's inline keyboard."""
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(text, callback_data=encode(press.data(game, version), key))
-                for text, press in row
-            ]
-            for row in rows
-        ]
-    )
+def after_game_rows(texts: Texts) -> list[Row]:
+    """The game-over message's buttons below its replay button: play again, notify me
+    (each for the message's game, at any version; see :mod:`tgbot.invitations`)."""
+    return [
+        [Button(texts.t(label), Press(action, any_version=True))]
+        for label, action in (("again.button_play", PLAY_AGAIN), ("notify.button", NOTIFY))
+    ]
 
 
-def _chunks(items: Sequence[tuple[str, Press]], size: int) -> list[Row]:
+def _chunks(items: Sequence[Button], size: int) -> list[Row]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
@@ -148,14 +174,14 @@ def _chunks(items: Sequence[tuple[str, Press]], size: int) -> list[Row]:
 def lobby_rows(texts: Texts) -> list[Row]:
     return [
         [
-            (texts.t("lobby.button_join"), Press(JOIN)),
-            (texts.t("lobby.button_leave"), Press(LEAVE)),
+            Button(texts.t("lobby.button_join"), Press(JOIN)),
+            Button(texts.t("lobby.button_leave"), Press(LEAVE)),
         ],
         [
-            (texts.t("lobby.button_start"), Press(START)),
-            (texts.t("lobby.button_settings"), Press(SETTINGS)),
+            Button(texts.t("lobby.button_start"), Press(START)),
+            Button(texts.t("lobby.button_settings"), Press(SETTINGS)),
         ],
-        [(texts.t("lobby.button_cancel"), Press(CANCEL))],
+        [Button(texts.t("lobby.button_cancel"), Press(CANCEL))],
     ]
 
 
@@ -164,22 +190,34 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
         return f"• {text}" if on else text
 
     editions = [
-        (mark(state.edition == e, texts.t(f"edition.{e}")), Press(SET_EDITION, value=i))
+        Button(mark(state.edition == e, texts.t(f"edition.{e}")), Press(SET_EDITION, value=i))
         for i, e in enumerate(EDITIONS)
     ]
     timers = [
-        (mark(state.turn_seconds == s, texts.timer(s)), Press(SET_TIMER, value=i))
+        Button(mark(state.turn_seconds == s, texts.timer(s)), Press(SET_TIMER, value=i))
         for i, s in enumerate(TIMER_PRESETS)
     ]
     languages = [
-        (mark(language == code, Texts(code).t("language.button")), Press(SET_LANGUAGE, value=i))
+        Button(
+            mark(language == code, Texts(code).t("language.button")), Press(SET_LANGUAGE, value=i)
+        )
         for i, code in enumerate(LANGUAGES)
     ]
     last: Row = [
-        (texts.t("turn.button_back"), Press(LOBBY)),
-        (texts.t("lobby.button_join"), Press(JOIN)),
+        Button(texts.t("turn.button_back"), Press(LOBBY)),
+        Button(texts.t("lobby.button_join"), Press(JOIN)),
     ]
     return [editions, *_chunks(timers, 2), languages, last]
+
+
+def stop_rows(texts: Texts) -> list[Row]:
+    """/cancel of a running game asks first: cancel it, or play on."""
+    return [
+        [
+            Button(texts.t("cancel.button_yes"), Press(STOP)),
+            Button(texts.t("cancel.button_no"), Press(KEEP)),
+        ]
+    ]
 
 
 # ---------------------------------------------------------------------------- turns
@@ -209,54 +247,121 @@ def _label(index: int) -> str:
     return LABELS[index // len(LABELS) - 1] + LABELS[index % len(LABELS)]
 
 
+def playable(moves: Sequence[Command]) -> set[int]:
+    """The cards of the hand that some legal move plays (placed or played as an action)."""
+    return {m.card for m in moves if isinstance(m, PlacePath | PlayAction)}
+
+
+def legend_row(texts: Texts) -> Row:
+    return [Button(texts.t("legend.button"), Press(LEGEND))]
+
+
 def root_rows(
     state: GameState, player: PlayerId, moves: Sequence[Command], texts: Texts
 ) -> list[Row]:
-    """A decision's first step: a turn's playable cards and pass, a gold pick, a victim."""
+    """A decision's first step: a turn's whole hand (a card that cannot be played now is
+    marked, and pressing it says why), pass, discard to remove; a gold pick; a victim."""
     if not moves:
         return []
     first = moves[0]
     if isinstance(first, PickGold):
-        values = [m.value for m in moves if isinstance(m, PickGold)]
-        return [[(texts.t("turn.gold_pick_button", value=v), Press(GOLD, value=v)) for v in values]]
+        values = sorted((m.value for m in moves if isinstance(m, PickGold)), reverse=True)
+        return [
+            [Button(texts.t("turn.gold_pick_button", count=v), Press(GOLD, value=v))]
+            for v in values
+        ]
     if isinstance(first, ChooseTheftVictim):
         buttons = [
-            (state.names.get(m.victim, "?"), Press(THEFT, player=m.victim))
+            Button(state.names.get(m.victim, "?"), Press(THEFT, player=m.victim))
             for m in moves
             if isinstance(m, ChooseTheftVictim)
         ]
         return _chunks(buttons, 2)
-    playable = {m.card for m in moves if isinstance(m, PlacePath | PlayAction)}
+    can_play = playable(moves)
     buttons = [
-        (texts.card_name(state.edition, card_id), Press(CARD, card=card_id))
+        _card_button(state, player, card_id, moves, texts)
+        if card_id in can_play
+        else Button(
+            f"{UNPLAYABLE} {texts.card_name(state.edition, card_id)}", Press(CARD, card=card_id)
+        )
         for card_id in hand_positions(state, player)
-        if card_id in playable
     ]
     rows = _chunks(buttons, 2)
     extra: Row = []
     if any(isinstance(m, Pass) for m in moves):
-        extra.append((texts.t("turn.button_pass"), Press(PASS_MENU, value=0)))
-    if any(isinstance(m, DiscardToRemove) for m in moves):
-        extra.append((texts.t("turn.button_discard_remove"), Press(REMOVE_MENU, page=0, value=0)))
+        extra.append(Button(texts.t("turn.button_pass"), Press(PASS_MENU, value=0)))
+    removes = _remove_kinds(state, player, moves)
+    if removes:
+        # One card in front: nothing to choose, straight to the two cards to discard.
+        page = 1 + front_kinds(state, player).index(removes[0]) if len(removes) == 1 else 0
+        extra.append(
+            Button(texts.t("turn.button_discard_remove"), Press(REMOVE_MENU, page=page, value=0))
+        )
     if extra:
         rows.append(extra)
+    rows.append(legend_row(texts))
     return rows
 
 
+def _card_button(
+    state: GameState, player: PlayerId, card_id: int, moves: Sequence[Command], texts: Texts
+) -> Button:
+    """A playable card: a second step to choose where or on whom — unless an action has
+    one target only, which the card's button then plays at once (no needless choice)."""
+    name = texts.card_name(state.edition, card_id)
+    actions = [m for m in moves if isinstance(m, PlayAction) and m.card == card_id]
+    if len(actions) == 1 and not any(isinstance(m, PlacePath) and m.card == card_id for m in moves):
+        move = actions[0]
+        target = _action_label(state, move, {}, texts, player)
+        return Button(texts.t("turn.play_on", card=name, target=target), _action_press(move))
+    return Button(name, Press(CARD, card=card_id))
+
+
+def unplayable_reason(state: GameState, player: PlayerId, card_id: int) -> str:
+    """The catalog key saying why ``card_id`` cannot be played now."""
+    played = card(state.edition, card_id)
+    if played.path is not None:
+        if tools_broken(state, player):
+            return "error.tools_broken"
+        if "trapped" in state.front_of(player):
+            return "error.player_trapped"
+        return "why.no_place"
+    action = played.action
+    if action is None:
+        return "error.wrong_card_type"
+    if action.value.startswith("broken_"):
+        return "why.no_break_target"
+    if action.value.startswith("repair_"):
+        return "why.nothing_to_repair"
+    reasons = {
+        Action.ROCKFALL: "why.nothing_to_destroy",
+        Action.MAP: "why.no_goal_left",
+        Action.THEFT: "why.theft_lies",
+        Action.HANDS_OFF: "why.no_theft",
+        Action.FREE_AT_LAST: "why.nobody_trapped",
+        Action.TRAPPED: "why.nobody_to_trap",
+    }
+    return reasons.get(action, "error.invalid_target")
+
+
 def card_rows(
-    state: GameState, moves: Sequence[Command], card_id: int, texts: Texts
+    state: GameState, moves: Sequence[Command], card_id: int, texts: Texts, player: PlayerId
 ) -> tuple[list[Row], dict[Cell, str]]:
     """Second step: where (and how) the picked card may go, with the letters to draw on
-    the preview image."""
-    back: Row = [(texts.t("turn.button_back"), Press(MENU))]
+    the preview image. A card that looks the same turned 180° gets one button per cell."""
+    back: Row = [Button(texts.t("turn.button_back"), Press(MENU))]
     placements = [
         (m.cell, m.rotated) for m in moves if isinstance(m, PlacePath) and m.card == card_id
     ]
     if placements:
         labels = cell_labels(c for c, _ in placements)
         kind = card(state.edition, card_id).kind
+        if is_symmetric(kind):
+            placements = sorted(
+                {(c, False) if (c, False) in placements else (c, r) for c, r in placements}
+            )
         buttons = [
-            (
+            Button(
                 placement_label(labels[cell], kind, rotated),
                 Press(PLACE, card=card_id, cell=cell, rotated=rotated),
             )
@@ -266,28 +371,41 @@ def card_rows(
     actions = [m for m in moves if isinstance(m, PlayAction) and m.card == card_id]
     cells = [m.target_cell for m in actions if m.target_cell is not None]
     labels = {} if all(c in GOAL_NAMES for c in cells) else cell_labels(cells)
-    buttons = [(_action_label(state, m, labels, texts), _action_press(m)) for m in actions]
+    buttons = [
+        Button(_action_label(state, m, labels, texts, player), _action_press(m)) for m in actions
+    ]
     return [*_chunks(buttons, 6 if labels else 2), back], labels
 
 
 def placement_label(letter: str, kind: str, rotated: bool) -> str:
-    """A placement button: the cell's letter, where the card opens that way, and ↻ when
-    it is turned — the preview draws the card both ways, the turned one under a ↻.
+    """A placement button: the cell's letter and the card as it will lie (↻ when it is
+    turned: the preview draws the card both ways, the turned one under a ↻).
 
     >>> placement_label("A", "t_nse", False), placement_label("A", "t_nse", True)
     ('A ├', 'A ┤ ↻')
+    >>> placement_label("B", "bridge", False), placement_label("C", "double_curve_b", False)
+    ('B ╬', 'C └┐')
     """
-    glyph = opening_glyph(kind, rotated)
+    glyph = card_shape(kind, rotated)
     return f"{letter} {glyph} ↻" if rotated else f"{letter} {glyph}"
 
 
-def _action_label(state: GameState, move: PlayAction, labels: dict[Cell, str], texts: Texts) -> str:
+def _action_label(
+    state: GameState,
+    move: PlayAction,
+    labels: dict[Cell, str],
+    texts: Texts,
+    player: PlayerId,
+) -> str:
     if move.target_cell is not None:
         cell = move.target_cell
         return labels.get(cell) or texts.t(GOAL_NAMES.get(cell, "bot.goal_middle"))
-    name = state.names.get(move.target_player, "?") if move.target_player is not None else "?"
+    if move.target_player == player:
+        name = texts.t("turn.yourself")
+    else:
+        name = state.names.get(move.target_player, "?") if move.target_player is not None else "?"
     if move.tool is not None:
-        return f"{name}: {texts.tool_name(move.tool.value)}"
+        return texts.t("turn.target_tool", name=name, tool=texts.tool_name(move.tool.value))
     return name
 
 
@@ -307,16 +425,16 @@ def pass_rows(
     """Pass: base discards exactly one card (one press); saboteur2 toggles 1 to 3."""
     hand = hand_positions(state, player)
     passes = {m.cards for m in moves if isinstance(m, Pass)}
-    back: Row = [(texts.t("turn.button_back"), Press(MENU))]
+    back: Row = [Button(texts.t("turn.button_back"), Press(MENU))]
     if state.edition == "base":
         buttons = [
-            (texts.card_name(state.edition, c), Press(PASS, value=1 << i))
+            Button(texts.card_name(state.edition, c), Press(PASS, value=1 << i))
             for i, c in enumerate(hand)
             if (c,) in passes
         ]
         return [*_chunks(buttons, 2), back]
     toggles = [
-        (
+        Button(
             _toggled(mask, i, texts.card_name(state.edition, c)),
             Press(PASS_MENU, value=mask ^ 1 << i),
         )
@@ -325,7 +443,7 @@ def pass_rows(
     rows = _chunks(toggles, 2)
     chosen = cards_of_mask(state, player, mask)
     if chosen in passes:
-        rows.append([(texts.t("turn.button_confirm"), Press(PASS, value=mask))])
+        rows.append([Button(texts.t("turn.button_confirm"), Press(PASS, value=mask))])
     rows.append(back)
     return rows
 
@@ -338,6 +456,11 @@ def front_kinds(state: GameState, player: PlayerId) -> tuple[str, ...]:
     return tuple(dict.fromkeys(state.front_of(player)))
 
 
+def _remove_kinds(state: GameState, player: PlayerId, moves: Sequence[Command]) -> list[str]:
+    kinds = {m.removed for m in moves if isinstance(m, DiscardToRemove)}
+    return [k for k in front_kinds(state, player) if k in kinds]
+
+
 def remove_rows(
     state: GameState,
     player: PlayerId,
@@ -346,20 +469,21 @@ def remove_rows(
     mask: int,
     texts: Texts,
 ) -> list[Row]:
-    """saboteur2: first the card in front of you (page 0), then the two to discard."""
+    """saboteur2: first the card in front of you (page 0; skipped when there is one),
+    then the two to discard."""
     kinds = front_kinds(state, player)
-    back: Row = [(texts.t("turn.button_back"), Press(MENU))]
+    back: Row = [Button(texts.t("turn.button_back"), Press(MENU))]
     options = {(m.removed, m.cards) for m in moves if isinstance(m, DiscardToRemove)}
     if page <= 0 or page > len(kinds):
         buttons = [
-            (texts.front_name(kind), Press(REMOVE_MENU, page=i + 1, value=0))
+            Button(texts.front_name(kind), Press(REMOVE_MENU, page=i + 1, value=0))
             for i, kind in enumerate(kinds)
             if any(k == kind for k, _ in options)
         ]
         return [*_chunks(buttons, 2), back]
     hand = hand_positions(state, player)
     toggles = [
-        (
+        Button(
             _toggled(mask, i, texts.card_name(state.edition, c)),
             Press(REMOVE_MENU, page=page, value=mask ^ 1 << i),
         )
@@ -368,7 +492,9 @@ def remove_rows(
     rows = _chunks(toggles, 2)
     chosen = cards_of_mask(state, player, mask)
     if (kinds[page - 1], chosen) in options:
-        rows.append([(texts.t("turn.button_confirm"), Press(REMOVE, page=page - 1, value=mask))])
+        rows.append(
+            [Button(texts.t("turn.button_confirm"), Press(REMOVE, page=page - 1, value=mask))]
+        )
     rows.append(back)
     return rows
 

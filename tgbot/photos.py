@@ -6,7 +6,7 @@ uploaded before, to any chat, by its ``file_id``).
 
 Telegram may forget a file (or refuse its id); whoever sends by id then drops it
 (:meth:`PhotoCache.forget`) and uploads the bytes again (see
-:meth:`tgbot.notifier.Outbox.send_picture`).
+:meth:`tgbot.outbox.Outbox.send_picture`).
 
 >>> photos = PhotoCache()
 >>> photos.file_id(b"png") is None

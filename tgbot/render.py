@@ -1,4 +1,5 @@
-"""The maze as a PNG, drawn by code with Pillow (no image assets, no font files).
+"""The maze as a PNG, drawn by code with Pillow (no image assets; text in the bundled
+DejaVu Sans, ``tgbot/fonts``).
 
 Each card is drawn from its geometry (:attr:`domain.board.Tile.segments`): tunnels are
 light bands from an edge towards the card's middle; a segment that joins nothing ends in
@@ -6,6 +7,11 @@ a rock; a bridge's two tunnels pass over and under; a double curve's two bends s
 apart. Ladders, blue and green doors and crystals are drawn on their card. Coordinates
 run along the edges so players can name cells, and ``highlight`` writes labels ("A",
 "B", ...) into cells so keyboard buttons can refer to them.
+
+Read on a phone: the picture holds the cards and nothing around them (labelled cells
+included), so at a display width of 390 px a cell keeps at least 22 px for mazes up to
+:data:`PHONE_COLUMNS` columns wide, and every marker on a card (door, ladder, crystal,
+dead end) covers at least 0.37 of its cell, 8 px at that size.
 
 >>> from domain.board import initial_board
 >>> png = render_board(initial_board(("goal_treasure", "goal_stone_a", "goal_stone_b")))
@@ -16,22 +22,29 @@ True
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from PIL import Image, ImageDraw, ImageFont
 
 from domain.board import Board, Cell, Tile
 from domain.cards import SIDES, Door, E, N, S, W
 
+if TYPE_CHECKING:
+    from tgbot.presenter.messages import HandCard
+
 Color = tuple[int, int, int]
 
 CELL: Final = 80  # pixels per card at full size
 MIN_CELL: Final = 28
 MAX_SIDE: Final = 1280  # Telegram shows photos at most 1280 px on the long side
-MARGIN_CELLS: Final = 1  # empty cells drawn around the cards
+MARGIN_CELLS: Final = 0  # empty cells drawn around the cards (labelled cells are drawn)
+PHONE_COLUMNS: Final = 16  # mazes up to this wide keep 22 px cells at 390 px
+FONT_FILE: Final = Path(__file__).parent / "fonts" / "DejaVuSans.ttf"
+HAND_CELL: Final = 64  # pixels per card of the hand drawn under a prompt's board
 
 BACKGROUND: Final[Color] = (28, 24, 22)
 GRID: Final[Color] = (52, 45, 40)
@@ -59,6 +72,8 @@ MARK: Final[Color] = (255, 221, 0)
 WHITE: Final[Color] = (255, 255, 255)
 QUESTION: Final[Color] = (235, 235, 250)
 KEYHOLE: Final[Color] = (20, 20, 20)
+ACTION_CARD: Final[Color] = (70, 58, 96)
+FORBIDDEN: Final[Color] = (220, 40, 40)
 
 # Image-space direction of each side: y grows downwards in the picture, north is up.
 _VECTOR: Final = {N: (0, -1), E: (1, 0), S: (0, 1), W: (-1, 0)}
@@ -71,6 +86,7 @@ def render_board(
     show_goal_kinds: Mapping[Cell, str] | None = None,
     cell_size: int = CELL,
     orientations: str | None = None,
+    hand: Sequence[HandCard] = (),
 ) -> bytes:
     """The board as PNG bytes.
 
@@ -79,13 +95,83 @@ def render_board(
     ``show_goal_kinds`` peeks under face-down goals (what a map showed this player).
     ``orientations``: a path card's kind, drawn below the board both ways — as it is,
     and turned 180° under a ↻ sign, as the placement buttons name them.
+    ``hand``: the viewer's cards, drawn small below (those not playable now greyed).
     """
     image = render_image(
         board, highlight=highlight, show_goal_kinds=show_goal_kinds, cell_size=cell_size
     )
     if orientations is not None:
         image = with_orientations(image, orientations)
+    if hand:
+        image = with_hand(image, hand)
     return png_bytes(image)
+
+
+def with_hand(board: Image.Image, hand: Sequence[HandCard], size: int = HAND_CELL) -> Image.Image:
+    """``board`` with the hand below it: path cards by their shape, action cards by their
+    name; a card that cannot be played now is greyed."""
+    gap = size // 8
+    per_row = max(1, (max(board.width, 4 * size) - gap) // (size + gap))
+    rows = -(-len(hand) // per_row)
+    width = max(board.width, min(len(hand), per_row) * (size + gap) + gap)
+    strip = rows * (size + gap) + gap
+    image = Image.new("RGB", (width, board.height + strip), BACKGROUND)
+    image.paste(board, (0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.line([(0, board.height + 1), (width, board.height + 1)], fill=GRID, width=2)
+    for i, card in enumerate(hand):
+        row, col = divmod(i, per_row)
+        at = (gap + col * (size + gap), board.height + gap + row * (size + gap))
+        image.paste(_hand_card(card.kind, card.label, card.playable, size), at)
+    return image
+
+
+@cache
+def _hand_card(kind: str, label: str, playable: bool, size: int) -> Image.Image:
+    if not label:  # a path card: its picture
+        image = _tile_image(kind, False, True, None, size).copy()
+    else:
+        image = Image.new("RGB", (size, size), BACKGROUND)
+        draw = ImageDraw.Draw(image)
+        inset = max(1, size // 32)
+        box = [inset, inset, size - 1 - inset, size - 1 - inset]
+        draw.rounded_rectangle(
+            box, radius=size // 10, fill=ACTION_CARD, outline=CARD_EDGE, width=max(2, size // 24)
+        )
+        _draw_words(draw, label, size)
+    if not playable:
+        veil = Image.new("RGB", image.size, BACKGROUND)
+        image = Image.blend(image, veil, 0.55)
+        draw = ImageDraw.Draw(image)
+        r, c, w = size * 0.3, size / 2, max(2, size // 14)
+        draw.ellipse([c - r, c - r, c + r, c + r], outline=FORBIDDEN, width=w)
+        draw.line([(c - r * 0.7, c + r * 0.7), (c + r * 0.7, c - r * 0.7)], fill=FORBIDDEN, width=w)
+    return image
+
+
+def _draw_words(draw: ImageDraw.ImageDraw, label: str, size: int) -> None:
+    """An action card's name, wrapped to the card, as large as fits."""
+    room = size - size // 6
+    for points in range(max(9, size // 5), 7, -1):
+        font = font_of(points)
+        lines: list[str] = []
+        for word in label.split():
+            if lines and font.getlength(f"{lines[-1]} {word}") <= room:
+                lines[-1] += f" {word}"
+            else:
+                lines.append(word)
+        height = len(lines) * (points + 2)
+        if all(font.getlength(line) <= room for line in lines) and height <= room:
+            break
+    top = (size - height) / 2
+    for n, line in enumerate(lines):
+        draw.text(
+            (size / 2, top + n * (points + 2) + points / 2),
+            line,
+            fill=TUNNEL,
+            font=font,
+            anchor="mm",
+        )
 
 
 def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.Image:
@@ -163,6 +249,8 @@ def _palette() -> Image.Image:
         WHITE,
         QUESTION,
         KEYHOLE,
+        ACTION_CARD,
+        FORBIDDEN,
     ]
     pairs = [
         (AXIS_TEXT, BACKGROUND),
@@ -181,6 +269,8 @@ def _palette() -> Image.Image:
         (START_CARD, TUNNEL),
         (CARD_BACK, BACKGROUND),
         (TUNNEL_UNDER, CARD),
+        (TUNNEL, ACTION_CARD),
+        (FORBIDDEN, BACKGROUND),
     ]
     colors = list(dict.fromkeys(base))
     for a, b in pairs:
@@ -266,7 +356,14 @@ def render_image(
     labels: Mapping[Cell, str] = highlight if isinstance(highlight, Mapping) else {}
     framed: Cell | None = highlight if isinstance(highlight, tuple) else None
     peeks = show_goal_kinds or {}
-    grid = layout(board, labels, cell_size)
+    crystals = sum(t.spec.crystals for t in board.values() if t.face_up)
+    extra: list[Cell] = list(labels)
+    if crystals:  # counted in the top-left cell: one column more when a card lies there
+        cells = [*board, *labels]
+        corner = (min(x for x, _ in cells), max(y for _, y in cells))
+        if corner in board:
+            extra.append((corner[0] - 1, corner[1]))
+    grid = layout(board, extra, cell_size)
     size, axis = grid.size, grid.axis
     width, height = grid.drawn_size
     image = Image.new("RGB", (width, height), BACKGROUND)
@@ -288,7 +385,6 @@ def render_image(
             _tile_image(tile.kind, tile.rotated, tile.face_up, peek, size), grid.origin(cell)
         )
 
-    crystals = sum(t.spec.crystals for t in board.values() if t.face_up)
     if crystals:
         _draw_crystal_count(draw, grid.origin((grid.min_x, grid.max_y)), size, crystals)
 
@@ -324,8 +420,13 @@ def _axis_number(number: int, width: int, height: int, font_size: int) -> Image.
 
 
 @cache
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
+def font_of(size: int) -> ImageFont.FreeTypeFont:
+    """The bundled DejaVu Sans at ``size`` points: every letter of the bot's languages,
+    the box-drawing shapes and the symbols the pictures use."""
+    return ImageFont.truetype(str(FONT_FILE), size)
+
+
+_font = font_of
 
 
 def _draw_label(
@@ -457,7 +558,8 @@ def _draw_tunnels(
         if bridge and segment == N | S:
             _draw_planks(draw, size, band)
         if dead or (stub_mark and len(segments) == 1 and _count(segment) == 1):
-            _draw_rock(draw, pivot, band)
+            # Big enough to read on a phone; smaller where three or four share a card.
+            _draw_rock(draw, pivot, band * (0.82 if len(segments) <= 2 else 0.64))
 
 
 def _draw_planks(draw: ImageDraw.ImageDraw, size: int, band: int) -> None:
@@ -488,9 +590,8 @@ def _open_edge(
         draw.rectangle([x0 - half, ya, x0 + half, yb], fill=fill)
 
 
-def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], band: int) -> None:
+def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], r: float) -> None:
     x, y = at
-    r = band * 0.62
     points = [
         (x - r, y + r * 0.2),
         (x - r * 0.5, y - r * 0.8),
@@ -505,8 +606,8 @@ def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], band: int) ->
 
 def _draw_ladder(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
     x, y = at
-    half_h, half_w = size * 0.2, size * 0.09
-    line = max(2, size // 22)
+    half_h, half_w = size * 0.22, size * 0.19
+    line = max(2, size // 18)
     for rail in (x - half_w, x + half_w):
         draw.line([(rail, y - half_h), (rail, y + half_h)], fill=LADDER, width=line)
     steps = 4
@@ -517,7 +618,7 @@ def _draw_ladder(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) 
 
 def _draw_door(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int, color: Color) -> None:
     x, y = at
-    r = size * 0.16
+    r = size * 0.19
     draw.rounded_rectangle(
         [x - r, y - r, x + r, y + r], radius=r / 3, fill=color, outline=WHITE, width=2
     )
@@ -550,7 +651,7 @@ def _draw_crystals(
 ) -> None:
     """Diamonds big enough to see on a phone: where a stub's tunnel ends, else in a
     corner no tunnel reaches, away from the card's dead ends (their rocks)."""
-    r = size * (0.2 if at_end else 0.16)
+    r = size * (0.22 if at_end else 0.19)
     x, y = (size / 2, size / 2) if at_end else _free_corner(segments, size)
     step = 2.2 * r if x < size / 2 else -2.2 * r
     for i in range(count):
@@ -576,8 +677,8 @@ def _free_corner(segments: tuple[int, ...], size: int) -> tuple[float, float]:
 def _draw_crystal_count(
     draw: ImageDraw.ImageDraw, origin: tuple[int, int], size: int, count: int
 ) -> None:
-    """The crystals on the table (what geologists share), in the top-left cell, which
-    the margin keeps empty: a gem and the number."""
+    """The crystals on the table (what geologists share), in the top-left cell, kept
+    empty for them: a gem and the number."""
     x0, y0 = origin
     _draw_diamond(draw, (x0 + size * 0.3, y0 + size * 0.5), size * 0.16, max(2, size // 30))
     draw.text(

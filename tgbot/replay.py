@@ -7,25 +7,27 @@ opened, gold paid) belong to that move's step. Each step keeps the game's state 
 it, so stepping a replay shows exactly what the live game had after that event.
 
 Once a game is over nothing in it is secret any more, so a step's caption tells
-everything: roles, hands, what a map or an inspection showed, which cards were passed.
+everything: roles, hands, what a map or an inspection showed, which cards were passed —
+in the same lines live play told (:mod:`tgbot.presenter.narration`), with every secret.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from domain import events as ev
 from domain.board import Cell
-from domain.cards import PATHS, Edition, Role, card
 from domain.decider import evolve, initial_state
-from domain.events import Event, PlayerId
+from domain.events import Event
 from domain.state import GameState
+from domain.view import view_for
 from infra.settings import LANGUAGES as LANGUAGES  # the replay GIF CLI offers them
-from tgbot.texts import opening_glyph
+from tgbot import i18n
+from tgbot.presenter.icons import Icon, Line
+from tgbot.presenter.narration import Scene, narrate
+from tgbot.texts import Texts
 
 StepKind = str
 ROUND_START: Final = "round_start"
@@ -239,272 +241,40 @@ class Replay:
 
 # --- captions -------------------------------------------------------------------------
 
-_CATALOGS: dict[str, dict[str, str]] = {}
-
-
-def _catalog(lang: str) -> dict[str, str]:
-    if lang not in _CATALOGS:
-        path = Path(__file__).parent / "locales" / f"replay_{lang}.json"
-        _CATALOGS[lang] = json.loads(path.read_text("utf-8")) if path.exists() else {}
-    return _CATALOGS[lang]
-
 
 def text(lang: str, key: str, **params: object) -> str:
-    """A message of the replay catalogs, falling back to English, then to the key."""
-    template = _catalog(lang).get(key) or _catalog("en").get(key) or key
-    return template.format(**params)
+    """A message of the catalogs, in ``lang`` (falling back to English, then the key)."""
+    return i18n.t(lang, key, **params)
 
 
-# Path cards are named by their shape (tgbot.texts.opening_glyph), which needs no translation.
-
-
-def path_name(lang: str, kind: str, rotated: bool = False) -> str:
-    spec = PATHS[kind]
-    shape = opening_glyph(kind, rotated)  # as the placement buttons name it
-    if spec.ladder:
-        shape += "🪜"
-    if spec.door is not None:
-        shape += "🔵" if spec.door.value == "blue" else "🟢"
-    if spec.crystals:
-        shape += "💎"
-    key = "replay.dead_end" if len(spec.segments) > 1 and spec.is_dead_end else "replay.path"
-    return text(lang, key, shape=shape)
-
-
-def card_name(lang: str, edition: Edition, card_id: int, rotated: bool = False) -> str:
-    c = card(edition, card_id)
-    if c.action is not None:
-        return text(lang, f"action.{c.action.value}")
-    return path_name(lang, c.kind, rotated)
-
-
-def _cards(lang: str, edition: Edition, ids: Iterable[int]) -> str:
-    names = [card_name(lang, edition, i) for i in ids]
-    return ", ".join(names) if names else text(lang, "replay.none")
-
-
-def _role(lang: str, role: Role | str) -> str:
-    value = role.value if isinstance(role, Role) else role
-    return text(lang, f"role.{value}")
-
-
-def _name(state: GameState, player: PlayerId | None) -> str:
-    if player is None:
-        return "?"
-    return state.names.get(player, str(player))
-
-
-def _actor(lang: str, state: GameState, player: PlayerId) -> str:
-    role = state.roles.get(player)
-    name = _name(state, player)
-    return text(lang, "replay.actor", name=name, role=_role(lang, role)) if role else name
-
-
-def _cell(cell: Cell) -> str:
-    return f"({cell[0]}, {cell[1]})"
-
-
-def _names(lang: str, state: GameState, players: Iterable[PlayerId]) -> str:
-    names = [_name(state, p) for p in players]
-    return ", ".join(names) if names else text(lang, "replay.nobody")
-
-
-def _gold(lang: str, state: GameState, pairs: Iterable[tuple[PlayerId, int]]) -> str:
-    items = [f"{_name(state, p)} {g}" for p, g in pairs]
-    return ", ".join(items) if items else text(lang, "replay.none")
+def lines(step: Step, lang: str = "en") -> list[Line]:
+    """Everything that happened in ``step``, secrets included (the game is over): each
+    event told as live play told it, the actors' dwarf cards beside their names, the
+    acting player's hand before the move second, the cards drawn last."""
+    texts = Texts(lang)
+    state = step.before
+    told: list[Line] = []
+    drawn: list[Line] = []
+    for event in step.events:
+        roles = {p: r.value for p, r in state.roles.items()}
+        state = evolve(state, event)
+        scene = Scene(
+            texts, None, state.edition, state.names, view_for(state, None), full=True, roles=roles
+        )
+        (drawn if isinstance(event, ev.CardDrawn) else told).extend(narrate(event, scene))
+    actor = getattr(step.event, "player", None)
+    hand = step.before.hand(actor) if isinstance(actor, int) else ()
+    if step.kind == MOVE and hand:
+        cards = ", ".join(texts.card_name(state.edition, c) for c in sorted(hand))
+        told.insert(1, Line(Icon.CARDS, texts.t("replay.hand", cards=cards)))
+    return [*told, *drawn]
 
 
 def caption(step: Step, lang: str = "en") -> str:
-    """Everything that happened in ``step``, secrets included (the game is over).
-
-    One sentence per fact; the acting player's role and hand before the move are shown.
-    """
-    lines: list[str] = []
-    before, after = step.before, step.state
-    edition = after.edition
-    drawn: list[str] = []
-    for event in step.events:
-        line = _describe(lang, event, before, after, edition)
-        if isinstance(event, ev.CardDrawn):
-            drawn.append(line)
-        elif line:
-            lines.append(line)
-    first = step.event
-    actor = getattr(first, "player", None)
-    if step.kind == MOVE and actor is not None and before.hand(actor):
-        hand = text(lang, "replay.hand", cards=_cards(lang, edition, before.hand(actor)))
-        lines.insert(1, hand)
-    lines.extend(drawn)
-    return "\n".join(lines)
+    """The step told in HTML, one line per fact (see :func:`lines`)."""
+    return "\n".join(line.html() for line in lines(step, lang))
 
 
-def _describe(
-    lang: str, event: Event, before: GameState, after: GameState, edition: Edition
-) -> str:
-    match event:
-        case ev.RoundStarted():
-            goals = ", ".join(text(lang, f"goal.{g}") for g in event.goals)
-            roles = ", ".join(f"{_name(after, p)} {_role(lang, r)}" for p, r in event.roles)
-            lines = [
-                text(
-                    lang,
-                    "replay.round_started",
-                    round=event.round,
-                    first=_name(after, event.first_player),
-                ),
-                text(lang, "replay.roles", roles=roles),
-                text(lang, "replay.goals", goals=goals),
-            ]
-            if event.dwarf_pile and edition == "base":
-                spare = ", ".join(_role(lang, r) for r in event.dwarf_pile)
-                lines.append(text(lang, "replay.spare", spare=spare))
-            # One line per hand: a long caption is cut into pages between lines.
-            lines.append(text(lang, "replay.hands"))
-            lines.extend(
-                text(lang, "replay.hand_of", name=_name(after, p), cards=_cards(lang, edition, cs))
-                for p, cs in event.hands
-            )
-            return "\n".join(lines)
-        case ev.PathPlaced():
-            return text(
-                lang,
-                "replay.path_placed",
-                actor=_actor(lang, before, event.player),
-                card=card_name(lang, edition, event.card, event.rotated),
-                cell=_cell(event.cell),
-            )
-        case ev.GoalRevealed():
-            return text(
-                lang,
-                "replay.goal_revealed",
-                cell=_cell(event.cell),
-                goal=text(lang, f"goal.{event.kind}"),
-            )
-        case ev.ActionPlayed():
-            return _action(lang, event, before, edition)
-        case ev.CardsDiscarded():
-            return text(
-                lang,
-                "replay.discarded",
-                actor=_actor(lang, before, event.player),
-                cards=_cards(lang, edition, event.cards),
-            )
-        case ev.FrontCardRemoved():
-            removed = event.removed
-            label = text(lang, f"action.{removed}")
-            return text(
-                lang,
-                "replay.front_removed",
-                actor=_actor(lang, before, event.player),
-                cards=_cards(lang, edition, event.cards),
-                removed=label,
-            )
-        case ev.CardDrawn():
-            return text(
-                lang,
-                "replay.drew",
-                player=_name(after, event.player),
-                card=card_name(lang, edition, event.card),
-            )
-        case ev.DecisionTimedOut():
-            return text(lang, "replay.timed_out", actor=_actor(lang, before, event.player))
-        case ev.GoldPickStarted():
-            return text(
-                lang,
-                "replay.gold_pick_started",
-                values=", ".join(str(v) for v in event.nuggets),
-                order=_names(lang, after, event.order),
-            )
-        case ev.GoldPicked():
-            return text(
-                lang,
-                "replay.gold_picked",
-                actor=_actor(lang, before, event.player),
-                value=event.value,
-            )
-        case ev.TheftResolved():
-            if event.victim is None:
-                return text(lang, "replay.theft_none", actor=_actor(lang, before, event.thief))
-            return text(
-                lang,
-                "replay.theft",
-                actor=_actor(lang, before, event.thief),
-                victim=_name(before, event.victim),
-            )
-        case ev.RoundEnded():
-            head = (
-                text(
-                    lang,
-                    "replay.round_ended_treasure",
-                    round=event.round,
-                    by=_name(before, event.reached_by),
-                )
-                if event.treasure_reached
-                else text(lang, "replay.round_ended_blocked", round=event.round)
-            )
-            roles = ", ".join(f"{_name(before, p)} {_role(lang, r)}" for p, r in event.roles)
-            lines = [head, text(lang, "replay.roles", roles=roles)]
-            if event.spare:  # base: the dwarf card nobody was dealt; saboteur2: none
-                spare = ", ".join(_role(lang, r) for r in event.spare)
-                lines.append(text(lang, "replay.spare", spare=spare))
-            winners = (
-                text(lang, "replay.winners", names=_names(lang, before, event.winners))
-                if event.winners
-                else text(lang, "replay.no_winners")
-            )
-            return "\n".join([*lines, winners])
-        case ev.GoldPaid():
-            paid = text(lang, "replay.gold_paid", payouts=_gold(lang, after, event.payouts))
-            totals = sorted(
-                after.gold.items(),
-                key=lambda item: after.seating.index(item[0]) if item[0] in after.seating else 0,
-            )
-            return paid + "\n" + text(lang, "replay.gold_totals", gold=_gold(lang, after, totals))
-        case ev.GameEnded():
-            return text(
-                lang,
-                "replay.game_ended",
-                gold=_gold(lang, after, event.gold),
-                winners=_names(lang, after, event.winners),
-            )
-        case _:
-            return ""
-
-
-def _action(lang: str, event: ev.ActionPlayed, before: GameState, edition: Edition) -> str:
-    actor = _actor(lang, before, event.player)
-    name = text(lang, f"action.{event.action}")
-    if event.target_cell is not None:
-        line = text(
-            lang, "replay.action_cell", actor=actor, card=name, cell=_cell(event.target_cell)
-        )
-    elif event.target_player is not None and event.target_player != event.player:
-        line = text(
-            lang,
-            "replay.action_player",
-            actor=actor,
-            card=name,
-            target=_name(before, event.target_player),
-        )
-    else:
-        line = text(lang, "replay.action_self", actor=actor, card=name)
-    extra = ""
-    if event.tool is not None:
-        extra = text(lang, "replay.repair_tool", tool=text(lang, f"tool.{event.tool}"))
-    elif event.result is not None and event.action == "map" and event.target_cell is not None:
-        extra = text(lang, "replay.map_result", goal=text(lang, f"goal.{event.result}"))
-    elif event.result is not None and event.action == "inspection":
-        extra = text(
-            lang,
-            "replay.inspection_result",
-            target=_name(before, event.target_player),
-            role=_role(lang, event.result),
-        )
-    elif event.result is not None and event.action == "swap_hats":
-        extra = text(
-            lang,
-            "replay.swap_hats_result",
-            target=_name(before, event.target_player),
-            role=_role(lang, event.result),
-        )
-    return f"{line} {extra}".strip()
+def card_name(lang: str, edition: str, card_id: int, rotated: bool = False) -> str:
+    """A card as the replay (and live play) names it."""
+    return Texts(lang).card_name(edition, card_id, rotated)

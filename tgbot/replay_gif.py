@@ -1,13 +1,18 @@
 """An animated GIF of a finished game: one frame per move, its caption drawn under the board.
 
 Every frame shares one canvas (the largest board of the game) and one fixed palette, so
-the GIF encoder never has to quantize colours frame by frame.
+the GIF encoder never has to quantize colours frame by frame. Readable on a phone: the
+move counter has a band of its own above the board, the captions are drawn in the bundled
+DejaVu Sans with each line's icon as a drawn badge (no emoji font needed, no missing
+glyph), and a whole game plays in at most :data:`GAME_MS`.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import io
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
@@ -18,6 +23,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from domain.board import GOAL_CELLS, Cell
 from domain.codec import decode
+from tgbot.presenter.icons import Icon, Line
+from tgbot.render import FONT_FILE
 from tgbot.replay import (
     LANGUAGES,
     GameCancelledError,
@@ -25,7 +32,7 @@ from tgbot.replay import (
     Replay,
     ReplayError,
     Step,
-    caption,
+    lines,
 )
 
 StepRenderer = Callable[[Step], Image.Image]
@@ -33,23 +40,27 @@ StepRenderer = Callable[[Step], Image.Image]
 
 FRAME_MS: Final = 1200
 LAST_FRAME_MS: Final = 5000
+GAME_MS: Final = 60_000  # a whole game plays in at most this long
+MIN_FRAME_MS: Final = 20  # shorter frames are slowed down by most viewers
 FONT_SIZE: Final = 15
 LINE_HEIGHT: Final = 19
 MARGIN: Final = 8
+BADGE: Final = 14  # a line's icon, drawn as a round badge
+INDENT: Final = BADGE + 6  # every caption line starts after the badge's room
+HEADER: Final = LINE_HEIGHT + 2 * MARGIN  # the band above the board with the move counter
 BACKGROUND: Final = (250, 248, 240)
 INK: Final = (20, 20, 20)
-_FONT_CANDIDATES: Final = (
-    Path(__file__).parent / "fonts" / "DejaVuSans.ttf",
-    Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
-)
+TAG: Final = re.compile(r"<[^>]*>")
 
 
 @cache
-def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    for path in _FONT_CANDIDATES:
-        if path.exists():
-            return ImageFont.truetype(str(path), FONT_SIZE)
-    return ImageFont.load_default()
+def _font() -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_FILE), FONT_SIZE)
+
+
+def plain(line: Line) -> str:
+    """A narrated line's text as drawn: no tags, entities read back, no emoji icon."""
+    return html.unescape(TAG.sub("", line.text))
 
 
 GIF_CELL: Final = 48  # pixels per card in the animation (the photo uses the full size)
@@ -109,6 +120,15 @@ def caption_lines(text: str, width_px: int) -> list[str]:
     return lines
 
 
+def wrapped(step: Step, lang: str, width_px: int) -> list[tuple[Icon | None, str]]:
+    """The step's caption as drawn lines, each told line's icon beside its first row."""
+    rows: list[tuple[Icon | None, str]] = []
+    for told in lines(step, lang):
+        for n, row in enumerate(caption_lines(plain(told), width_px - INDENT)):
+            rows.append((told.icon if n == 0 else None, row))
+    return rows
+
+
 def frames(
     steps: Iterable[Step],
     *,
@@ -116,7 +136,8 @@ def frames(
     renderer: StepRenderer = step_image,
     min_width: int = 480,
 ) -> list[Image.Image]:
-    """One palette image per step: the board after the move, its caption underneath.
+    """One palette image per step: the move counter, the board after the move, its
+    caption underneath.
 
     Every frame shares one palette. A board is drawn and quantized once however many
     steps leave it unchanged (passes, actions on players), and the captions are drawn
@@ -137,26 +158,44 @@ def frames(
     palette = _palette([unique[0], unique[len(unique) // 2], unique[-1]])
     indexed = {k: im.quantize(palette=palette, dither=Image.Dither.NONE) for k, im in drawn.items()}
     background, ink = _indices(palette, BACKGROUND, INK)
-    wrapped = [caption_lines(caption(step, lang), width - 2 * MARGIN) for step in steps]
-    caption_height = 2 * MARGIN + LINE_HEIGHT * max(len(w) for w in wrapped)
+    badges = {icon: _indices(palette, icon.colour)[0] for icon in Icon}
+    captions = [wrapped(step, lang, width - 2 * MARGIN) for step in steps]
+    caption_height = 2 * MARGIN + LINE_HEIGHT * max(len(w) for w in captions)
     font = _font()
     colours = palette.getpalette()
     result = []
-    for number, (key, lines) in enumerate(zip(keys, wrapped, strict=True), start=1):
+    for number, (key, rows) in enumerate(zip(keys, captions, strict=True), start=1):
         board = indexed[key]
-        canvas = Image.new("P", (width, board_height + caption_height), background)
+        canvas = Image.new("P", (width, HEADER + board_height + caption_height), background)
         if colours is not None:
             canvas.putpalette(colours)
-        canvas.paste(board, ((width - board.width) // 2, (board_height - board.height) // 2))
+        top = HEADER + (board_height - board.height) // 2
+        canvas.paste(board, ((width - board.width) // 2, top))
         draw = ImageDraw.Draw(canvas)
-        # The move number also keeps two look-alike frames distinct, so none is merged.
+        # The move number, in its own band: it never lies on the board. It also keeps
+        # two look-alike frames distinct, so none is merged.
         draw.text((MARGIN, MARGIN), f"{number}/{len(steps)}", fill=ink, font=font)
-        y = board_height + MARGIN
-        for line in lines:
-            draw.text((MARGIN, y), line, fill=ink, font=font)
+        y = HEADER + board_height + MARGIN
+        for icon, row in rows:
+            if icon is not None:
+                _badge(draw, (MARGIN, y + (LINE_HEIGHT - BADGE) // 2), icon, badges[icon], ink)
+            draw.text((MARGIN + INDENT, y), row, fill=ink, font=font)
             y += LINE_HEIGHT
         result.append(canvas)
     return result
+
+
+def _badge(draw: ImageDraw.ImageDraw, at: tuple[int, int], icon: Icon, fill: int, ink: int) -> None:
+    """A line's icon: a disc of its colour with its symbol."""
+    x, y = at
+    draw.ellipse([x, y, x + BADGE, y + BADGE], fill=fill)
+    small = _symbol_font()
+    draw.text((x + BADGE / 2, y + BADGE / 2), icon.symbol, fill=ink, font=small, anchor="mm")
+
+
+@cache
+def _symbol_font() -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_FILE), BADGE - 4)
 
 
 def _board_key(step: Step) -> tuple[object, ...]:
@@ -185,19 +224,34 @@ def _indices(palette: Image.Image, *colours: tuple[int, int, int]) -> list[int]:
     return [int(mapped.getpixel((x, 0))) for x in range(len(colours))]  # type: ignore[arg-type]
 
 
+def durations(frames: int, frame_ms: int = FRAME_MS) -> list[int]:
+    """How long each frame shows: ``frame_ms``, shortened so the whole game lasts at most
+    :data:`GAME_MS`; the last frame stays longer.
+
+    >>> sum(durations(400)) <= GAME_MS, durations(3)
+    (True, [1200, 1200, 5000])
+    """
+    last = min(LAST_FRAME_MS, GAME_MS // 4)
+    if frames > 1:
+        room = (GAME_MS - last) // (frames - 1) // 10 * 10  # GIF times are in 10 ms
+        frame_ms = max(MIN_FRAME_MS, min(frame_ms, room))
+        last = min(last, max(MIN_FRAME_MS, GAME_MS - frame_ms * (frames - 1)))
+    return [frame_ms] * (frames - 1) + [last]
+
+
 def encode_gif(images: list[Image.Image], frame_ms: int = FRAME_MS) -> bytes:
-    """The frames (palette images sharing one palette) as a looping GIF; the last frame
-    stays longer."""
+    """The frames (palette images sharing one palette) as a looping GIF, at most
+    :data:`GAME_MS` long; the last frame stays longer."""
     if not images:
         raise ValueError("a GIF needs at least one frame")
-    durations = [frame_ms] * (len(images) - 1) + [LAST_FRAME_MS]
+    times = durations(len(images), frame_ms)
     out = io.BytesIO()
     images[0].save(
         out,
         format="GIF",
         save_all=True,
         append_images=images[1:],
-        duration=durations,
+        duration=times,
         loop=0,
         optimize=False,
         disposal=1,

@@ -16,7 +16,7 @@ from typing import Final
 
 from domain.cards import Edition, deck
 from tgbot.keyboards import placement_label
-from tgbot.notifier import FRONT_ICONS
+from tgbot.presenter.icons import legend
 from tgbot.texts import Texts
 
 TEXT_LIMIT: Final = 4096  # Telegram's limit for a message
@@ -27,14 +27,6 @@ EDITION_NAMES: Final[dict[str, Edition]] = {
     "saboteur2": "saboteur2",
     "2": "saboteur2",
 }
-# The board caption's own icons, beside those of the cards lying in front of a player
-# (FRONT_ICONS): what each means.
-BOARD_ICONS: Final = (
-    ("🃏", "rules.icon_hand"),
-    ("💤", "rules.icon_away"),
-    ("⏳", "rules.icon_deadline"),
-    ("🏁", "rules.icon_over"),
-)
 
 
 def edition_named(words: Iterable[str]) -> Edition | None:
@@ -98,7 +90,7 @@ def buttons_section(edition: Edition, texts: Texts) -> str:
     ]
     if edition == "base":
         lines.append("• " + texts.t("rules.button_pass_base", button=texts.t("turn.button_pass")))
-        example = texts.t("turn.gold_pick_button", value=3)
+        example = texts.t("turn.gold_pick_button", count=3)
         lines.append("• " + texts.t("rules.button_gold", example=example))
     else:
         confirm = texts.t("turn.button_confirm")
@@ -132,13 +124,8 @@ def buttons_section(edition: Edition, texts: Texts) -> str:
 
 
 def icons_section(edition: Edition, texts: Texts) -> str:
-    kinds = set(action_kinds(edition))
-    lines = [texts.t("rules.icons_title")]
-    lines.extend(
-        f"{icon} {texts.front_name(kind)}" for kind, icon in FRONT_ICONS.items() if kind in kinds
-    )
-    lines.extend(f"{icon} {texts.t(key)}" for icon, key in BOARD_ICONS)
-    return "\n".join(lines)
+    """The one legend of the icons (as in /help and behind the prompt's "?")."""
+    return legend(texts, edition)
 
 
 def rules_messages(edition: Edition, texts: Texts, footer: str = "") -> list[str]:

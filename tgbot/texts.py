@@ -7,6 +7,8 @@ merged into the catalogs by :mod:`tgbot.i18n` like every ``<part>_<lang>.json``.
 '✋ Unirse'
 >>> Texts("en").card_name("base", 0)
 'cross ┼'
+>>> Texts("es").card_name("base", 5, rotated=True)
+'T ┤'
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Final
 
 from domain.ascii import GLYPHS
 from domain.board import Tile
-from domain.cards import card
+from domain.cards import PATHS, N, card, rotate
 from infra.settings import LANGUAGES as LANGUAGES  # tgbot.app names each in its menus
 from tgbot import i18n
 
@@ -46,13 +48,18 @@ class Texts:
     def has(self, key: str) -> bool:
         return i18n.has(self.lang, key)
 
-    def card_name(self, edition: str, card_id: int) -> str:
+    def card_name(self, edition: str, card_id: int, rotated: bool = False) -> str:
+        """A card by the rulebook's name; a path card with its shape as it lies."""
         found = card(edition, card_id)  # type: ignore[arg-type]
-        return self.kind_name(found.kind)
+        return self.kind_name(found.kind, rotated)
 
-    def kind_name(self, kind: str) -> str:
-        """A path card kind (``cross``) or an action (``map``)."""
-        return self.t(f"path.{kind}") if self.has(f"path.{kind}") else self.t(f"action.{kind}")
+    def kind_name(self, kind: str, rotated: bool = False) -> str:
+        """A path card kind (``cross ┼``, turned or not) or an action (``map``)."""
+        if kind not in PATHS:
+            return self.t(f"action.{kind}")
+        shape = card_shape(kind, rotated)
+        name = self.t(f"path.{kind}")
+        return self.t("card.path", name=name, shape=shape) if shape else name
 
     def role_name(self, role: str) -> str:
         return self.t(f"role.{role}")
@@ -108,13 +115,44 @@ class Texts:
         return " ".join(parts)
 
 
-def opening_glyph(kind: str, rotated: bool) -> str:
-    """Where a path card opens, as one box-drawing character (``├``, ``┐``, ``╵`` …).
+def card_shape(kind: str, rotated: bool = False) -> str:
+    """A path card's tunnels as it lies, in box-drawing characters: one for a card whose
+    openings all join (``├``), a dead end's openings (``┼``), a bridge ``╬``, a double
+    curve's two bends (``┘┌``), a tunnel with a dead-end stub (``│ + ╴``). Empty for the
+    start and the goals.
 
-    >>> opening_glyph("t_nse", False), opening_glyph("t_nse", True)
+    >>> card_shape("t_nse"), card_shape("t_nse", rotated=True)
     ('├', '┤')
+    >>> card_shape("bridge"), card_shape("double_curve_a"), card_shape("green_door_ns_w", True)
+    ('╬', '┘┌', '│ + ╶')
     """
-    return GLYPHS.get(Tile(kind, rotated=rotated).openings, "·")
+    if kind == "start" or kind.startswith("goal_"):
+        return ""
+    segments = Tile(kind, rotated=rotated).segments
+    through = sorted((s for s in segments if s & (s - 1)), key=lambda s: (not s & N, s))
+    stubs = sorted(s for s in segments if not s & (s - 1))
+    if not through:  # a dead end: every opening on its own
+        return GLYPHS[Tile(kind, rotated=rotated).openings]
+    if len(through) == 2 and set(through) == {0b0101, 0b1010}:
+        return "╬"
+    shape = "".join(GLYPHS[s] for s in through)
+    return f"{shape} + {''.join(GLYPHS[s] for s in stubs)}" if stubs else shape
+
+
+def opening_glyph(kind: str, rotated: bool) -> str:
+    """The card's shape as it lies (see :func:`card_shape`)."""
+    return card_shape(kind, rotated)
+
+
+def is_symmetric(kind: str) -> bool:
+    """Whether a path card looks the same turned 180° (a cross, a straight, a bridge, a
+    double curve …): it then lies one way only.
+
+    >>> is_symmetric("cross"), is_symmetric("bridge"), is_symmetric("t_nse")
+    (True, True, False)
+    """
+    spec = PATHS[kind]
+    return sorted(spec.segments) == sorted(rotate(s) for s in spec.segments)
 
 
 def esc(text: str) -> str:

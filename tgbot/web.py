@@ -14,7 +14,7 @@ Routes:
 
 On SIGTERM uvicorn stops accepting requests and lets the open ones finish; then the
 lifespan's end drains the application: every update already accepted is handled (up to
-:data:`DRAIN_SECONDS`) before the notifier stops and the process exits.
+:data:`DRAIN_SECONDS`) before the announcer stops and the process exits.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def create_web_app(
     ``Application`` built without an updater) by webhook, plus ``routes``.
 
     ``start`` and ``stop`` run after the application started and after it stopped (the
-    notifier); ``readiness`` answers ``/readyz``. With WEBHOOK_URL set, the webhook is
+    announcer); ``readiness`` answers ``/readyz``. With WEBHOOK_URL set, the webhook is
     registered with Telegram at start, with the current secret.
     """
     accepted = frozenset(webhook_secret(s) for s in settings.secrets)

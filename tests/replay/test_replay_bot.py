@@ -52,7 +52,7 @@ def sent_message(api: FakeBotAPI, caption: str) -> dict:
 
 
 async def replay_photo(api: FakeBotAPI, after: int) -> Call:
-    """The first replay photo the bot sent after call ``after`` (the notifier also sends
+    """The first replay photo the bot sent after call ``after`` (the announcer also sends
     the running game's board to the group)."""
 
     def found() -> Call | None:
@@ -70,7 +70,7 @@ async def replay_photo(api: FakeBotAPI, after: int) -> Call:
 
 async def reply(api: FakeBotAPI, after: int, containing: str) -> Call:
     """The bot's first group message after call ``after`` containing ``containing`` (the
-    notifier announces the stored games to the group meanwhile)."""
+    announcer announces the stored games to the group meanwhile)."""
 
     def found() -> Call | None:
         return next(
@@ -138,7 +138,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
             ),
             20,
         )
-        assert "Round 2 ends" in message["caption"]
+        assert "Round 2 is over" in message["caption"]
         assert (
             sum(c.get("caption", "").startswith("Replay") for c in api.calls_of("sendPhoto")) == 1
         )
@@ -221,7 +221,7 @@ async def test_history_pages_and_replay_by_id_only_where_the_game_belongs(
     ours = [store_game(store, finished, day) for day in range(12)]  # ours[-1] is the newest
     theirs = store_game(store, play(34, players=3, chat_id=OTHER_GROUP).events, day=20)
     cancelled = store_game(store, cancelled_lobby(GROUP), day=21)
-    # The bot starts after these games: its notifier has nothing of them to announce.
+    # The bot starts after these games: its announcer has nothing of them to announce.
     BotState(store.engine).save_position(store.last_position())
     async with FakeBotAPI() as api, running_bot(api, url):
         api.group(GROUP)

@@ -6,12 +6,15 @@ import io
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 from tests.replay.games import PlayedGame
 from tgbot.handlers.history import GifCache
-from tgbot.replay import Replay, Step
+from tgbot.presenter.icons import Icon
+from tgbot.render import FONT_FILE
+from tgbot.replay import LANGUAGES, Replay, Step
 from tgbot.replay_gif import (
+    HEADER,
     NotAGifFileError,
     encode_gif,
     frames,
@@ -19,6 +22,7 @@ from tgbot.replay_gif import (
     main_replay,
     replay_gif,
     step_png,
+    wrapped,
     write_gif,
 )
 
@@ -85,3 +89,59 @@ def test_the_gif_writer_writes_gif_files_only(base_game: PlayedGame, tmp_path: P
     assert not (tmp_path / "game.mp4").exists()
     assert main_replay(["g", "--out", str(tmp_path / "game.mp4")]) == 2
     assert not (tmp_path / "game.mp4").exists()
+
+
+def missing_glyphs(text: str, font: ImageFont.FreeTypeFont) -> set[str]:
+    """The characters of ``text`` the font draws as its 'no such glyph' box."""
+
+    def drawn(char: str) -> bytes:
+        image = Image.new("L", (40, 40))
+        ImageDraw.Draw(image).text((4, 4), char, font=font, fill=255)
+        return image.tobytes()
+
+    unknown = drawn("\U0010fffd")  # a private-use character no font has
+    return {c for c in set(text) if not c.isspace() and drawn(c) == unknown}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_gif_draws_every_character_of_its_captions(
+    finished_game: PlayedGame, lang: str
+) -> None:
+    replay = Replay("g", finished_game.events)
+    font = ImageFont.truetype(str(FONT_FILE), 15)
+    drawn = "".join(row for step in replay for _, row in wrapped(step, lang, 480))
+    drawn += "".join(icon.symbol for icon in Icon) + "0123456789/"
+    assert missing_glyphs(drawn, font) == set()
+
+
+def test_the_move_counter_has_a_band_of_its_own_above_the_board(base_game: PlayedGame) -> None:
+    replay = Replay("g", base_game.events)
+    red = (255, 0, 0)
+
+    def board(step: Step) -> Image.Image:
+        return Image.new("RGB", (480, 200), red)
+
+    (frame,) = frames([replay.step(3)], renderer=board)
+    pixels = frame.convert("RGB")
+    rows_with_board = [
+        y
+        for y in range(pixels.height)
+        if any(pixels.getpixel((x, y)) == red for x in range(0, 480, 7))
+    ]
+    ink = [
+        y
+        for y in range(HEADER)
+        if any(pixels.getpixel((x, y)) != pixels.getpixel((0, 0)) for x in range(60))
+    ]
+    assert min(rows_with_board) >= HEADER and ink  # the counter, then the board below it
+
+
+def test_a_whole_game_plays_in_at_most_a_minute(expansion_game: PlayedGame) -> None:
+    replay = Replay("g", expansion_game.events)
+    assert len(replay) > 60
+    gif = Image.open(io.BytesIO(replay_gif(replay, renderer=small_board)))
+    total = 0
+    for index in range(gif.n_frames):
+        gif.seek(index)
+        total += gif.info["duration"]
+    assert total <= 60_000

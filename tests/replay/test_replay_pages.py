@@ -9,12 +9,12 @@ from domain import events as ev
 from domain.state import GameState
 from tests.replay.games import play
 from tests.replay.test_replay_gif import small_board
-from tgbot import callback as cb
 from tgbot.handlers.history import CAPTION_LIMIT, caption_pages, replay_view
 from tgbot.replay import MOVE, ROUND_START, Replay, Step, caption, card_name, text
-from tgbot.replay_gif import LINE_HEIGHT, MARGIN, _font, caption_lines, frames
+from tgbot.replay import lines as told_lines
+from tgbot.replay_gif import INDENT, LINE_HEIGHT, MARGIN, _font, caption_lines, frames, plain
+from tgbot.texts import name_html
 
-KEY = b"test-key"
 # Telegram names run to 64 characters: long ones make the longest captions.
 LONG_NAME = "Bartholomew Ignatius Featherstonehaugh-"
 
@@ -37,8 +37,8 @@ def told(replay: Replay, step: Step, lang: str) -> str:
 
 
 def hand_line(lang: str, state: GameState, player: int, cards: tuple[int, ...]) -> str:
-    names = ", ".join(card_name(lang, state.edition, card) for card in cards)
-    return normal(text(lang, "replay.hand_of", name=state.names[player], cards=names))
+    names = ", ".join(card_name(lang, state.edition, card) for card in sorted(cards))
+    return normal(text(lang, "story.hand_of", name=name_html(state.names[player]), cards=names))
 
 
 @pytest.mark.parametrize("lang", ["en", "pl"])
@@ -57,7 +57,8 @@ def test_every_hand_card_and_role_of_a_12_player_game_appears_in_the_captions(
             for player, cards in start.hands:
                 assert hand_line(lang, state, player, cards) in body
             for player, role in start.roles:
-                assert normal(f"{state.names[player]} {text(lang, f'role.{role}')}") in body
+                name, role_name = name_html(state.names[player]), text(lang, f"role.{role}")
+                assert normal(text(lang, "story.role_of", name=name, role=role_name)) in body
         elif step.kind == MOVE:
             player = getattr(step.event, "player", None)
             for card in step.before.hands.get(player, ()):
@@ -71,26 +72,27 @@ def test_the_arrows_turn_the_pages_of_a_long_step_before_moving_on(crowded: Repl
     assert pages > 1
 
     def arrows(page: int) -> dict[str, tuple[int | None, int | None]]:
-        view = replay_view(crowded, index, KEY, "en", renderer=lambda step: b"", page=page)
+        view = replay_view(crowded, index, "en", page=page)
         assert view.caption == caption_pages(crowded, crowded.step(index), "en")[page]
         found = {}
-        for button in view.keyboard.inline_keyboard[0]:
-            data = cb.decode(str(button.callback_data), KEY)
-            found[button.text.strip("·")] = (data.value, data.page)
+        for button in view.keyboard[0]:
+            assert button.press is not None
+            found[button.label.strip("·")] = (button.press.value, button.press.page)
         return found
 
     first, last = arrows(0), arrows(pages - 1)
     assert first["▶"] == (index, 1) and first["◀"] == (index - 1, None)
     assert last["▶"] == (index + 1, None) and last["◀"] == (index, pages - 2 or None)
-    assert f"page 1/{pages}" in replay_view(crowded, index, KEY, "en", lambda s: b"").caption
+    assert f"page 1/{pages}" in replay_view(crowded, index, "en").caption
 
 
 def test_the_gif_caption_area_grows_to_show_every_line(crowded: Replay) -> None:
     start = crowded.step(crowded.round_starts[0])
     width = 480  # the frames' width with the small stand-in board
-    lines = caption_lines(caption(start, "pl"), width - 2 * MARGIN)
-    assert normal(" ".join(lines)) == normal(caption(start, "pl"))
-    assert all(_font().getlength(line) <= width - 2 * MARGIN for line in lines)
+    text_lines = "\n".join(plain(line) for line in told_lines(start, "pl"))
+    lines = caption_lines(text_lines, width - 2 * MARGIN - INDENT)
+    assert normal(" ".join(lines)) == normal(text_lines)
+    assert all(_font().getlength(line) <= width - 2 * MARGIN - INDENT for line in lines)
     assert len(lines) > 20
     (frame,) = frames([start], lang="pl", renderer=small_board)
     assert frame.width == width

@@ -137,7 +137,7 @@ def test_a_round_end_caption_reveals_the_dwarf_card_set_aside(
     for step in ends:
         ended = next(e for e in step.events if isinstance(e, ev.RoundEnded))
         told = caption(step, lang)
-        spare = replay_module.text(lang, "replay.spare", spare="").split(":")[0]
+        spare = replay_module.text(lang, "move.spare", roles="").split(":")[0]
         if finished_game.final.edition == "base":
             assert len(ended.spare) == 1
             assert spare in told

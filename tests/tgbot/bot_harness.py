@@ -1,7 +1,7 @@
 """Run the real bot against the fake Bot API, and play it by pressing its buttons.
 
 :func:`running_bot` starts the production :class:`telegram.ext.Application` (long polling,
-notifier and all) on a database; :class:`Table` seats fake users and presses buttons the
+announcer and all) on a database; :class:`Table` seats fake users and presses buttons the
 bot sent, chosen by a seeded random generator, until the game ends.
 """
 
@@ -19,15 +19,15 @@ from domain.moves import legal_moves
 from infra.bootstrap import Services, bootstrap
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
+from tgbot.announcer import Announcer
 from tgbot.app import (
-    NOTIFIER_KEY,
+    ANNOUNCER_KEY,
     BotApplication,
     build_application,
     start_background,
     stop_background,
 )
 from tgbot.context import SERVICES_KEY, BotServices
-from tgbot.notifier import Notifier
 
 
 def counter_seeds(start: int = 1) -> Callable[[], int]:
@@ -95,21 +95,21 @@ def bot_services(app: BotApplication) -> BotServices:
     return services
 
 
-def notifier_of(app: BotApplication) -> Notifier:
-    notifier: Notifier = app.bot_data[NOTIFIER_KEY]
-    return notifier
+def announcer_of(app: BotApplication) -> Announcer:
+    announcer: Announcer = app.bot_data[ANNOUNCER_KEY]
+    return announcer
 
 
 async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) -> None:
-    """Wait until every update was fetched and handled and the notifier announced every
-    event (polled: the notifier may finish without another request to the fake)."""
+    """Wait until every update was fetched and handled and the announcer announced every
+    event (polled: the announcer may finish without another request to the fake)."""
     services = bot_services(app)
-    notifier = notifier_of(app)
+    announcer = announcer_of(app)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
         idle = not api._updates and app.update_queue.empty() and not busy(app)
-        if idle and notifier.position == services.store.last_position():
+        if idle and announcer.position == services.store.last_position():
             return
         if loop.time() > deadline:
             raise AssertionError("the bot did not settle")
@@ -124,7 +124,7 @@ def busy(app: BotApplication) -> bool:
 async def press_and_wait(
     api: FakeBotAPI, app: BotApplication, chat: int, user: int, message_id: int, data: str
 ) -> dict[str, Any]:
-    """Press a button and wait for the bot's answer (and the notifier). Returns the answer."""
+    """Press a button and wait for the bot's answer (and the announcer). Returns the answer."""
     query_id = api.press(chat, user, message_id, data)
     answer: dict[str, Any] = await api.wait_for(lambda: api.answered.get(query_id), 10.0)
     await settle(api, app)

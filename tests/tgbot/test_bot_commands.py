@@ -98,8 +98,9 @@ async def test_hand_in_the_group_sends_the_prompt_again_in_private(db: str) -> N
         api.send_text(GROUP, player, "/hand")
         await settle(api, app)
 
-        assert api.keyboard(api.last_message(player))
-        assert "Your cards:" in api.last_message(player)["caption"]
+        again = api.last_message(player)
+        assert api.keyboard(again) and "Your turn in" in again["caption"]
+        assert not api.keyboard(api.messages[player][first["message_id"]])  # one live prompt
         assert "in private" in api.last_message(GROUP)["text"]
         # One live prompt: the earlier one lost its buttons.
         live = [m for m in api.messages_in(player) if api.keyboard(m)]

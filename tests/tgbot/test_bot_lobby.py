@@ -11,15 +11,15 @@ import pytest
 from domain.commands import JoinGame
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
+    announcer_of,
     bot_services,
-    notifier_of,
     open_game,
     press_and_wait,
     running_bot,
     seat,
     settle,
 )
-from tgbot.notifier import LOBBY
+from tgbot.presenter.messages import Slot
 
 GROUP = -5005
 PLAYERS = [51, 52, 53]
@@ -79,7 +79,7 @@ async def test_an_admin_who_cancels_for_the_creator_is_named_and_recorded(db: st
             )
 
             assert not answer.get("show_alert")
-            assert "cancelled by Ada" in api.messages[GROUP][lobby["message_id"]]["text"]
+            assert "Ada cancelled the game" in api.messages[GROUP][lobby["message_id"]]["text"]
             last = bot_services(app).store.load(game_id)[-1]
             assert last.type == "game_cancelled" and last.metadata["acted_by"] == admin
 
@@ -324,22 +324,23 @@ async def test_a_join_while_settings_bring_the_lobby_down_leaves_one_lobby_showi
         async with running_bot(api, db) as app:
             await settle(api, app)
             await open_game(api, app, GROUP, PLAYERS[:2])
-            services, notifier = bot_services(app), notifier_of(app)
+            services, outbox = bot_services(app), announcer_of(app).outbox
             game_id = services.active_game(GROUP)
             assert game_id is not None
-            held = HeldDelete(notifier.outbox.bot)
-            monkeypatch.setattr(notifier.outbox, "bot", held)
+            held = HeldDelete(outbox.bot)
+            monkeypatch.setattr(outbox, "bot", held)
             drawn: list[bool] = []
-            show = notifier.show_lobby
+            draw = outbox._lobby
 
-            async def show_lobby(*args: Any, **kwargs: Any) -> None:
-                await show(*args, **kwargs)
+            async def draw_lobby(*args: Any, **kwargs: Any) -> Any:
+                done = await draw(*args, **kwargs)
                 drawn.append(True)
+                return done
 
-            monkeypatch.setattr(notifier, "show_lobby", show_lobby)
+            monkeypatch.setattr(outbox, "_lobby", draw_lobby)
 
             # /settings deletes the lobby to post it anew; before it posts, a third player
-            # joins (in another instance, say) and the notifier redraws the lobby.
+            # joins (in another instance, say) and the announcer redraws the lobby.
             api.send_text(GROUP, PLAYERS[0], "/settings")
             await asyncio.wait_for(held.deleted.wait(), 10)
             services.service.handle(game_id, JoinGame(PLAYERS[2], "P53"))
@@ -354,5 +355,5 @@ async def test_a_join_while_settings_bring_the_lobby_down_leaves_one_lobby_showi
             assert len(lobbies) == 1, [m["text"] for m in lobbies]
             (lobby,) = lobbies
             assert "P53" in str(lobby["text"]) and marked(api, lobby)  # the settings, shown
-            stored = services.botstate.message(game_id, GROUP, LOBBY)
+            stored = services.botstate.message(game_id, GROUP, Slot.LOBBY)
             assert stored is not None and stored.message_id == lobby["message_id"]

@@ -1,4 +1,4 @@
-"""What the notifier tells the chats, checked through the fake Bot API."""
+"""What the announcer tells the chats, checked through the fake Bot API."""
 
 from __future__ import annotations
 
@@ -29,22 +29,27 @@ from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
+    announcer_of,
     bot_services,
     game_running,
     lobby_button,
     move_outside_the_bot,
-    notifier_of,
     press_and_wait,
     running_bot,
     seat,
     settle,
     start_game,
 )
+from tgbot.announcer import LEASE_MS, Announcer
 from tgbot.callback import decode
 from tgbot.context import BotServices
 from tgbot.keyboards import CARD
-from tgbot.notifier import BOARD, LEASE_MS, PROMPT, Notifier, fit_caption
+from tgbot.outbox import Outbox
+from tgbot.presenter.caption import fit_caption
+from tgbot.presenter.messages import Slot
 from tgbot.texts import Texts
+
+BOARD, PROMPT = Slot.BOARD, Slot.PROMPT
 
 GROUP = -3003
 PLAYERS = [21, 22, 23]
@@ -67,7 +72,9 @@ async def test_a_reminder_tells_the_player_the_real_time_left(db: str) -> None:
         services.service.handle(game_id, RemindPlayer(state.pending.id, "half"))
         await settle(api, app)
 
-        text = api.last_message(state.pending.player)["text"]
+        reminded = api.last_message(state.pending.player)
+        text = reminded["caption"]  # the prompt again, buttons and all, as the newest message
+        assert text.startswith("⏳") and api.keyboard(reminded)
         found = re.search(r"half of your time is gone: (\d+) s left", text)
         assert found is not None, text
         assert 15 <= int(found.group(1)) <= 30
@@ -90,7 +97,7 @@ async def test_a_failed_telegram_call_repeats_nothing_and_holds_up_no_other_game
             # The first game's board edit answers 502 Bad Gateway (once, or every time).
             api.fail_next("editMessageMedia", 502, "Bad Gateway", chat_id=GROUP, times=failures)
 
-            # Both moves land before the notifier looks: one batch for both games.
+            # Both moves land before the announcer looks: one batch for both games.
             next_first = move_outside_the_bot(app, first)
             next_second = move_outside_the_bot(app, second)
             await settle(api, app)
@@ -126,8 +133,8 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
             first = await start_game(api, app, GROUP, PLAYERS)
             second = await start_game(api, app, other_group, others)
             counts = {p: len(api.messages_in(p)) for p in PLAYERS + others}
-            notifier = notifier_of(app)
-            real = notifier.announce
+            announcer = announcer_of(app)
+            real = announcer.announce
             broken = [True]
 
             async def announce_once_broken(game_id: str, records: Any) -> None:
@@ -136,8 +143,8 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
                     raise RuntimeError("the database went away")
                 await real(game_id, records)
 
-            monkeypatch.setattr(notifier, "announce", announce_once_broken)
-            botstate = notifier.services.botstate
+            monkeypatch.setattr(announcer, "announce", announce_once_broken)
+            botstate = announcer.services.botstate
             claim = botstate.claim_game
             unclaims: list[int] = []
 
@@ -157,15 +164,15 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
             assert new[next_first] == 1 and new[next_second] == 1
             assert sum(new.values()) == 2
             assert len(unclaims) == (2 if unclaim_fails else 1)
-            assert notifier.failures == {}
+            assert announcer.failures == {}
 
 
 async def test_a_batch_that_failed_after_sending_is_not_announced_again(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
-        notifier = notifier_of(app)
-        botstate = notifier.services.botstate
+        announcer = announcer_of(app)
+        botstate = announcer.services.botstate
         save = botstate.save_message
         failed: list[str] = []
 
@@ -183,7 +190,7 @@ async def test_a_batch_that_failed_after_sending_is_not_announced_again(
         assert failed
         new = api.messages_in(player)[counts[player] :]
         assert len(new) == 1  # the prompt, once
-        assert notifier.failures == {} and notifier.unclaims == {}
+        assert announcer.failures == {} and announcer.unclaims == {}
 
         # The game goes on: the next move is announced as usual.
         after = move_outside_the_bot(app, game_id)
@@ -343,10 +350,11 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
         services = bootstrap(load_settings(telegram_bot_token=api.token, database_url=url))
         bot = Bot(api.token, base_url=api.base_url, base_file_url=api.base_file_url)
         await bot.initialize()
-        second = Notifier(
-            BotServices.from_services(services),
-            bot,
-            bot_username="saboteur_test_bot",
+        other = BotServices.from_services(services)
+        other.bot_username = "saboteur_test_bot"
+        second = Announcer(
+            other,
+            Outbox(bot, other.botstate, other.photos, other.callback_key),
             poll_interval=0.05,
         )
         task: asyncio.Task[None] | None = None
@@ -360,7 +368,7 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
                     await table.play_one()
                 await settle(api, app)
 
-                assert notifier_of(app).leading and not second.leading
+                assert announcer_of(app).leading and not second.leading
                 assert len(sends(api)) == len(set(sends(api))) > 6
 
             # The first instance stopped: the second takes over and goes on from there.
@@ -449,10 +457,8 @@ async def test_a_timeout_from_the_deadline_worker_is_announced_once_like_a_move(
         assert not api.keyboard(api.messages[late][prompt["message_id"]])
         prompts = [c for c in calls if c.method == "sendPhoto"]
         assert [str(c["chat_id"]) for c in prompts] == [str(following)]
-        # The same picture as the group's board: sent again by its file_id, not uploaded.
-        assert not prompts[0].files and str(prompts[0]["photo"]).startswith("file-")
 
-        assert await notifier_of(app).catch_up() == 0
+        assert await announcer_of(app).catch_up() == 0
         assert len(api.calls) == mark + len(calls)
 
 
@@ -478,20 +484,20 @@ async def test_an_instance_that_leads_again_edits_the_board_another_instance_pos
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
         services = bot_services(app)
-        notifier = notifier_of(app)
+        announcer = announcer_of(app)
         old_board = services.botstate.message(game_id, GROUP, BOARD)
         assert old_board is not None
 
         # Another instance takes the lease over and posts the board anew.
         other = BotState(services.store.engine)
         later = now_ms() + LEASE_MS + 5_000
-        assert other.hold_lease("other", later, LEASE_MS, notifier.name)
-        notifier.lease_until = 0.0  # this one's lease is due for renewal
-        await api.wait_for(lambda: not notifier.leading or None, 10)
+        assert other.hold_lease("other", later, LEASE_MS, announcer.name)
+        announcer.lease_until = 0.0  # this one's lease is due for renewal
+        await api.wait_for(lambda: not announcer.leading or None, 10)
         posted = await app.bot.send_photo(GROUP, photo=api.photo_bytes(_photos(api)[-1]))
         other.save_message(game_id, GROUP, BOARD, posted.message_id, 0)
-        other.release_lease("other", notifier.name)
-        await api.wait_for(lambda: notifier.leading or None, 10)
+        other.release_lease("other", announcer.name)
+        await api.wait_for(lambda: announcer.leading or None, 10)
 
         move_outside_the_bot(app, game_id)
         await settle(api, app)
@@ -545,7 +551,7 @@ async def test_a_prompt_whose_answer_was_lost_is_not_sent_twice_and_one_never_se
     db: str, arrived: bool
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
-        outbox = notifier_of(app).outbox
+        outbox = announcer_of(app).outbox
         error = TimedOut() if arrived else await refused_connection()
         outbox.bot = LosingAnswers(outbox.bot, error, arrived=arrived)  # type: ignore[assignment]
         counts = {p: len(api.messages_in(p)) for p in PLAYERS}

@@ -86,7 +86,7 @@ async def test_rules_per_edition_explain_every_action_card_button_and_icon_in_ev
 
     for icon in ("⛏✖", "🔦✖", "🛒✖", "🃏", "💤", "⏳"):
         assert icon in "".join(base) and icon in "".join(expansion), icon
-    for icon in ("⛓", "💰"):  # trapped and theft lie in front of players in Saboteur 2 only
+    for icon in ("⛓", "🦹"):  # trapped and theft lie in front of players in Saboteur 2 only
         assert icon in "".join(expansion) and icon not in "".join(base), icon
 
 

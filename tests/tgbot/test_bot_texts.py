@@ -14,10 +14,14 @@ from tgbot.handlers.common import error_text
 from tgbot.texts import TIMER_PRESETS, Texts, pick_language
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [
-    ROOT / "tgbot" / name
-    for name in ("notifier.py", "keyboards.py", "app.py", "texts.py", "rules.py", "invitations.py")
-] + sorted((ROOT / "tgbot" / "handlers").glob("*.py"))
+SOURCES = (
+    [
+        ROOT / "tgbot" / name
+        for name in ("keyboards.py", "app.py", "texts.py", "rules.py", "invitations.py")
+    ]
+    + sorted((ROOT / "tgbot" / "presenter").glob("*.py"))
+    + sorted((ROOT / "tgbot" / "handlers").glob("*.py"))
+)
 LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")
 
 

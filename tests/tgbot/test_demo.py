@@ -29,7 +29,7 @@ def test_the_demo_writes_every_chat_in_its_language_and_its_game_replays(
 
     transcript = written.read_text("utf-8")
     assert "── Ann writes in Demo mine: /newgame base" in transcript
-    assert "── Demo mine (group) · #2 message\n    ⛏ Sabotażysta — nowa gra, zakłada Ann" in (
+    assert "── Demo mine (group) · #2 message\n    Sabotażysta — nowa gra, zakłada Ann" in (
         transcript
     )
     assert "    [✋ Dołącz] [🚪 Wyjdź]\n" in transcript  # the lobby's keyboard

@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from domain.cards import Role, deck
 from domain.decider import evolve, initial_state
-from domain.events import GameEnded, GoldPicked, RoundEnded, TheftResolved
-from domain.view import describe
+from domain.events import Event, GameEnded, GoldPicked, RoundEnded, TheftResolved
+from domain.state import GameState
 from infra.schema import games
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
@@ -22,7 +22,8 @@ from tests.tgbot.bot_harness import (
     settle,
 )
 from tgbot.app import BotApplication
-from tgbot.notifier import game_end_text, public_line, round_end_text
+from tgbot.presenter.announce import scene
+from tgbot.presenter.narration import narrate
 from tgbot.texts import Texts
 
 pytestmark = pytest.mark.timeout(240)
@@ -59,6 +60,11 @@ def group_texts(api: FakeBotAPI) -> list[str]:
     return found
 
 
+def told_to_group(event: Event, state: GameState, lang: str) -> str:
+    """What ``event`` told the group (``state``: once it was applied)."""
+    return "\n".join(line.html() for line in narrate(event, scene(state, None, Texts(lang))))
+
+
 def finished_game(app: BotApplication) -> str:
     bot_services(app).projector.catch_up()
     with bot_services(app).store.engine.connect() as conn:
@@ -85,13 +91,11 @@ def assert_no_secret_in_group(
                 for lang in langs:
                     texts = Texts(lang)
                     hands.add(", ".join(texts.card_name(state.edition, c) for c in held))
-        if isinstance(event, RoundEnded):
-            reveals.add(round_end_text(event, state, Texts(group_lang)))
-        elif isinstance(event, GameEnded):
-            reveals.add(game_end_text(event, state, Texts(group_lang)))
+        if isinstance(event, RoundEnded | GameEnded):
+            reveals.add(told_to_group(event, state, group_lang))
     assert hands and len(reveals) == 4
     roles = {Texts(lang).role_name(r.value) for r in Role for lang in langs}
-    private = {Texts(lang).t("turn.your_hand") for lang in langs} | {
+    private = {Texts(lang).t("turn.your_hand", cards="") for lang in langs} | {
         Texts(lang).t("turn.your_role", role="").rstrip(" .") for lang in langs
     }
     told = group_texts(api)
@@ -116,13 +120,13 @@ def assert_the_end_is_on_the_board(api: FakeBotAPI, app: BotApplication, lang: s
     assert "tg://user" not in board["caption"]  # nobody is mentioned as awaited
     services = bot_services(app)
     game_id = finished_game(app)
-    state, _ = services.load(game_id)
     told = "\n".join(group_texts(api))
-    events = services.service.events(game_id)
-    ends = [e for e in events if isinstance(e, GoldPicked | TheftResolved)]
-    for event in ends:
-        line = public_line(describe(event, None), state, texts)
-        assert line is not None and line in told, line
+    state = initial_state()
+    for event in services.service.events(game_id):
+        state = evolve(state, event)
+        if isinstance(event, GoldPicked | TheftResolved):
+            line = told_to_group(event, state, lang)
+            assert line and line in told, line
 
 
 async def replay_from_game_over(
@@ -131,7 +135,7 @@ async def replay_from_game_over(
     """The game-over message carries a Replay button; pressing it opens the replay."""
     texts = Texts(lang)
     head = texts.t("move.game_ended", names="").split(":")[0]
-    over = next(m for m in api.messages_in(GROUP) if m.get("text", "").startswith(head))
+    over = next(m for m in api.messages_in(GROUP) if head in m.get("text", ""))
     label = texts.t("bot.button_replay")
     replay = next(b for row in api.keyboard(over) for b in row if b.text == label)
     assert replay.callback_data is not None

@@ -6,10 +6,10 @@ import subprocess
 import sys
 
 
-def test_the_notifier_loads_without_the_history_handlers() -> None:
-    # The notifier runs in every bot process; /history and its read models are a handler's.
+def test_the_announcer_loads_without_the_history_handlers() -> None:
+    # The announcer runs in every bot process; /history and its read models are a handler's.
     code = (
-        "import sys, tgbot.notifier; "
+        "import sys, tgbot.announcer; "
         "print(sorted(m for m in sys.modules if m in "
         "('tgbot.handlers.history', 'infra.history', 'tgbot.replay_gif')))"
     )

@@ -8,9 +8,21 @@ import pytest
 from PIL import Image, ImageChops
 
 from domain.board import Board, Cell, Tile, frozen, initial_board
-from domain.cards import BASE_PATHS, EXPANSION_PATHS
+from domain.cards import BASE_PATHS, EXPANSION_PATHS, Door
 from tgbot.keyboards import placement_label
-from tgbot.render import CRYSTAL, MAX_SIDE, layout, render_board, render_image
+from tgbot.presenter.messages import HandCard
+from tgbot.render import (
+    CRYSTAL,
+    DOORS,
+    LADDER,
+    MAX_SIDE,
+    PHONE_COLUMNS,
+    ROCK,
+    TUNNEL,
+    layout,
+    render_board,
+    render_image,
+)
 
 GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
 ALL_KINDS = [spec.kind for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)]
@@ -48,9 +60,9 @@ def test_the_initial_board_is_a_png_of_a_phone_friendly_size() -> None:
     png = render_board(initial_board(GOALS))
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     image = decode(png)
-    # Start to goals is 9 columns, goals span 5 rows; one margin cell each side.
-    assert 11 * 64 <= image.width <= 11 * 96 + 60
-    assert 7 * 64 <= image.height <= 7 * 96 + 60
+    # Start to goals is 9 columns, goals span 5 rows; no empty border around them.
+    assert 9 * 64 <= image.width <= 9 * 96 + 60
+    assert 5 * 64 <= image.height <= 5 * 96 + 60
     assert len(png) < 150_000
 
 
@@ -198,7 +210,66 @@ def test_a_crystal_covers_enough_of_its_card_to_be_seen_on_a_phone(kind: str) ->
 def test_the_crystals_on_the_table_are_counted_in_the_top_left_corner() -> None:
     plain = board_with({(1, 0): Tile("cross", card=1)})
     gems = board_with({(1, 0): Tile("crystal_cross", card=1), (2, 0): Tile("crystal_t_wne", 2)})
-    corner = (-1, 3)  # the margin's top-left cell
-    assert layout(plain).min_x == -1 and layout(plain).max_y == 3
+    corner = (0, 2)  # the picture's top-left cell, left empty by the maze here
+    assert layout(plain).min_x == 0 and layout(plain).max_y == 2
     assert crystal_pixels(cell_pixels(decode(render_board(plain)), plain, corner)) == 0
     assert crystal_pixels(cell_pixels(decode(render_board(gems)), gems, corner)) > 50
+
+
+PHONE = 390  # a phone's display width, in pixels
+
+
+def rgb(image: Image.Image) -> list[tuple[int, ...]]:
+    """An RGB picture's pixels, row by row."""
+    data = image.convert("RGB").tobytes()
+    return [tuple(data[i : i + 3]) for i in range(0, len(data), 3)]
+
+
+MARKERS = {  # a card whose marker is drawn in this colour
+    "blue_door_ew": DOORS[Door.BLUE],
+    "green_door_ew": DOORS[Door.GREEN],
+    "ladder_stub_w": LADDER,
+    "crystal_straight_ew_n": CRYSTAL,
+    "dead_straight_ew": ROCK,
+}
+
+
+def marker_size(cell: Image.Image, colour: tuple[int, int, int]) -> tuple[int, int]:
+    """The width and height of what is drawn in ``colour`` inside a cell's picture."""
+    mask = Image.new("1", cell.size)
+    mask.putdata([pixel == colour for pixel in rgb(cell)])
+    box = mask.getbbox()
+    assert box is not None, colour
+    return box[2] - box[0], box[3] - box[1]
+
+
+def test_on_a_phone_390_px_wide_cells_keep_22_px_and_markers_8_px() -> None:
+    # The widest mazes of random games span 16 columns (real play keeps narrower).
+    west = -(PHONE_COLUMNS - 9)
+    cells: dict[Cell, Tile] = {(x, 0): Tile("straight_ew", card=x) for x in range(west, 0)}
+    cells.update({(1 + i, 1): Tile(kind, card=50 + i) for i, kind in enumerate(MARKERS)})
+    board = board_with(cells)
+    image = decode(render_board(board))
+    grid = layout(board)
+    assert grid.columns == PHONE_COLUMNS  # nothing but the cards: no empty border
+    shown = PHONE / image.width  # the picture as a phone shows it
+    left, top, right, bottom = grid.box((0, 0))
+    assert min(right - left, bottom - top) * shown >= 22
+    for i, (kind, colour) in enumerate(MARKERS.items()):
+        width, height = marker_size(image.crop(grid.box((1 + i, 1))), colour)
+        assert min(width, height) * shown >= 8, (kind, width, height)
+    assert image.width >= 3 * PHONE  # and enough pixels to zoom in
+
+
+def test_a_prompts_picture_shows_the_hand_as_small_cards_below_the_board() -> None:
+    board = board_with({(1, 0): Tile("cross", card=1)})
+    alone = decode(render_board(board))
+    hand = (HandCard("t_nse", ""), HandCard("map", "map"), HandCard("cross", "", False))
+    drawn = decode(render_board(board, hand=hand))
+    assert drawn.width == alone.width and drawn.height > alone.height
+    assert drawn.crop((0, 0, alone.width, alone.height)).tobytes() == alone.tobytes()
+    strip = drawn.crop((0, alone.height, drawn.width, drawn.height))
+    assert TUNNEL in set(rgb(strip))  # the path cards, drawn as cards
+    greyed = decode(render_board(board, hand=(HandCard("cross", "", False),)))
+    shown = decode(render_board(board, hand=(HandCard("cross", ""),)))
+    assert differs(greyed, shown)  # a card that cannot be played looks it

@@ -2,8 +2,10 @@
 
 The path of a press: decode (forged → alert), then for a player's prompt: the keyboard's
 game version must still hold (stale → alert), the presser must own the keyboard (foreign →
-alert), then the command goes to the game service with the update id as idempotency key. A
-second press of the same button finds the version moved on and is refused as stale.
+alert), then the command goes to the game service with the update id as idempotency key.
+A second press of a button whose action just took effect (a double tap) is answered
+quietly: it changed nothing, and nothing went wrong. Steps inside a decision are drawn by
+the presenter and delivered through the outbox.
 """
 
 from __future__ import annotations
@@ -13,21 +15,32 @@ import logging
 
 from telegram import CallbackQuery, Message, Update, User
 
-from domain.cards import Action, card
-from domain.commands import ComeBack
+from domain import events as ev
+from domain.commands import CancelGame, ComeBack
+from domain.events import Event
 from domain.moves import canonical, legal_moves
-from domain.state import GameState
-from domain.view import view_for
 from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
 from tgbot.handlers import between_games, group
-from tgbot.handlers.common import error_text, remember, run, still_valid, user_texts
-from tgbot.notifier import Outbox, board_png, prompt_caption
+from tgbot.handlers.common import acted_by, error_text, remember, run, still_valid, user_texts
+from tgbot.presenter import prompt
+from tgbot.presenter.icons import Icon
+from tgbot.presenter.messages import Alert, TextEdit, Unbuttoned
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
+
+# A decision a player made themselves (its player field names them).
+MADE = (
+    ev.PathPlaced,
+    ev.ActionPlayed,
+    ev.CardsDiscarded,
+    ev.FrontCardRemoved,
+    ev.GoldPicked,
+    ev.PlayerCameBack,
+)
 
 
 async def on_press(update: Update, context: BotContext) -> None:
@@ -45,6 +58,8 @@ async def on_press(update: Update, context: BotContext) -> None:
     try:
         if press.action in kb.LOBBY_ACTIONS:
             await _lobby_press(update, context, query, data, press, user)
+        elif press.action in kb.RUNNING_ACTIONS:
+            await _stop_press(update, context, query, data, press, user)
         elif press.action in kb.PROMPT_ACTIONS:
             await _prompt_press(update, context, query, data, press, user, texts)
         elif press.action == kb.COME_BACK:
@@ -81,11 +96,22 @@ async def _lobby_press(
     await remember(context, user)
     texts = context.services.texts_for_chat(chat.id, user.language_code)
     state, _ = await asyncio.to_thread(context.services.load, data.game)
-    if state.phase != "lobby" or state.chat_id not in await _chat_ids(context, chat.id):
+    if state.chat_id not in await _chat_ids(context, chat.id):
         await query.answer(texts.t("error.stale_button"), show_alert=True)
+        return
+    if state.phase != "lobby":
+        # Start or Join pressed again just as the game began: nothing to say.
+        if state.phase == "playing" and (
+            press.action == kb.START or (press.action == kb.JOIN and state.is_player(user.id))
+        ):
+            await query.answer()
+        else:
+            await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     if press.action in (kb.JOIN, kb.LEAVE, kb.START, kb.CANCEL):
         reply = await group.lobby_action(update, context, data.game, press.action, user, texts)
+        if reply.alert and await _took_effect(context, data.game, press.action, user.id):
+            reply = group.Reply()  # a second tap: the first one counted
     elif press.action in (kb.SET_EDITION, kb.SET_TIMER, kb.SET_LANGUAGE):
         reply = await group.change_setting(update, context, data.game, press, user, texts)
     else:  # SETTINGS or LOBBY: switch the lobby's keyboard
@@ -103,9 +129,76 @@ async def _lobby_press(
         await query.answer(reply.text or None, show_alert=reply.alert)
 
 
+async def _took_effect(context: BotContext, game_id: str, action: str, user: int) -> bool:
+    """Whether what a refused lobby press asked for is done already: the game started
+    (Start), or the presser is seated (Join)."""
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
+    if action == kb.START:
+        return state.phase == "playing"
+    return action == kb.JOIN and state.is_player(user)
+
+
 async def _chat_ids(context: BotContext, chat_id: int) -> set[int]:
     earlier = await asyncio.to_thread(context.services.botstate.chats_migrated_to, chat_id)
     return {chat_id, *earlier}
+
+
+async def _stop_press(
+    update: Update,
+    context: BotContext,
+    query: CallbackQuery,
+    data: CallbackData,
+    press: kb.Press,
+    user: User,
+) -> None:
+    """The answer to /cancel's question in a running game: cancel it, or play on."""
+    chat, message = update.effective_chat, query.message
+    if chat is None or not isinstance(message, Message):
+        await query.answer()
+        return
+    services = context.services
+    texts = services.texts_for_chat(chat.id, user.language_code)
+    state, _ = await asyncio.to_thread(services.load, data.game)
+    if state.chat_id not in await _chat_ids(context, chat.id) or state.phase != "playing":
+        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        return
+    if not await group.may_manage(context, state, chat.id, user):
+        await query.answer(texts.t("lobby.only_creator"), show_alert=True)
+        return
+    if press.action == kb.KEEP:
+        await query.answer()
+        await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.kept")))
+        return
+    actor = state.creator if state.creator is not None else user.id
+    error = await run(context, data.game, CancelGame(actor), update, acted_by(user))
+    if error is not None:
+        await query.answer(error_text(texts, error), show_alert=True)
+        return
+    await query.answer()
+    await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
+
+
+async def _deliver(context: BotContext, *messages: object) -> None:
+    outbox = context.services.outbox
+    if outbox is not None:
+        await outbox.deliver(messages)  # type: ignore[arg-type]
+
+
+async def _since(context: BotContext, game_id: str, version: int) -> list[Event]:
+    return await asyncio.to_thread(context.services.service.events, game_id, after_version=version)
+
+
+async def just_done(context: BotContext, game_id: str, drawn: int, player: int) -> bool:
+    """Whether the decision the keyboard drawn at ``drawn`` was for has since been made by
+    ``player`` themselves: a press on it is a second tap of a button that took effect."""
+    for event in await _since(context, game_id, drawn):
+        if isinstance(event, ev.DecisionTimedOut):
+            return False  # their time ran out: the button is out of date, say so
+        if isinstance(event, MADE) and event.player == player:
+            return True
+        if isinstance(event, ev.TheftResolved) and event.thief == player:
+            return True
+    return False
 
 
 async def _prompt_press(
@@ -129,32 +222,43 @@ async def _prompt_press(
     if not state.is_player(user.id):
         await query.answer(texts.t("error.not_your_button"), show_alert=True)
         return
-    if state.phase != "playing" or not await still_valid(
-        context.services, data.game, data.version, version
-    ):
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+    valid = await still_valid(services, data.game, data.version, version)
+    if state.phase != "playing" or not valid:
+        if await just_done(context, data.game, data.version, user.id):
+            await query.answer()  # a double tap: the first one counted
+        else:
+            await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     pending = state.pending
     if pending is None or pending.player != user.id:
         await query.answer(error_text(texts, "not_your_turn"), show_alert=True)
         return
-    moves = legal_moves(state, user.id)
     if press.action in kb.COMMAND_ACTIONS:
         try:
             command = kb.command_for(state, user.id, press)
         except kb.BadPress:
             await query.answer(texts.t("error.forged_button"), show_alert=True)
             return
-        if canonical(command) not in moves:
+        if canonical(command) not in legal_moves(state, user.id):
             await query.answer(texts.t("error.forged_button"), show_alert=True)
             return
         error = await run(context, data.game, command, update)
-        if error is not None:
+        if error is not None and not await just_done(context, data.game, data.version, user.id):
             await query.answer(error_text(texts, error), show_alert=True)
         else:
             await query.answer()
         return
-    await _navigate(context, query, message, data.game, version, state, user, press, texts)
+    table = await asyncio.to_thread(services.table, data.game, state)
+    try:
+        drawn = prompt.step(state, version, user.id, press, table, message.message_id)
+    except kb.BadPress:
+        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        return
+    if isinstance(drawn, Alert):
+        await query.answer(drawn.text, show_alert=drawn.alert)
+        return
+    await query.answer()  # at once: the picture below takes a moment
+    await _deliver(context, drawn)
 
 
 async def _come_back(
@@ -174,80 +278,5 @@ async def _come_back(
     if error is not None:
         await query.answer(error_text(texts, error), show_alert=True)
         return
-    await query.answer(texts.t("bot.welcome_back"))
-    await message.edit_reply_markup(None)
-
-
-async def _navigate(
-    context: BotContext,
-    query: CallbackQuery,
-    message: Message,
-    game_id: str,
-    version: int,
-    state: GameState,
-    user: User,
-    press: kb.Press,
-    texts: Texts,
-) -> None:
-    """A step inside a decision: redraw the prompt's keyboard (and preview)."""
-    moves = legal_moves(state, user.id)
-    key = context.services.callback_key
-    labels: dict[tuple[int, int], str] = {}
-    orientations: str | None = None
-    try:
-        match press.action:
-            case kb.CARD if press.card is not None and press.card in state.hand(user.id):
-                rows, labels = kb.card_rows(state, moves, press.card, texts)
-                preview = True
-                if labels and kb.is_path_card(state, press.card):
-                    # both ways, as the buttons name them
-                    orientations = card(state.edition, press.card).kind
-            case kb.PASS_MENU:
-                rows = kb.pass_rows(state, user.id, moves, press.value or 0, texts)
-                preview = False
-            case kb.REMOVE_MENU:
-                rows = kb.remove_rows(
-                    state, user.id, moves, press.page or 0, press.value or 0, texts
-                )
-                preview = False
-            case kb.MENU:
-                rows = kb.root_rows(state, user.id, moves, texts)
-                preview = True
-            case _:
-                await query.answer(texts.t("error.forged_button"), show_alert=True)
-                return
-    except kb.BadPress:
-        await query.answer(texts.t("error.forged_button"), show_alert=True)
-        return
-    markup = kb.markup(rows, game_id, version, key)
-    await query.answer()  # at once: the picture below takes a moment
-    if preview:
-        services = context.services
-        now_ms, tz = services.service.clock_ms(), services.zone(state.chat_id)
-        caption = prompt_caption(state, user.id, texts, now_ms, tz)
-        if press.action == kb.CARD and press.card is not None:
-            caption += "\n\n" + choose_text(state, press.card, texts)
-        png = await asyncio.to_thread(board_png, view_for(state, user.id), labels, orientations)
-        await Outbox(context.bot, context.services).send_picture(
-            message.chat.id,
-            "edit_message_media",
-            png,
-            caption=caption,
-            message_id=message.message_id,
-            reply_markup=markup,
-        )
-    else:
-        await message.edit_reply_markup(markup)
-
-
-def choose_text(state: GameState, card_id: int, texts: Texts) -> str:
-    """What the player is asked after picking a card."""
-    played = card(state.edition, card_id)
-    name = texts.card_name(state.edition, card_id)
-    if played.path is not None:
-        return texts.t("turn.choose_cell", card=name)
-    if played.action is Action.ROCKFALL:
-        return texts.t("turn.choose_path")
-    if played.action is Action.MAP:
-        return texts.t("turn.choose_goal")
-    return texts.t("turn.choose_player", card=name)
+    await query.answer(f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}")
+    await _deliver(context, Unbuttoned(message.chat.id, message.message_id))

@@ -11,12 +11,15 @@ from telegram.constants import ChatMemberStatus
 
 from domain.commands import Command
 from domain.errors import DomainError
+from domain.events import PlayerReminded
 from infra.event_store import ConcurrencyError
 from tgbot.context import BotContext, BotServices
-from tgbot.notifier import HARMLESS
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
+
+# Events after which choices drawn earlier (a keyboard, the Mini App's page) still hold.
+HARMLESS = (PlayerReminded,)
 
 
 def display_name(user: User) -> str:

@@ -1,6 +1,8 @@
 """Group chat: the lobby (``/newgame``, join, leave, start, cancel, settings).
 
-Handlers only run commands; the notifier draws the lobby and the board from the events.
+Handlers only run commands; the announcer draws the lobby and the board from the events.
+A lobby redrawn without an event (its settings shown, a language chosen) is drawn by the
+presenter and delivered through the outbox here.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from tgbot.handlers.common import (
     run,
     username,
 )
-from tgbot.notifier import NOTIFIER_KEY, Notifier, start_link
+from tgbot.presenter import lobby as lobby_view
+from tgbot.presenter.lobby import start_link
 from tgbot.texts import Texts
 
 DEFAULT_TURN_SECONDS = 180
@@ -93,7 +96,10 @@ async def create_game(
         turn_seconds=turn_seconds,
         gold_house_rule=gold_house_rule,
     )
-    error = await run(context, game_id, command, update)
+    # The group's title, so private prompts can name the group.
+    chat = update.effective_chat
+    title: dict[str, object] = {"chat_title": chat.title} if chat and chat.title else {}
+    error = await run(context, game_id, command, update, title)
     if error is None:
         await _private_hint(update, context, user, game_id, texts)
     return error
@@ -212,7 +218,24 @@ async def leave(update: Update, context: BotContext) -> None:
 
 
 async def cancel(update: Update, context: BotContext) -> None:
-    await _command(update, context, kb.CANCEL)
+    """``/cancel``: a lobby is cancelled at once; a running game only once the creator or
+    an admin confirms it (a question with two buttons)."""
+    found = await _active(update, context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if found is None or chat is None or user is None or message is None:
+        return
+    game_id, texts = found
+    services = context.services
+    state, version = await asyncio.to_thread(services.load, game_id)
+    if state.phase != "playing":
+        await _command(update, context, kb.CANCEL)
+        return
+    if not await may_manage(context, state, chat.id, user):
+        await message.reply_text(texts.t("lobby.only_creator"))
+        return
+    table = await asyncio.to_thread(services.table, game_id, state)
+    if services.outbox is not None:
+        await services.outbox.deliver([lobby_view.stop_question(table, version, texts)])
 
 
 async def settings(update: Update, context: BotContext) -> None:
@@ -236,11 +259,16 @@ async def settings(update: Update, context: BotContext) -> None:
 async def show_lobby(
     context: BotContext, game_id: str, *, settings: bool, anew: bool = False
 ) -> None:
-    """Redraw the group's lobby message with its buttons or its settings (the notifier
-    draws it, as the game is then, one drawing at a time)."""
-    notifier: Notifier | None = context.bot_data.get(NOTIFIER_KEY)
-    if notifier is not None:
-        await notifier.show_lobby(game_id, settings=settings, anew=anew)
+    """Redraw the group's lobby message, as the game is now, with its buttons or its
+    settings (``anew``: posted again at the bottom of the chat). Nothing once the lobby
+    is over."""
+    services = context.services
+    state, version = await asyncio.to_thread(services.load, game_id)
+    if state.phase != "lobby" or services.outbox is None:
+        return
+    table = await asyncio.to_thread(services.table, game_id, state)
+    drawn = lobby_view.lobby(state, version, table, settings=settings, anew=anew)
+    await services.outbox.deliver([drawn])
 
 
 async def change_setting(

@@ -21,15 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from telegram import (
-    Chat,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InputFile,
-    InputMediaPhoto,
-    Message,
-    Update,
-)
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
 
@@ -47,10 +39,13 @@ from infra.history import (
     player_history,
 )
 from tgbot import callback as cb
+from tgbot import keyboards as kb
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers.common import chat_texts
-from tgbot.keyboards import OPEN, replay_button
-from tgbot.notifier import CAPTION_LIMIT
+from tgbot.keyboards import OPEN
+from tgbot.presenter.caption import CAPTION_LIMIT
+from tgbot.presenter.messages import Animation, Photo, Picture
+from tgbot.presenter.messages import Message as Outgoing
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -60,7 +55,7 @@ from tgbot.replay import (
     caption,
     text,
 )
-from tgbot.replay_gif import replay_gif, step_png
+from tgbot.replay_gif import hidden_goals, replay_gif
 from tgbot.texts import Texts
 from tgbot.zones import date_text
 
@@ -166,43 +161,57 @@ def _cache(context: BotContext) -> ReplayCache:
 
 @dataclass(frozen=True, slots=True)
 class ReplayView:
-    photo: bytes
+    """What the replay message shows: the board after the step, its caption (HTML), its
+    buttons (drawn for the game's id and its number of events)."""
+
+    picture: Picture
     caption: str
-    keyboard: InlineKeyboardMarkup
+    keyboard: kb.Keyboard
+    game: str
+    version: int
+
+    def message(self, chat: int, message_id: int | None = None) -> Photo:
+        return Photo(
+            chat, self.picture, self.caption, self.keyboard, message_id, self.game, self.version
+        )
 
 
-def _data(
-    key: bytes, action: str, replay: Replay, value: int | None = None, page: int | None = None
-) -> str:
-    data = cb.CallbackData(action, replay.game_id, len(replay.events), value=value, page=page)
-    return cb.encode(data, key)
+def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboardButton:
+    """A button that opens the replay of ``game_id`` (in /history's list)."""
+    data = kb.replay_button(game_id, label).press
+    assert data is not None
+    return InlineKeyboardButton(label, callback_data=cb.encode(data.data(game_id, 0), key))
 
 
-def keyboard(
-    replay: Replay, index: int, key: bytes, lang: str, page: int = 0, pages: int = 1
-) -> InlineKeyboardMarkup:
+def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 1) -> kb.Keyboard:
     """⏮ ◀ ▶ ⏭, a start and an end jump per round, and the GIF button. ◀ and ▶ turn the
     pages of a step told in several captions before they move to another step."""
     last = len(replay) - 1
 
-    def button(label: str, target: int, target_page: int = 0) -> InlineKeyboardButton:
+    def button(label: str, target: int, target_page: int = 0) -> kb.Button:
         target = max(0, min(last, target))
         here = (target, target_page) == (index, page)
         shown = "·" + label + "·" if here else label
-        data = _data(key, STEP, replay, target, target_page or None)
-        return InlineKeyboardButton(shown, callback_data=data)
+        return kb.Button(shown, kb.Press(STEP, value=target, page=target_page or None))
 
     back = button("◀", index, page - 1) if page > 0 else button("◀", index - 1)
     forward = button("▶", index, page + 1) if page + 1 < pages else button("▶", index + 1)
     moves = [button("⏮", 0), back, forward, button("⏭", last)]
-    jumps: list[InlineKeyboardButton] = []
+    jumps: list[kb.Button] = []
     for round_no, start, end in replay.jumps():
         jumps.append(button(text(lang, "replay.button_start", round=round_no), start))
         jumps.append(button(text(lang, "replay.button_end", round=round_no), end))
-    gif = InlineKeyboardButton(
-        text(lang, "replay.button_gif"), callback_data=_data(key, GIF, replay)
+    gif = kb.Button(text(lang, "replay.button_gif"), kb.Press(GIF))
+    return kb.keyboard([moves, jumps, [gif]])
+
+
+def step_picture(step: Step) -> Picture:
+    """The board after ``step``, the move's cell framed, the goals' kinds shown."""
+    return Picture(
+        board=tuple(sorted(step.state.board.items())),
+        last=step.highlight,
+        peeks=tuple(sorted(hidden_goals(step).items())),
     )
-    return InlineKeyboardMarkup([moves, jumps, [gif]])
 
 
 def _title(replay: Replay, step: Step, lang: str, page: int, pages: int) -> str:
@@ -251,17 +260,17 @@ def _split(line: str, room: int) -> list[str]:
     return pieces
 
 
-def replay_view(
-    replay: Replay, index: int, key: bytes, lang: str, renderer: Any = step_png, page: int = 0
-) -> ReplayView:
+def replay_view(replay: Replay, index: int, lang: str, page: int = 0) -> ReplayView:
     """What the replay message shows at step ``index`` (and ``page`` of its caption)."""
     step = replay.step(index)
     pages = caption_pages(replay, step, lang)
     page = max(0, min(page, len(pages) - 1))
     return ReplayView(
-        photo=renderer(step),
-        caption=pages[page],
-        keyboard=keyboard(replay, step.index, key, lang, page, len(pages)),
+        step_picture(step),
+        pages[page],
+        keyboard(replay, step.index, lang, page, len(pages)),
+        replay.game_id,
+        len(replay.events),
     )
 
 
@@ -290,7 +299,7 @@ def history_message(
     buttons: list[list[InlineKeyboardButton]] = []
     for number, entry in enumerate(entries[:HISTORY_LIMIT], start=offset + 1):
         date = date_text(entry.finished_at, tz)
-        winners = ", ".join(entry.winners) or text(lang, "replay.nobody")
+        winners = ", ".join(entry.winners) or text(lang, "story.nobody")
         line = f"{number}. " + text(
             lang,
             "history.line",
@@ -478,16 +487,16 @@ def may_replay(services: BotServices, replay: Replay, chat_id: int, user_id: int
     return user_id is not None and played_in(engine, user_id, game_chat)
 
 
-async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> Message:
+async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> None:
     """Send a new replay message at the game's first step."""
-    services = context.services
-    view = await asyncio.to_thread(replay_view, replay, 0, services.callback_key, lang)
-    return await context.bot.send_photo(
-        chat_id,
-        photo=InputFile(view.photo, filename="replay.png"),
-        caption=view.caption,
-        reply_markup=view.keyboard,
-    )
+    view = await asyncio.to_thread(replay_view, replay, 0, lang)
+    await _deliver(context, view.message(chat_id))
+
+
+async def _deliver(context: BotContext, message: Outgoing) -> None:
+    outbox = context.services.outbox
+    if outbox is not None:
+        await outbox.deliver([message])
 
 
 def is_replay_data(application: Application[Any, Any, Any, Any, Any, Any], data: object) -> bool:
@@ -584,11 +593,8 @@ async def send_gif(
             gifs.done(key)
     else:
         await query.answer()
-    await context.bot.send_animation(
-        chat.id,
-        animation=InputFile(gif, filename=f"saboteur-{replay.game_id}.gif"),
-        caption=text(lang, "replay.gif_caption"),
-    )
+    filename = f"saboteur-{replay.game_id}.gif"
+    await _deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
 
 
 async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:
@@ -614,19 +620,10 @@ async def show_step(
     context: BotContext, message: Any, replay: Replay, index: int, lang: str, page: int = 0
 ) -> None:
     """Edit the replay message in place to show step ``index`` (page ``page``)."""
-    if message is None:
+    if not isinstance(message, Message):
         return
-    view = await asyncio.to_thread(
-        replay_view, replay, index, context.services.callback_key, lang, step_png, page
-    )
-    try:
-        await message.edit_media(
-            InputMediaPhoto(InputFile(view.photo, filename="replay.png"), caption=view.caption),
-            reply_markup=view.keyboard,
-        )
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
+    view = await asyncio.to_thread(replay_view, replay, index, lang, page)
+    await _deliver(context, view.message(message.chat.id, message.message_id))
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any], group: int = -1) -> None:

@@ -22,7 +22,9 @@ from tgbot.handlers.common import (
     user_texts,
     username,
 )
-from tgbot.notifier import NOTIFIER_KEY, Notifier
+from tgbot.presenter import prompt
+from tgbot.presenter.icons import Icon, legend
+from tgbot.presenter.messages import Message
 from tgbot.rules import edition_named, rules_messages
 from tgbot.texts import Texts, esc
 
@@ -62,14 +64,16 @@ async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
     the decision's buttons when they owe one. False when they play no running game there."""
     services = context.services
     state, version = await asyncio.to_thread(services.load, game_id)
-    notifier: Notifier | None = context.bot_data.get(NOTIFIER_KEY)
-    if state.phase != "playing" or not state.is_player(player) or notifier is None:
+    if state.phase != "playing" or not state.is_player(player) or services.outbox is None:
         return False
+    table = await asyncio.to_thread(services.table, game_id, state)
     pending = state.pending
+    shown: Message
     if pending is not None and pending.player == player:
-        await notifier.send_prompt(game_id, state, version, player, ())
+        shown = prompt.decision(state, version, player, table)
     else:
-        await notifier.send_status(game_id, state, player)
+        shown = prompt.status(state, version, player, table)
+    await services.outbox.deliver([shown])
     return True
 
 
@@ -78,7 +82,7 @@ async def help_command(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     texts = chat_texts(context, chat, user)
-    await message.reply_text(texts.t("help.text"))
+    await message.reply_text(f"{texts.t('help.text')}\n\n{legend(texts)}")
 
 
 async def rules(update: Update, context: BotContext) -> None:
@@ -161,7 +165,7 @@ async def back(update: Update, context: BotContext) -> None:
     if not results:
         await message.reply_text(error_text(texts, "not_away"))
         return
-    lines = [texts.t("bot.welcome_back")] if None in results else []
+    lines = [f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}"] if None in results else []
     refusals = dict.fromkeys(error for error in results if error is not None)
     lines.extend(error_text(texts, error) for error in refusals)
     await message.reply_text("\n".join(lines))

@@ -35,7 +35,7 @@ class Wakeup(Protocol):
 
 class EventWakeup:
     """An ``asyncio.Event`` that another part of the process sets and clears (the bot's
-    ``BotServices.wake``, which the notifier clears): every ``set`` wakes this waiter too.
+    ``BotServices.wake``, which the announcer clears): every ``set`` wakes this waiter too.
     While it stays set, nobody can tell a new ``set`` from the old one: look again soon."""
 
     def __init__(self, event: asyncio.Event) -> None:

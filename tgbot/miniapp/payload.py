@@ -33,8 +33,8 @@ from domain.commands import (
 )
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
-from domain.view import HIDDEN_GOAL, View, describe, view_for
-from tgbot.notifier import game_end_text, public_line, round_end_text
+from domain.view import HIDDEN_GOAL, View, view_for
+from tgbot.presenter.narration import Scene, narrate
 from tgbot.texts import Texts
 
 # The commands a player sends from the page (the rest are the lobby's or the clock's).
@@ -210,7 +210,7 @@ def moves_json(state: GameState, view: View, texts: Texts) -> list[dict[str, Any
             case ChooseTheftVictim(victim=victim):
                 item["label"] = names.get(victim, "?")
             case PickGold(value=value):
-                item["label"] = texts.t("turn.gold_pick_button", value=value)
+                item["label"] = texts.t("turn.gold_pick_button", count=value)
             case _:
                 pass
         moves.append(item)
@@ -234,15 +234,12 @@ def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
 def news_lines(state: GameState, events: Iterable[ev.Event], texts: Texts) -> list[str]:
     """The public story of ``events`` (the game's last few), newest last, as plain text."""
     lines: list[str] = []
+    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
     for event in events:
-        if isinstance(event, ev.RoundEnded):
-            line: str | None = round_end_text(event, state, texts)
-        elif isinstance(event, ev.GameEnded):
-            line = game_end_text(event, state, texts)
-        else:
-            line = public_line(describe(event, None), state, texts)
-        if line:
-            lines.append(html.unescape(TAG.sub("", line)))
+        if isinstance(event, ev.DecisionOpened | ev.PlayerReminded):
+            continue
+        for line in narrate(event, scene):
+            lines.append(html.unescape(TAG.sub("", line.html())))
     return lines[-NEWS_LINES:]
 
 

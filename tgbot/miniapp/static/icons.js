@@ -20,8 +20,8 @@ export function toolIcon(tool, broken, size = 18) {
 }
 
 const EMOJI = {
-  rockfall: "💥", map: "🗺️", theft: "🦹", hands_off: "✋", swap_hand: "🔄",
-  inspection: "🔎", swap_hats: "🎩", trapped: "⛓️", free_at_last: "🔓",
+  rockfall: "💥", map: "🗺️", theft: "🦹", hands_off: "🛡", swap_hand: "🔄",
+  inspection: "🔎", swap_hats: "🎩", trapped: "⛓️", free_at_last: "🗝",
 };
 
 // An action card's picture in a CELL × CELL box.

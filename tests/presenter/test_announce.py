@@ -1,0 +1,160 @@
+"""The messages whole games call for, batch by batch, in each language and both editions:
+every private message names the group and opens with no role; a round change leaves one
+live prompt; a reminder moves the buttons without repeating the hand; a computer's seat is
+never written to."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import events as ev
+from domain.cards import Role
+from domain.decider import fold
+from domain.state import GameState
+from tests.presenter.games import TITLE, Batch, play, table
+from tgbot.i18n import LANGUAGES
+from tgbot.presenter import announce as announce_module
+from tgbot.presenter import audience
+from tgbot.presenter.announce import Told, announce
+from tgbot.presenter.messages import (
+    Board,
+    ClosedPrompt,
+    Message,
+    PrivateText,
+    Prompt,
+    Text,
+)
+from tgbot.texts import Texts, esc
+
+GAMES = {
+    "base": [play(7, 4, "base"), play(8, 3, "base")],
+    "saboteur2": [play(9, 5, "saboteur2"), play(10, 3, "saboteur2")],
+}
+
+
+def announced(batches: list[Batch], lang: str) -> list[tuple[Batch, list[Message]]]:
+    """Each command's events announced as one batch, as the bot would."""
+    found = []
+    for batch in batches:
+        told = [Told(e, 10_000) for e in batch.events]
+        after = fold(batch.events, batch.before)
+        messages, _ = announce(table(after, lang), batch.before, batch.version, told)
+        found.append((batch, messages))
+    return found
+
+
+def private(message: Message) -> tuple[int, str] | None:
+    match message:
+        case Prompt(player=p, caption=c) | ClosedPrompt(player=p, caption=c):
+            return p, c
+        case PrivateText(player=p, text=c):
+            return p, c
+    return None
+
+
+@pytest.mark.parametrize("edition", ["base", "saboteur2"])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_private_message_names_the_group_first_and_never_a_role_there(
+    edition: str, lang: str
+) -> None:
+    roles = {Texts(lang).role_name(r.value) for r in Role}
+    title = esc(TITLE)
+    seen = 0
+    for batches in GAMES[edition]:
+        for _, messages in announced(batches, lang):
+            for message in messages:
+                found = private(message)
+                if found is None:
+                    continue
+                first = found[1].split("\n")[0]
+                assert title in first, found
+                assert not any(role in first for role in roles), found
+                seen += 1
+    assert seen > 50
+
+
+@pytest.mark.parametrize("edition", ["base", "saboteur2"])
+def test_a_round_change_leaves_one_call_to_play_per_player_with_the_buttons(
+    edition: str,
+) -> None:
+    texts = Texts("en")
+    call = texts.t("prompt.turn", group="").split("!")[0]  # "Your turn in "
+    changes = 0
+    for batches in GAMES[edition]:
+        for batch, messages in announced(batches, "en"):
+            if not any(isinstance(e, ev.RoundStarted) for e in batch.events):
+                continue
+            changes += 1
+            for player in {p for m in messages if (p := _player(m)) is not None}:
+                mine = [m for m in messages if _player(m) == player]
+                prompts = [m for m in mine if isinstance(m, Prompt)]
+                assert len(prompts) <= 1
+                for m in mine:
+                    if not isinstance(m, Prompt):
+                        assert call not in (private(m) or (0, ""))[1], m
+    assert changes >= 4
+
+
+def _player(message: Message) -> int | None:
+    found = private(message)
+    return found[0] if found else None
+
+
+def test_a_round_change_closes_the_last_movers_prompt_even_when_they_open_the_next_round() -> None:
+    # The last mover of a round also starts the next one: their old prompt gets its last
+    # word (no call to play), the new one alone calls them, with the buttons.
+    for batches in [*GAMES["base"], *GAMES["saboteur2"]]:
+        for batch, messages in announced(batches, "en"):
+            starts = [e for e in batch.events if isinstance(e, ev.RoundStarted)]
+            mover = batch.before.pending.player if batch.before.pending else None
+            if not starts or mover != starts[0].first_player:
+                continue
+            mine = [m for m in messages if _player(m) == mover]
+            assert [type(m) for m in mine] == [ClosedPrompt, Prompt]
+            closed, prompt = mine
+            assert isinstance(closed, ClosedPrompt) and isinstance(prompt, Prompt)
+            assert "Your turn" not in closed.caption and "Your turn" in prompt.caption
+            assert prompt.keyboard and not closed.keyboard
+            return
+    pytest.skip("no round of these games was opened by its last mover")
+
+
+def test_a_reminder_is_the_prompt_again_with_the_time_left_and_not_the_hand() -> None:
+    found = 0
+    for batches in [*GAMES["base"], *GAMES["saboteur2"]]:
+        for batch, messages in announced(batches, "en"):
+            if not batch.events or not isinstance(batch.events[0], ev.PlayerReminded):
+                continue
+            (prompt,) = messages
+            assert isinstance(prompt, Prompt) and prompt.keyboard
+            assert prompt.caption.startswith("⏳ “Deep &lt;Mine&gt; &amp; Co”: ")
+            assert "Your cards" not in prompt.caption
+            found += 1
+    assert found
+
+
+def test_a_computer_players_seat_is_never_written_to_in_private(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (batches, *_) = GAMES["saboteur2"]
+    computer = batches[-1].before.seating[1]
+    original = audience.is_person
+
+    def is_person(state: GameState, player: int) -> bool:
+        return player != computer and original(state, player)
+
+    # The one predicate the presenter asks before writing to a seat in private.
+    monkeypatch.setattr(announce_module, "is_person", is_person)
+    told = [m for _, ms in announced(batches, "en") for m in ms]
+    assert any(_player(m) is not None for m in told)
+    assert all(_player(m) != computer for m in told)
+
+
+def test_the_group_gets_one_board_per_round_edited_and_the_endings_after_it() -> None:
+    batches = GAMES["base"][0]
+    boards = [m for _, ms in announced(batches, "en") for m in ms if isinstance(m, Board)]
+    assert sum(b.new for b in boards) == 3  # one per round
+    texts = [m for _, ms in announced(batches, "en") for m in ms if isinstance(m, Text)]
+    assert any("Game over!" in t.text for t in texts)
+    game_over = next(t for t in texts if "Game over!" in t.text)
+    assert game_over.keyboard  # the Replay button (and room for more)

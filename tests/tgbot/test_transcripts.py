@@ -1,0 +1,191 @@
+"""Whole games through the fake Bot API, base and Saboteur 2, in English, Spanish and
+Polish, read as players read them: every private message names the group first and never
+a role there; one live prompt at a time; no "not your turn" for a tap that counted; a
+placement never offered twice on a cell; the legend behind every turn's "?"; each round's
+end says where the treasure was (and in Saboteur 2 who won and why); no secret reaches
+the group before a round ends; the replay opens from the game-over message."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from domain.cards import Role
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import Table, bot_services, running_bot, settle
+from tests.tgbot.test_e2e_games import (
+    GROUP,
+    assert_no_secret_in_group,
+    assert_the_end_is_on_the_board,
+    open_lobby,
+    replay_from_game_over,
+    start_game,
+)
+from tgbot.app import BotApplication
+from tgbot.callback import decode
+from tgbot.keyboards import CARD, COME_BACK, LEGEND, PLACE
+from tgbot.texts import Texts
+
+pytestmark = pytest.mark.timeout(300)
+
+TITLE = "Mine"
+PLACEMENT = re.compile(r"^([A-Z]{1,2}) ")
+
+
+class Reader(Table):
+    """A table whose players read every message as it comes, checking what they see."""
+
+    def __init__(self, api: FakeBotAPI, app: BotApplication, players: list[int], lang: str):
+        super().__init__(api, app, GROUP, players)
+        self.texts = Texts(lang)
+        self.roles = {self.texts.role_name(r.value) for r in Role}
+        self.key = bot_services(app).callback_key
+        self.answers: list[dict[str, Any]] = []
+
+    def action(self, data: str | None) -> str:
+        return decode(data or "", self.key).action
+
+    def check(self) -> None:
+        for player in self.players:
+            live = [
+                m
+                for m in self.api.messages_in(player)
+                if any(
+                    self.action(b.callback_data) != COME_BACK
+                    for row in self.api.keyboard(m)
+                    for b in row
+                    if b.callback_data
+                )
+            ]
+            assert len(live) <= 1, [m.get("caption") for m in live]  # one live prompt
+            for message in live:
+                actions = [
+                    self.action(b.callback_data)
+                    for row in self.api.keyboard(message)
+                    for b in row
+                    if b.callback_data
+                ]
+                if CARD in actions:
+                    assert LEGEND in actions  # the "?" beside a turn's cards
+                cells = [
+                    found.group(1)
+                    for row in self.api.keyboard(message)
+                    for b in row
+                    if b.callback_data
+                    and self.action(b.callback_data) == PLACE
+                    and (found := PLACEMENT.match(b.text))
+                ]
+                shapes = {b.text for row in self.api.keyboard(message) for b in row}
+                for cell in set(cells):
+                    same = [s for s in shapes if s.startswith(f"{cell} ")]
+                    looks = {s.removesuffix(" ↻") for s in same}
+                    assert len(looks) == len(same), same  # one button per look of a cell
+
+    async def play_one(self) -> bool:
+        calls = len(self.api.calls)
+        pressed = await super().play_one()
+        for call in self.api.calls[calls:]:
+            if call.method == "answerCallbackQuery":
+                self.answers.append(dict(call.params))
+        self.check()
+        return pressed
+
+
+def private_texts(api: FakeBotAPI, players: list[int]) -> list[str]:
+    """Every text and caption sent or written into a player's chat once the game began."""
+    chats = {str(p) for p in players}
+    started = next(
+        i
+        for i, c in enumerate(api.calls)
+        if c.method == "sendPhoto" and str(c["chat_id"]) == str(GROUP)
+    )
+    found = []
+    for call in api.calls[started:]:
+        if str(call.get("chat_id")) not in chats:
+            continue
+        media = call.get("media")
+        caption = media.get("caption") if isinstance(media, dict) else None
+        text = call.get("text") or call.get("caption") or caption
+        if text:
+            found.append(str(text))
+    return found
+
+
+def round_ends(api: FakeBotAPI, texts: Texts) -> list[str]:
+    """The group's round-end messages (texts: the board's captions are not among them)."""
+    heads = [
+        texts.t(k, round=n, name="").split(":")[0]
+        for n in (1, 2, 3)
+        for k in ("move.round_ended_blocked", "move.round_ended_treasure")
+    ]
+    return [
+        m["text"]
+        for m in api.messages_in(GROUP)
+        if "text" in m and any(m["text"].startswith(f"🏁 {h}") for h in heads)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edition", "lang", "seed"),
+    [
+        ("base", "en", 21),
+        ("base", "es", 22),
+        ("base", "pl", 23),
+        pytest.param("saboteur2", "en", 24, marks=pytest.mark.slow),
+        pytest.param("saboteur2", "es", 25, marks=pytest.mark.slow),
+        pytest.param("saboteur2", "pl", 26, marks=pytest.mark.slow),
+    ],
+)
+async def test_a_whole_game_reads_right_in_each_language(
+    db: str, edition: str, lang: str, seed: int
+) -> None:
+    texts = Texts(lang)
+    async with FakeBotAPI() as api:
+        api.group(GROUP, TITLE, admins=(1,))
+        players = [1, 2, 3, 4]
+        for p in players:
+            api.user(p, f"P{p}", lang)
+            api.send_text(p, p, "/start")
+        async with running_bot(api, db, seed=seed) as app:
+            await settle(api, app)
+            lobby = await open_lobby(api, app, players, edition)
+            await start_game(api, app, players[0], lobby)
+            table = Reader(api, app, players, lang)
+            await table.play_to_end()
+            await settle(api, app)
+
+            told = private_texts(api, players)
+            assert len(told) > 30
+            for text in told:
+                first = text.split("\n")[0]
+                assert TITLE in first, text
+                assert not any(role in first for role in table.roles), first
+            refusals = {texts.t("error.not_your_turn"), texts.t("error.already_joined")}
+            assert not [a for a in table.answers if a.get("text") in refusals]
+
+            ends = round_ends(api, texts)
+            assert len(ends) == 3
+            lay = texts.t("results.treasure_was", goal="").split("{")[0].strip(" .:")[:12]
+            assert all(lay in end for end in ends), ends
+            if edition == "saboteur2":
+                for end in ends:
+                    assert any(word in end for word in _why_words(texts)), end
+            assert_no_secret_in_group(api, app, lang, {lang})
+            assert_the_end_is_on_the_board(api, app, lang)
+            await replay_from_game_over(api, app, players[0], lang)
+
+
+def _why_words(texts: Texts) -> list[str]:
+    """A piece of every line that says which team won and why, or that none did."""
+    keys = [
+        "results.saboteurs_win",
+        *(
+            f"results.{who}_{what}"
+            for who in ("blue_digger", "green_digger")
+            for what in ("blue_wins", "green_wins", "none_wins")
+        ),
+        *(f"results.other_{what}" for what in ("both_win", "blue_wins", "green_wins", "none_wins")),
+    ]
+    return [texts.t(k, name="").strip(" ,")[-20:] for k in keys if texts.has(k)]

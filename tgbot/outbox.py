@@ -1,0 +1,534 @@
+"""The outbox: the only code that calls Telegram to send, edit or delete a message.
+
+It delivers the presenter's messages (:mod:`tgbot.presenter.messages`): it keeps the id of
+each message that fills a slot (the lobby, the board of the round, a player's live prompt)
+to edit or supersede it later, draws pictures off the event loop and sends a picture
+Telegram already has by its ``file_id``, turns plain keyboards into Telegram's markup, and
+handles what Telegram answers — a user who blocked the bot, a group that became a
+supergroup, "message is not modified" — with one retry policy: a flood limit is waited out
+and the call tried again, a network error is tried again only when repeating it cannot
+show a message twice. (The application's rate limiter only paces calls; it never retries.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any, Final
+
+import aiohttp
+import httpx
+from PIL import Image
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    Message,
+    WebAppInfo,
+)
+from telegram.constants import ParseMode
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+
+from infra.botstate import BotState
+from tgbot import render
+from tgbot.callback import encode
+from tgbot.keyboards import Keyboard
+from tgbot.photos import PhotoCache
+from tgbot.presenter import messages as m
+from tgbot.presenter.messages import Picture, Slot
+
+log = logging.getLogger(__name__)
+
+ATTEMPTS: Final = 4  # tries per Telegram call (flood limits waited out, network errors)
+# Calls that do the same when repeated: tried again after any network error. Any other
+# (a send) only when the request surely never left (see never_sent).
+REPEATABLE: Final = ("edit_", "delete_", "get_")
+UNSENT: Final = (
+    aiohttp.ClientConnectorError,
+    aiohttp.ConnectionTimeoutError,
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+    ConnectionRefusedError,
+)
+NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
+HTML: Final = ParseMode.HTML
+
+
+@dataclass
+class Delivery:
+    """Whether a batch sent anything that delivering it again would send a second time
+    (a message sent, or a send whose answer was lost); edits and deletes repeat safely."""
+
+    sent: bool = False
+
+
+DELIVERY: ContextVar[Delivery | None] = ContextVar("delivery", default=None)
+
+
+def _went_out(method: str) -> None:
+    delivery = DELIVERY.get()
+    if delivery is not None and not method.startswith(REPEATABLE):
+        delivery.sent = True
+
+
+def never_sent(error: BaseException) -> bool:
+    """Whether a failed request surely never reached Telegram: no connection could be
+    opened (refused, no route, timed out connecting or waiting for the pool)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, UNSENT):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _seconds(value: object) -> float:
+    total = getattr(value, "total_seconds", None)
+    return float(total()) if callable(total) else float(value)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=256)
+def draw(picture: Picture) -> bytes:
+    """A picture as PNG bytes. The group's board and the next player's prompt often show
+    the same board: it is drawn once, and the prompt's hand is added below it."""
+    image = _board(replace(picture, hand=()))
+    if picture.hand:
+        image = render.with_hand(image, picture.hand)
+    return render.png_bytes(image)
+
+
+@lru_cache(maxsize=64)
+def _board(picture: Picture) -> Image.Image:
+    highlight = dict(picture.marks) if picture.marks else picture.last
+    image = render.render_image(
+        dict(picture.board), highlight=highlight, show_goal_kinds=dict(picture.peeks) or None
+    )
+    if picture.orientations is not None:
+        image = render.with_orientations(image, picture.orientations)
+    return image
+
+
+class Outbox:
+    """Delivers messages to Telegram for one bot (see the module's docstring)."""
+
+    def __init__(self, bot: Bot, botstate: BotState, photos: PhotoCache, key: bytes) -> None:
+        self.bot = bot
+        self.botstate = botstate
+        self.photos = photos
+        self.key = key
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # -- the port the handlers and the announcer use ---------------------------------
+
+    async def deliver(self, messages: Sequence[m.Message]) -> list[Any]:
+        """Deliver ``messages`` in order; what Telegram answered to each (None: nothing
+        was sent or it was refused)."""
+        return [await self.deliver_one(message) for message in messages]
+
+    async def deliver_one(self, message: m.Message) -> Any:
+        match message:
+            case m.Text():
+                sent = await self.call(
+                    message.chat,
+                    "send_message",
+                    text=message.text,
+                    parse_mode=HTML,
+                    reply_markup=self.markup(message.keyboard, message.game, message.version),
+                )
+                for player in message.about:  # told once per game: noted
+                    message_id = sent.message_id if isinstance(sent, Message) else 0
+                    await self._save(message.game, player, Slot.UNREACHABLE, message_id, 0)
+                return sent
+            case m.Board():
+                return await self._board(message)
+            case m.Prompt():
+                return await self._prompt(message)
+            case m.ClosedPrompt():
+                return await self._closed(message)
+            case m.PrivateText():
+                return await self.reach(
+                    message.player,
+                    message.game,
+                    message.unreachable,
+                    self.call(
+                        message.player,
+                        "send_message",
+                        text=message.text,
+                        parse_mode=HTML,
+                        reply_markup=self.markup(message.keyboard, message.game, message.version),
+                    ),
+                )
+            case m.PromptStep():
+                return await self._step(message)
+            case m.TextEdit():
+                return await self.call(
+                    message.chat,
+                    "edit_message_text",
+                    message_id=message.message_id,
+                    text=message.text,
+                    parse_mode=HTML,
+                    reply_markup=self.markup(message.keyboard, message.game, message.version),
+                )
+            case m.Photo():
+                markup = self.markup(message.keyboard, message.game, message.version)
+                return await self._picture(
+                    message.chat, message.picture, message.caption, markup, message.message_id
+                )
+            case m.Animation():
+                return await self.call(
+                    message.chat,
+                    "send_animation",
+                    animation=InputFile(message.gif, filename=message.filename),
+                    caption=message.caption,
+                    parse_mode=HTML,
+                )
+            case m.Unbuttoned():
+                return await self.call(
+                    message.chat, "edit_message_reply_markup", message_id=message.message_id
+                )
+            case m.Lobby():
+                return await self._lobby(message)
+            case m.LobbyClosed():
+                return await self._lobby_closed(message)
+        raise TypeError(f"not a message: {message!r}")  # pragma: no cover
+
+    def lock(self, game_id: str) -> asyncio.Lock:
+        """Held while a game's lobby message is drawn or closed: one at a time."""
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def markup(self, keyboard: Keyboard, game: str, version: int) -> InlineKeyboardMarkup | None:
+        """A plain keyboard as Telegram's markup, each press encoded for ``game`` at
+        ``version`` (or the game its button names)."""
+        if not keyboard:
+            return None
+        rows = []
+        for row in keyboard:
+            buttons = []
+            for button in row:
+                if button.press is not None:
+                    data = encode(button.press.data(button.game or game, version), self.key)
+                    buttons.append(InlineKeyboardButton(button.label, callback_data=data))
+                elif button.web_app is not None:
+                    buttons.append(
+                        InlineKeyboardButton(button.label, web_app=WebAppInfo(button.web_app))
+                    )
+                else:
+                    buttons.append(InlineKeyboardButton(button.label, url=button.url))
+            rows.append(buttons)
+        return InlineKeyboardMarkup(rows)
+
+    # -- slots -------------------------------------------------------------------------
+
+    async def _save(self, game: str, chat: int, slot: Slot, message_id: int, version: int) -> None:
+        await asyncio.to_thread(self.botstate.save_message, game, chat, slot, message_id, version)
+
+    async def _forget(self, game: str, chat: int, slot: Slot) -> None:
+        await asyncio.to_thread(self.botstate.forget_message, game, chat, slot)
+
+    async def _board(self, message: m.Board) -> Any:
+        chat = self.botstate.resolve_chat(message.chat)
+        markup = self.markup(message.keyboard, message.game, message.version)
+        stored = self.botstate.message(message.game, chat, Slot.BOARD)
+        if stored is not None and not message.new:
+            done = await self._picture(
+                chat, message.picture, message.caption, markup, stored.message_id
+            )
+            if done is not None:
+                return done
+        sent = await self._picture(chat, message.picture, message.caption, markup)
+        if isinstance(sent, Message):
+            await self._save(
+                message.game, sent.chat.id, Slot.BOARD, sent.message_id, message.version
+            )
+        return sent
+
+    async def _prompt(self, message: m.Prompt) -> Any:
+        player, game = message.player, message.game
+        png = await asyncio.to_thread(draw, message.picture)
+        markup = self.markup(message.keyboard, game, message.version)
+        sent = await self.reach(
+            player,
+            game,
+            message.unreachable,
+            self.send_picture(
+                player, "send_photo", png, caption=message.caption, reply_markup=markup
+            ),
+        )
+        if isinstance(sent, Message):
+            # One live prompt per player: the earlier one keeps its text, loses its buttons.
+            earlier = self.botstate.message(game, player, Slot.PROMPT)
+            if earlier is not None and earlier.message_id != sent.message_id:
+                await self.reach(
+                    player,
+                    game,
+                    None,
+                    self.call(player, "edit_message_reply_markup", message_id=earlier.message_id),
+                )
+            await self._save(game, player, Slot.PROMPT, sent.message_id, message.version)
+        return sent
+
+    async def _closed(self, message: m.ClosedPrompt) -> Any:
+        player, game = message.player, message.game
+        markup = self.markup(message.keyboard, game, message.version)
+        stored = self.botstate.message(game, player, Slot.PROMPT)
+        if stored is None:
+            if not message.or_send:
+                return None
+            return await self.reach(
+                player,
+                game,
+                message.unreachable,
+                self.call(
+                    player,
+                    "send_message",
+                    text=message.caption,
+                    parse_mode=HTML,
+                    reply_markup=markup,
+                ),
+            )
+        done = await self.reach(
+            player,
+            game,
+            None,
+            self.call(
+                player,
+                "edit_message_caption",
+                message_id=stored.message_id,
+                caption=message.caption,
+                parse_mode=HTML,
+                reply_markup=markup,
+            ),
+        )
+        await self._forget(game, player, Slot.PROMPT)
+        return done
+
+    async def _step(self, message: m.PromptStep) -> Any:
+        markup = self.markup(message.keyboard, message.game, message.version)
+        if message.picture is None:
+            return await self.call(
+                message.chat,
+                "edit_message_caption",
+                message_id=message.message_id,
+                caption=message.caption,
+                parse_mode=HTML,
+                reply_markup=markup,
+            )
+        return await self._picture(
+            message.chat, message.picture, message.caption, markup, message.message_id
+        )
+
+    async def _picture(
+        self,
+        chat: int,
+        picture: Picture,
+        caption: str,
+        markup: InlineKeyboardMarkup | None,
+        message_id: int | None = None,
+    ) -> Any:
+        """A picture drawn (off the event loop) and sent, or put in place of the picture
+        of message ``message_id``."""
+        png = await asyncio.to_thread(draw, picture)
+        if message_id is None:
+            return await self.send_picture(
+                chat, "send_photo", png, caption=caption, reply_markup=markup
+            )
+        return await self.send_picture(
+            chat,
+            "edit_message_media",
+            png,
+            caption=caption,
+            message_id=message_id,
+            reply_markup=markup,
+        )
+
+    async def _lobby(self, message: m.Lobby) -> Any:
+        """The one lobby message: edited in place, or (``anew``) deleted and posted again.
+        A drawing older than the one shown is dropped; ``settings`` None keeps showing
+        what the message shows (its settings, or its buttons)."""
+        async with self.lock(message.game):
+            chat = self.botstate.resolve_chat(message.chat)
+            stored = self.botstate.message(message.game, chat, Slot.LOBBY)
+            if stored is not None and stored.version > message.version:
+                return None  # a newer drawing is shown already
+            settings = message.settings
+            if settings is None:
+                marker = self.botstate.message(message.game, chat, Slot.SETTINGS)
+                settings = (
+                    stored is not None
+                    and marker is not None
+                    and (marker.message_id == stored.message_id)
+                )
+            keyboard = message.settings_keyboard if settings else message.keyboard
+            markup = self.markup(keyboard, message.game, message.version)
+            if stored is not None and message.anew:
+                deleted = await self.call(chat, "delete_message", message_id=stored.message_id)
+                if deleted is None:
+                    await self.call(chat, "edit_message_reply_markup", message_id=stored.message_id)
+                stored = None
+            message_id: int | None = None
+            if stored is not None:
+                done = await self.call(
+                    chat,
+                    "edit_message_text",
+                    message_id=stored.message_id,
+                    text=message.text,
+                    parse_mode=HTML,
+                    reply_markup=markup,
+                )
+                message_id = stored.message_id if done is not None else None
+            if message_id is None:
+                sent = await self.call(
+                    chat, "send_message", text=message.text, parse_mode=HTML, reply_markup=markup
+                )
+                if not isinstance(sent, Message):
+                    return None
+                chat, message_id = sent.chat.id, sent.message_id
+            await self._save(message.game, chat, Slot.LOBBY, message_id, message.version)
+            if settings:
+                await self._save(message.game, chat, Slot.SETTINGS, message_id, message.version)
+            else:
+                await self._forget(message.game, chat, Slot.SETTINGS)
+            return message_id
+
+    async def _lobby_closed(self, message: m.LobbyClosed) -> Any:
+        async with self.lock(message.game):
+            chat = self.botstate.resolve_chat(message.chat)
+            stored = self.botstate.message(message.game, chat, Slot.LOBBY)
+            if stored is None:
+                if message.or_send:
+                    return await self.call(
+                        chat, "send_message", text=message.or_send, parse_mode=HTML
+                    )
+                return None
+            done = await self.call(
+                chat,
+                "edit_message_text",
+                message_id=stored.message_id,
+                text=message.text,
+                parse_mode=HTML,
+            )
+            await self._forget(message.game, chat, Slot.LOBBY)
+            await self._forget(message.game, chat, Slot.SETTINGS)
+        # Whoever still waits holds this lock and finds the lobby over.
+        self._locks.pop(message.game, None)
+        return done
+
+    # -- private chats -----------------------------------------------------------------
+
+    async def reach(self, player: int, game: str, notice: m.Text | None, call: Any) -> Any:
+        """Await a call to a player's chat. If they blocked the bot (or never opened the
+        chat), note it and tell the group once per game (``notice``), again only if they
+        opened the chat and blocked it since. None then."""
+        try:
+            return await call
+        except Forbidden:
+            user = await asyncio.to_thread(self.botstate.user, player)
+            was_open = user is not None and user.private_chat
+            if user is not None:
+                await asyncio.to_thread(self.botstate.set_private_chat, player, False)
+            told = self.botstate.message(game, player, Slot.UNREACHABLE) is not None
+            if notice is not None and (was_open or not told):
+                await self.deliver_one(notice)
+            return None
+
+    # -- Telegram calls ----------------------------------------------------------------
+
+    async def send_picture(
+        self, chat_id: int, method: str, png: bytes, *, caption: str, **kwargs: Any
+    ) -> Any:
+        """``send_photo`` or ``edit_message_media`` of ``png`` with its HTML ``caption``:
+        by the ``file_id`` Telegram gave the same picture before, if any; should Telegram
+        refuse that id (it forgot the file), once more with the bytes. The id of what was
+        sent is remembered. None when Telegram refused."""
+        known = self.photos.file_id(png)
+        if known is not None:
+            try:
+                sent = await self.call(
+                    chat_id, method, strict=True, **_picture(method, known, caption, kwargs)
+                )
+            except BadRequest as error:
+                log.info(
+                    "%s to %s: file %s refused (%s); uploaded again",
+                    method,
+                    chat_id,
+                    known,
+                    error.message,
+                )
+                self.photos.forget(png)
+            else:
+                self.photos.remember(png, sent)
+                return sent
+        sent = await self.call(chat_id, method, **_picture(method, png, caption, kwargs))
+        self.photos.remember(png, sent)
+        return sent
+
+    async def call(self, chat_id: int, method: str, *, strict: bool = False, **kwargs: Any) -> Any:
+        """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused
+        (``strict``: a BadRequest is raised instead, but for "not modified"). Forbidden
+        in a private chat is raised (see :meth:`reach`)."""
+        chat_id = self.botstate.resolve_chat(chat_id)
+        for attempt in range(ATTEMPTS):
+            try:
+                result = await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
+            except RetryAfter as error:
+                await asyncio.sleep(_seconds(error.retry_after))
+            except ChatMigrated as error:
+                self.botstate.set_migrated(chat_id, error.new_chat_id)
+                if method not in ("send_message", "send_photo"):
+                    return None  # the message lives in the old chat: the caller sends anew
+                chat_id = error.new_chat_id
+            except BadRequest as error:
+                if "not modified" in error.message.lower():
+                    return True
+                if strict:
+                    raise
+                log.info("%s to %s refused: %s", method, chat_id, error.message)
+                return None
+            except Forbidden as error:
+                log.info("%s to %s forbidden: %s", method, chat_id, error.message)
+                if chat_id > 0:
+                    raise
+                return None
+            except NetworkError as error:  # timed out, a 5xx, a dropped connection
+                if not method.startswith(REPEATABLE) and not never_sent(error):
+                    # Telegram may have carried it out and only the answer was lost:
+                    # sending it again could show the message twice.
+                    log.warning(
+                        "%s to %s may have arrived; not repeated: %s", method, chat_id, error
+                    )
+                    _went_out(method)
+                    return None
+                log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
+                if attempt + 1 < ATTEMPTS:
+                    await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
+            except TelegramError as error:
+                log.warning("%s to %s failed: %s", method, chat_id, error)
+                return None
+            else:
+                _went_out(method)
+                return result
+        log.warning("%s to %s dropped after %d attempts", method, chat_id, ATTEMPTS)
+        return None
+
+
+def _picture(
+    method: str, media: str | bytes, caption: str, kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    if method == "edit_message_media":
+        photo = InputMediaPhoto(media, caption=caption, parse_mode=HTML)
+        return {"media": photo, **kwargs}
+    return {"photo": media, "caption": caption, "parse_mode": HTML, **kwargs}

@@ -1,0 +1,221 @@
+"""New events of one game, as the messages they call for.
+
+:func:`announce` is given the state before, the new events (each with when it was
+recorded and who really pressed), and the game's :class:`~tgbot.presenter.audience.Table`;
+it folds the events and returns, in order, what each chat must get: the lobby redrawn or
+closed, the group's board of the round (a new one when a round begins, the ended round's
+board first getting its last moves), the round's and the game's end, the players' prompts
+closed with their last word, each new decision's prompt, reminders, and private news.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from domain import events as ev
+from domain.decider import evolve
+from domain.events import Event
+from domain.state import Decision, GameState, PlayerId
+from domain.view import view_for
+from tgbot import keyboards as kb
+from tgbot.presenter import board, lobby, prompt
+from tgbot.presenter.audience import Table, is_person
+from tgbot.presenter.icons import Icon, Line
+from tgbot.presenter.messages import Board, Message, Text
+from tgbot.presenter.narration import Scene, narrate
+from tgbot.texts import Texts
+
+LOBBY_EVENTS = (ev.GameCreated, ev.PlayerJoined, ev.PlayerLeft, ev.SettingsChanged)
+# Told in a message of their own after the board, not among the board's moves.
+ENDINGS = (ev.RoundEnded, ev.GameEnded, ev.GameCancelled, ev.GameStarted)
+CLOSED_BY = {ev.DecisionTimedOut: "timed_out", ev.GameCancelled: "cancelled"}
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """An event to announce: when it was recorded, and who really pressed (an admin who
+    acted for the creator), if anyone."""
+
+    event: Event
+    at_ms: int = 0
+    by_name: str = ""
+
+
+def scene(state: GameState, viewer: PlayerId | None, texts: Texts, by_name: str = "") -> Scene:
+    return Scene(
+        texts, viewer, state.edition, state.names, view_for(state, viewer), by_name=by_name
+    )
+
+
+def game_over_keyboard(table: Table, texts: Texts) -> kb.Keyboard:
+    """The buttons under the game-over message, one row each: its replay, play again,
+    notify me of new games here."""
+    replay = [kb.replay_button(table.game_id, texts.t("bot.button_replay"))]
+    return kb.keyboard([replay, *kb.after_game_rows(texts)])
+
+
+@dataclass
+class _Batch:
+    table: Table
+    state: GameState
+    version: int
+    missing: frozenset[PlayerId]
+    out: list[Message] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    after: list[Text] = field(default_factory=list)
+    news: dict[PlayerId, list[Line]] = field(default_factory=lambda: defaultdict(list))
+    closed: dict[PlayerId, str] = field(default_factory=dict)
+    reminded: dict[PlayerId, tuple[str, int]] = field(default_factory=dict)
+    went_away: set[PlayerId] = field(default_factory=set)
+    board_changed: bool = False
+    new_board: bool = False
+    lobby_changed: bool = False
+    by_name: str = ""
+
+    def run(self, told: Sequence[Told]) -> list[Message]:
+        table = self.table
+        group = table.group().texts
+        start_pending = self.state.pending
+        for item in told:
+            event = item.event
+            if isinstance(event, ev.RoundStarted):
+                self.flush_board()  # the ended round's board gets its last lines first
+                self.new_board = True
+            before = self.state
+            self.state = state = evolve(before, event)
+            self.version += 1
+            if before.pending is not None and (
+                state.pending is None or state.pending.id != before.pending.id
+            ):
+                self.closed.setdefault(before.pending.player, CLOSED_BY.get(type(event), "done"))
+            public = narrate(event, scene(state, None, group, item.by_name))
+            if public and not isinstance(event, (*ENDINGS, *LOBBY_EVENTS)):
+                self.moves.extend(line.html() for line in public)
+                self.board_changed = True
+            for player in state.seating:
+                if is_person(state, player):
+                    texts = table.player(player).texts
+                    self.news[player].extend(narrate(event, scene(state, player, texts)))
+            self.react(event, before, item, public)
+        if self.lobby_changed and self.state.phase == "lobby":
+            self.out.append(lobby.lobby(self.state, self.version, table))
+        self.flush_board()
+        self.private(start_pending)
+        return self.out
+
+    def react(self, event: Event, before: GameState, item: Told, public: list[Line]) -> None:
+        table, state = self.table, self.state
+        text = "\n".join(line.html() for line in public)
+        match event:
+            case ev.GameCreated() | ev.PlayerJoined() | ev.PlayerLeft() | ev.SettingsChanged():
+                self.lobby_changed = True
+            case ev.GameStarted():
+                self.out.append(lobby.closed(before, table, text))
+                missing = [p for p in state.seating if p in self.missing]
+                if missing:
+                    self.out.append(prompt.blocked_notice(state, missing, table))
+            case ev.GameCancelled():
+                self.by_name = item.by_name
+                self.lobby_changed = False
+                if before.phase == "lobby":
+                    self.out.append(lobby.closed(before, table, text, or_send=True))
+                else:
+                    self.after.append(Text(table.chat_id, text, game=table.game_id))
+                    self.board_changed = True
+                    for player in state.seating:
+                        self.closed[player] = "cancelled"
+            case ev.DecisionOpened():
+                self.board_changed = True
+            case ev.PlayerWentAway():
+                self.went_away.add(event.player)
+            case ev.PlayerReminded():
+                self.reminded[event.player] = (event.which, item.at_ms)
+            case ev.RoundEnded():
+                self.board_changed = True
+                self.after.append(Text(table.chat_id, text, game=table.game_id))
+            case ev.GameEnded():
+                self.board_changed = True
+                keys = game_over_keyboard(table, table.group().texts)
+                self.after.append(Text(table.chat_id, text, keys, table.game_id, self.version))
+            case _:
+                pass
+
+    def flush_board(self) -> None:
+        """The board as the state now is (when it changed), then the messages that follow
+        it: a round's or the game's end, a cancel."""
+        state = self.state
+        if state.round > 0 and (self.board_changed or self.new_board):
+            group = self.table.group()
+            self.out.append(
+                Board(
+                    self.table.chat_id,
+                    board.picture(view_for(state, None)),
+                    board.caption(state, group, self.table, self.moves, self.by_name),
+                    self.new_board,
+                    game=self.table.game_id,
+                    version=self.version,
+                )
+            )
+        self.moves = []
+        self.board_changed = self.new_board = False
+        self.out.extend(self.after)
+        self.after = []
+
+    def private(self, start_pending: Decision | None) -> None:
+        table, state, version = self.table, self.state, self.version
+        pending = state.pending
+        opened = (
+            pending.player
+            if pending is not None
+            and state.phase == "playing"
+            and (start_pending is None or start_pending.id != pending.id)
+            # An away player's turns pass at once: no prompt until they are back.
+            and pending.player not in state.away
+            else None
+        )
+        for player in state.seating:
+            if not is_person(state, player):
+                continue
+            news = self.news.get(player, [])
+            back = self.back_button(player)
+            if player in self.closed:
+                said = [] if player == opened else news
+                self.out.append(
+                    prompt.closed(state, version, player, table, self.closed[player], said, back)
+                )
+                if player != opened:
+                    continue
+            if player == opened:
+                self.out.append(prompt.decision(state, version, player, table, news))
+            elif player in self.reminded and pending is not None and pending.player == player:
+                which, at_ms = self.reminded[player]
+                self.out.append(prompt.reminder(state, version, player, table, which, at_ms))
+            elif any(line.own for line in news):
+                own = [line for line in news if line.own]
+                # A new round: its dwarf card and hand come with the news.
+                dealt = any(line.icon is Icon.ROUND for line in own)
+                self.out.append(prompt.news_text(state, version, player, table, own, back, dealt))
+
+    def back_button(self, player: PlayerId) -> kb.Keyboard:
+        """An "I'm back" button for a player who went away in these events (and still is)."""
+        if player not in self.went_away or player not in self.state.away:
+            return ()
+        texts = self.table.player(player).texts
+        return kb.keyboard([[kb.Button(texts.t("bot.button_come_back"), kb.Press(kb.COME_BACK))]])
+
+
+def announce(
+    table: Table,
+    state: GameState,
+    version: int,
+    told: Sequence[Told],
+    *,
+    missing: frozenset[PlayerId] = frozenset(),
+) -> tuple[list[Message], GameState]:
+    """The messages ``told`` (the events after ``version``, applied to ``state``) call for,
+    in order, and the state they lead to. ``missing``: players who never opened the
+    private chat (named in the group when the game starts)."""
+    batch = _Batch(table, state, version, missing)
+    return batch.run(told), batch.state

@@ -1,0 +1,62 @@
+"""Who reads a message, and in which words: the group, or one player's private chat.
+
+:class:`Table` is what the presenter knows of a game beyond its events: its id, its
+group's chat, title, language and time zone, each player's language, the bot's username
+(for links) and the clock's now. :class:`Audience` is one reader of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from domain.state import GameState, PlayerId
+from tgbot.texts import Texts, esc
+from tgbot.zones import clock_time, zone
+
+
+def is_person(state: GameState, player: PlayerId) -> bool:
+    """Whether a seat is a person the bot writes to in private. The one predicate that
+    decides it: a computer player's seat (a small negative id) never gets a private
+    message, whatever it is owed."""
+    return player > 0 and state.is_player(player)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A game as the presenter addresses it."""
+
+    game_id: str
+    chat_id: int  # the group (its id now, after any migration)
+    now_ms: int  # the game clock's now: times left are counted from it
+    title: str = ""  # the group's title, when known
+    group_language: str = "en"
+    languages: Mapping[PlayerId, str] = field(default_factory=dict)
+    tz: str = "UTC"  # the group's time zone (an IANA name)
+    bot_username: str = ""
+
+    def group(self) -> Audience:
+        return Audience(self.chat_id, None, Texts(self.group_language), self.tz)
+
+    def player(self, player: PlayerId) -> Audience:
+        return Audience(player, player, Texts(self.languages.get(player, "en")), self.tz)
+
+    def group_name(self, texts: Texts) -> str:
+        """The group as a private message names it (HTML)."""
+        if self.title:
+            return texts.t("bot.group_named", title=esc(self.title))
+        return texts.t("bot.your_group")
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """One chat: the group (``viewer`` None) or a player's private chat."""
+
+    chat: int
+    viewer: PlayerId | None
+    texts: Texts
+    tz: str = "UTC"
+
+    def clock(self, ms: int) -> str:
+        """A moment as a clock time in this audience's time zone: ``14:05 CET``."""
+        return clock_time(ms, zone(self.tz))

@@ -1,0 +1,113 @@
+"""The board picture as a reader sees it, and the group's board caption."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from domain.board import Cell, Tile
+from domain.cards import card
+from domain.state import GameState, PlayerId
+from domain.view import View, view_for
+from tgbot.presenter.audience import Audience, Table
+from tgbot.presenter.caption import deadline_line, fit_caption
+from tgbot.presenter.icons import FRONT, Icon
+from tgbot.presenter.messages import HandCard, Picture
+from tgbot.texts import Texts, mention, name_html
+
+BOARD_MOVES: Final = 8  # move lines a board caption shows at most
+
+
+def picture(
+    view: View,
+    labels: Mapping[Cell, str] | None = None,
+    orientations: str | None = None,
+    hand: Sequence[HandCard] = (),
+) -> Picture:
+    """The board as ``view`` shows it: goals face up once the round ended, ``labels`` on
+    cells (else the last move framed), goals the viewer mapped peeked at, a path card's
+    two ``orientations`` below (a placement preview) and the viewer's ``hand``."""
+    tiles = dict(view.board)
+    for cell, kind in view.revealed_goals.items():
+        tiles[cell] = Tile(kind)
+    last = view.last_move.cell if view.last_move is not None else None
+    return Picture(
+        board=tuple(sorted(tiles.items())),
+        marks=tuple(sorted(labels.items())) if labels else (),
+        last=None if labels else last,
+        peeks=tuple(sorted(view.known_goals.items())),
+        orientations=orientations,
+        hand=tuple(hand),
+    )
+
+
+def hand_cards(
+    state: GameState, player: PlayerId, texts: Texts, playable: set[int] | None = None
+) -> list[HandCard]:
+    """The player's hand as small cards, an action card labelled with its name
+    (``playable``: the cards they may play now, the others drawn greyed; None: all alike)."""
+    view = view_for(state, player)
+    found = [card(state.edition, c) for c in sorted(view.hand)]
+    return [
+        HandCard(
+            c.kind,
+            "" if c.path is not None else texts.kind_name(c.kind),
+            playable is None or c.id in playable,
+        )
+        for c in found
+    ]
+
+
+def seat_lines(view: View) -> list[str]:
+    """One line per seat: name, cards in hand, what lies in front, gold (Saboteur 2:
+    whether they have any), away."""
+    lines = []
+    for seat in view.seats:
+        marks = [FRONT.get(k, "") for k in seat.front]
+        if seat.has_gold:
+            marks.append(Icon.GOLD.emoji)
+        if seat.away:
+            marks.append(Icon.AWAY.emoji)
+        text = f"• {name_html(seat.name)} {Icon.CARDS.emoji}{seat.hand_count} {' '.join(marks)}"
+        lines.append(text.rstrip())
+    return lines
+
+
+def caption(
+    state: GameState, audience: Audience, table: Table, moves: Sequence[str], by_name: str = ""
+) -> str:
+    """The group's board caption: whose decision it is and until when — or that the
+    round, the game is over or the game was cancelled — the round, the last moves, the
+    seats."""
+    texts = audience.texts
+    view = view_for(state, None)
+    status: list[str] = []
+    pending = view.pending
+    if state.phase == "cancelled":
+        who = by_name or (state.names.get(state.creator, "?") if state.creator else "?")
+        status.append(
+            f"{Icon.CANCELLED.emoji} {texts.t('bot.board_cancelled', name=name_html(who))}"
+        )
+    elif state.phase == "finished":
+        status.append(f"{Icon.ROUND_END.emoji} {texts.t('bot.board_game_over')}")
+    elif pending is None or pending.kind != "turn":
+        status.append(f"{Icon.ROUND_END.emoji} {texts.t('bot.board_round_over')}")
+    if state.phase == "playing" and pending is not None:
+        who = mention(pending.player, state.names.get(pending.player, "?"))
+        key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
+        status.append(texts.t(key, name=who))  # the mention first: it notifies them
+        status.append(deadline_line(audience, pending.deadline, table.now_ms))
+    head = texts.t("turn.round_pile", round=view.round, count=view.draw_pile)
+    shown = list(moves[-BOARD_MOVES:])
+    seats = seat_lines(view)
+    lines = [*status, head, *shown, "", *seats]
+    # Who is on turn and until when come first and stay; too long, the older moves
+    # go first, then the seats from the last, then the last move.
+    first_move = len(status) + 1
+    first_seat = first_move + len(shown) + 1
+    drop = [
+        *range(first_move, first_move + len(shown) - 1),
+        *reversed(range(first_seat, first_seat + len(seats))),
+        *range(first_move + len(shown) - 1, first_move + len(shown)),
+    ]
+    return fit_caption(lines, drop)

@@ -1,0 +1,74 @@
+"""The group's lobby message: who joined, the settings, and its buttons."""
+
+from __future__ import annotations
+
+from domain.cards import PLAYER_LIMITS
+from domain.state import GameState
+from tgbot import keyboards as kb
+from tgbot.presenter.audience import Table
+from tgbot.presenter.messages import Lobby, LobbyClosed, Text
+from tgbot.texts import Texts, esc
+
+
+def start_link(username: str, payload: str) -> str:
+    return f"https://t.me/{username}?start={payload}"
+
+
+def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
+    names = [esc(state.names[p]) for p in state.seating]
+    low, high = PLAYER_LIMITS[state.edition]
+    creator = esc(state.names.get(state.creator, "?")) if state.creator is not None else "?"
+    lines = [
+        texts.t("lobby.title", edition=texts.t(f"edition.{state.edition}"), creator=creator),
+        texts.t("lobby.settings", timer=texts.timer(state.turn_seconds), min=low, max=high),
+        texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
+        if names
+        else texts.t("lobby.nobody"),
+        "",
+        texts.t("lobby.hint"),
+        texts.t("bot.open_private_hint", link=start_link(bot_username, "hello")),
+    ]
+    return "\n".join(lines)
+
+
+def lobby(
+    state: GameState,
+    version: int,
+    table: Table,
+    *,
+    settings: bool | None = None,
+    anew: bool = False,
+) -> Lobby:
+    """The lobby as the game is now, with its buttons or its settings (``settings``;
+    None: whichever it shows)."""
+    texts = table.group().texts
+    return Lobby(
+        table.chat_id,
+        lobby_text(state, texts, table.bot_username),
+        kb.keyboard(kb.lobby_rows(texts)),
+        kb.keyboard(kb.settings_rows(state, texts.lang, texts)),
+        settings,
+        anew,
+        table.game_id,
+        version,
+    )
+
+
+def closed(state: GameState, table: Table, outcome: str, *, or_send: bool = False) -> LobbyClosed:
+    """The lobby as it ended (``state``), its buttons gone, with how it ended."""
+    texts = table.group().texts
+    body = lobby_text(state, texts, table.bot_username).split("\n\n")[0]
+    return LobbyClosed(
+        table.chat_id, f"{body}\n\n{outcome}", outcome if or_send else "", table.game_id
+    )
+
+
+def stop_question(table: Table, version: int, texts: Texts) -> Text:
+    """/cancel in a running game asks first."""
+    return Text(
+        table.chat_id,
+        texts.t("cancel.confirm"),
+        kb.keyboard(kb.stop_rows(texts)),
+        table.game_id,
+        version,
+    )

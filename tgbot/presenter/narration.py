@@ -1,0 +1,303 @@
+"""One narration per event type: what each event says, to the group, to one player, or —
+once the game is over — to anyone, with every secret.
+
+Live play (the board's caption, the prompts, the private news), reminders, round and game
+ends and the replay's captions all tell events through :func:`narrate`, so a card or a
+move is named the same everywhere. Secrets come in two ways only: from the reader's own
+:func:`domain.view.view_for` (``Scene.after``), and from an event's own fields, each read
+only when :meth:`Scene.sees` allows it (the reader is the player concerned, or the game
+is over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from domain import events as ev
+from domain.board import GOAL_CELLS, Cell
+from domain.events import Event
+from domain.state import PlayerId
+from domain.view import View
+from tgbot.presenter import results
+from tgbot.presenter.icons import ACTION, Icon, Line
+from tgbot.texts import Texts, cell_text, name_html
+
+GOAL_PLACES = {
+    GOAL_CELLS[0]: "goal.top",
+    GOAL_CELLS[1]: "goal.middle",
+    GOAL_CELLS[2]: "goal.bottom",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """One event as one reader learns it."""
+
+    texts: Texts
+    viewer: PlayerId | None  # None: the group (the public)
+    edition: str
+    names: Mapping[PlayerId, str]
+    after: View  # the reader's view once the event is applied
+    full: bool = False  # a finished game's replay: every secret, roles beside names
+    roles: Mapping[PlayerId, str] = field(default_factory=dict)  # full: roles before it
+    by_name: str = ""  # who really pressed, when not the player named (an admin)
+
+    def sees(self, player: PlayerId | None) -> bool:
+        """Whether this reader may know what only ``player`` knows."""
+        return self.full or (player is not None and player == self.viewer)
+
+    def name(self, player: PlayerId | None) -> str:
+        return name_html(self.names.get(player, "?")) if player is not None else "?"
+
+    def actor(self, player: PlayerId) -> str:
+        """The player who acts; in a replay, with the dwarf card they held."""
+        role = self.roles.get(player) if self.full else None
+        if role is None:
+            return self.name(player)
+        return self.texts.t("story.actor", name=self.name(player), role=self.role(role))
+
+    def names_of(self, players: Iterable[PlayerId]) -> str:
+        named = [self.name(p) for p in players]
+        return ", ".join(named) if named else self.texts.t("story.nobody")
+
+    def role(self, role: str) -> str:
+        return self.texts.role_name(role)
+
+    def card(self, card_id: int, rotated: bool = False) -> str:
+        return self.texts.card_name(self.edition, card_id, rotated)
+
+    def cards(self, ids: Iterable[int]) -> str:
+        named = [self.card(c) for c in ids]
+        return ", ".join(named) if named else self.texts.t("story.none")
+
+    def goal(self, cell: Cell) -> str:
+        """A goal card by its place: ``the top goal (8,2)``."""
+        where = self.texts.t(GOAL_PLACES.get(cell, "goal.middle"))
+        return self.texts.t("goal.at", place=where, cell=cell_text(cell))
+
+
+def line(icon: Icon | None, text: str, *, own: bool = False) -> Line:
+    """A told line, its first letter a capital (a goal or a card may open it)."""
+    return Line(icon, text[:1].upper() + text[1:], own)
+
+
+def narrate(event: Event, scene: Scene) -> list[Line]:
+    """What ``event`` says to ``scene``'s reader: no line when it says nothing to them."""
+    t = scene.texts.t
+    match event:
+        case ev.GameCreated():
+            edition = t(f"edition.{event.edition}")
+            return [line(None, t("story.created", name=scene.name(event.creator), edition=edition))]
+        case ev.PlayerJoined():
+            return [line(None, t("story.joined", name=name_html(event.name)))]
+        case ev.PlayerLeft():
+            return [line(None, t("story.left", name=scene.name(event.player)))]
+        case ev.SettingsChanged():
+            edition = t(f"edition.{event.edition}")
+            timer = scene.texts.timer(event.turn_seconds)
+            return [line(None, t("story.settings", edition=edition, timer=timer))]
+        case ev.GameCancelled():
+            who = name_html(scene.by_name) if scene.by_name else scene.name(event.by)
+            return [line(Icon.CANCELLED, t("story.cancelled", name=who))]
+        case ev.GameStarted():
+            if scene.viewer is not None:
+                return []  # a player learns the start with the first round's deal
+            edition = t(f"edition.{scene.edition}")
+            return [line(None, t("lobby.started", count=len(event.seating), edition=edition))]
+        case ev.RoundStarted():
+            return _round_started(event, scene)
+        case ev.DecisionOpened():
+            return []
+        case ev.PathPlaced():
+            card = scene.card(event.card, event.rotated)
+            text = t(
+                "move.path_placed",
+                name=scene.actor(event.player),
+                card=card,
+                cell=cell_text(event.cell),
+            )
+            return [line(None, text)]
+        case ev.GoalRevealed():
+            if event.kind == "goal_treasure":
+                return [line(Icon.TREASURE, t("move.goal_treasure", goal=scene.goal(event.cell)))]
+            return [line(Icon.STONE, t("move.goal_stone", goal=scene.goal(event.cell)))]
+        case ev.ActionPlayed():
+            return _action(event, scene)
+        case ev.CardsDiscarded():
+            if scene.sees(event.player):
+                text = t(
+                    "move.passed_cards",
+                    name=scene.actor(event.player),
+                    count=len(event.cards),
+                    cards=scene.cards(event.cards),
+                )
+            else:
+                key = "move.passed_one" if len(event.cards) == 1 else "move.passed_many"
+                text = t(key, name=scene.name(event.player), count=len(event.cards))
+            return [line(Icon.PASS, text)]
+        case ev.FrontCardRemoved():
+            front = scene.texts.front_name(event.removed)
+            if scene.sees(event.player):
+                text = t(
+                    "move.front_removed_cards",
+                    name=scene.actor(event.player),
+                    card=front,
+                    cards=scene.cards(event.cards),
+                )
+            else:
+                text = t("move.front_removed", name=scene.name(event.player), card=front)
+            return [line(Icon.REMOVE, text)]
+        case ev.CardDrawn():
+            if not scene.full:
+                return []  # the hand is shown with the prompt
+            text = t("move.drew", name=scene.name(event.player), card=scene.card(event.card))
+            return [line(None, text)]
+        case ev.DecisionTimedOut():
+            return [line(Icon.TIMEOUT, t("move.timed_out", name=scene.actor(event.player)))]
+        case ev.PlayerReminded():
+            return []  # the reminder is the player's prompt again (see presenter.prompt)
+        case ev.PlayerWentAway():
+            if event.player == scene.viewer and not scene.full:
+                return [line(Icon.AWAY, t("bot.away_private"), own=True)]
+            return [line(Icon.AWAY, t("away.went", name=scene.name(event.player)))]
+        case ev.PlayerCameBack():
+            return [line(Icon.BACK, t("away.back", name=scene.name(event.player)))]
+        case ev.RoundEnded():
+            return results.round_ended(event, scene)
+        case ev.GoldPaid():
+            return _gold_paid(event, scene)
+        case ev.GoldPickStarted():
+            first = event.order[0] if event.order else None
+            text = t(
+                "move.gold_pick_started",
+                count=len(event.nuggets),
+                order=scene.names_of(dict.fromkeys(event.order)),
+            )
+            lines = [line(Icon.GOLD, text)]
+            if scene.sees(first) and event.nuggets:
+                values = ", ".join(str(v) for v in sorted(event.nuggets, reverse=True))
+                lines.append(line(Icon.GOLD, t("move.nuggets_drawn", values=values), own=True))
+            return lines
+        case ev.GoldPicked():
+            if scene.sees(event.player):
+                text = t(
+                    "move.gold_picked_value", name=scene.actor(event.player), count=event.value
+                )
+                return [line(Icon.GOLD, text, own=not scene.full)]
+            return [line(Icon.GOLD, t("move.gold_picked", name=scene.name(event.player)))]
+        case ev.TheftsStarted():
+            return [line(Icon.THEFT, t("move.thefts_started", names=scene.names_of(event.order)))]
+        case ev.TheftResolved():
+            if event.victim is None:
+                return [line(Icon.THEFT, t("move.theft_nobody", thief=scene.actor(event.thief)))]
+            text = t("move.theft", thief=scene.actor(event.thief), victim=scene.name(event.victim))
+            return [line(Icon.THEFT, text)]
+        case ev.GameEnded():
+            return results.game_ended(event, scene)
+    return []  # pragma: no cover - every event type is matched above
+
+
+def _round_started(event: ev.RoundStarted, scene: Scene) -> list[Line]:
+    t = scene.texts.t
+    roles = dict(event.roles)
+    dealt = not scene.full and scene.viewer in roles  # a player's news: their new deal
+    lines = [
+        line(
+            Icon.ROUND,
+            t("move.round_started", round=event.round, name=scene.name(event.first_player)),
+            own=dealt,
+        )
+    ]
+    if scene.full:
+        dwarves = ", ".join(
+            t("story.role_of", name=scene.name(p), role=scene.role(r)) for p, r in event.roles
+        )
+        lines.append(line(Icon.DWARF, t("move.roles", roles=dwarves)))
+        goals = ", ".join(
+            t("story.goal_is", goal=scene.goal(c), kind=t(f"goal.{k}"))
+            for c, k in zip(GOAL_CELLS, event.goals, strict=True)
+        )
+        lines.append(line(None, t("story.goals", goals=goals)))
+        if scene.edition == "base" and event.dwarf_pile:
+            spare = ", ".join(scene.role(r) for r in event.dwarf_pile)
+            lines.append(line(Icon.DWARF, t("move.spare", roles=spare)))
+        lines.append(line(Icon.CARDS, t("story.hands")))
+        lines.extend(
+            line(None, t("story.hand_of", name=scene.name(p), cards=scene.cards(sorted(h))))
+            for p, h in event.hands
+        )
+    elif dealt:
+        role = scene.role(roles[scene.viewer])  # type: ignore[index]
+        lines.append(line(Icon.DWARF, t("turn.your_role", role=role), own=True))
+    return lines
+
+
+def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
+    t = scene.texts
+    icon = ACTION.get(event.action)
+    target = event.target_player
+    key = f"move.action.{event.action}"
+    if target is not None and target == event.player and t.has(f"{key}.self"):
+        key += ".self"  # "Bob repaired their own pickaxe"
+    mine = target is not None and target == scene.viewer and target != event.player
+    if mine and not scene.full and t.has(f"{key}.you"):
+        key += ".you"  # "Ann broke your pickaxe"
+    text = t.t(
+        key,
+        name=scene.actor(event.player),
+        target=scene.name(target),
+        cell=cell_text(event.target_cell) if event.target_cell is not None else "",
+        goal=scene.goal(event.target_cell) if event.target_cell is not None else "",
+        tool=t.tool_name(event.tool) if event.tool else "",
+    )
+    lines = [line(icon, text)]
+    result = event.result
+    # The map and the inspection show the actor; swap hats deals the target a dwarf card.
+    shown = target if event.action == "swap_hats" else event.player
+    if result is not None and scene.sees(shown):
+        own = not scene.full
+        match event.action:
+            case "map" if event.target_cell is not None:
+                goal = t.t(f"goal.{result}")
+                text = t.t("turn.map_result", goal=scene.goal(event.target_cell), kind=goal)
+                lines.append(line(Icon.MAP, text, own=own))
+            case "inspection":
+                text = t.t(
+                    "turn.inspection_result", name=scene.name(target), role=scene.role(result)
+                )
+                lines.append(line(Icon.INSPECTION, text, own=own))
+            case "swap_hats" if scene.full:
+                text = t.t(
+                    "story.swap_hats_result", name=scene.name(target), role=scene.role(result)
+                )
+                lines.append(line(Icon.SWAP_HATS, text))
+            case "swap_hats":
+                lines.append(
+                    line(Icon.DWARF, t.t("turn.swap_hats_yours", role=scene.role(result)), own=True)
+                )
+    if event.action == "swap_hand" and target == scene.viewer and not scene.full:
+        lines.append(
+            line(
+                Icon.SWAP_HAND,
+                t.t("turn.swap_hand_received", name=scene.name(event.player)),
+                own=True,
+            )
+        )
+    return lines
+
+
+def _gold_paid(event: ev.GoldPaid, scene: Scene) -> list[Line]:
+    t = scene.texts.t
+    if scene.full:
+        paid = ", ".join(
+            t("story.gold_of", name=scene.name(p), count=g) for p, g in event.payouts
+        ) or t("story.nobody")
+        return [line(Icon.GOLD, t("story.gold_paid", payouts=paid))]
+    for player, amount in event.payouts:
+        if player == scene.viewer:
+            total = scene.after.gold if scene.after.gold is not None else amount
+            return [
+                line(Icon.GOLD, t("move.gold_paid_private", count=amount, total=total), own=True)
+            ]
+    return []
