@@ -61,6 +61,8 @@ class BotServices:
     photos: PhotoCache = field(default_factory=PhotoCache)
     outbox: OutboxPort | None = None
     bot_username: str = ""
+    miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
+    miniapp_url: str = ""
     _titles: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -73,6 +75,8 @@ class BotServices:
             services.projector,
             keys_from_secrets(services.settings.secrets),
             services.settings.default_language,
+            miniapp_name=services.settings.miniapp_name,
+            miniapp_url=services.settings.miniapp_url,
         )
 
     @property
@@ -154,6 +158,8 @@ class BotServices:
             languages={p: self.texts_for_user(p).lang for p in state.seating},
             tz=self.botstate.chat_timezone(chat) or "UTC",
             bot_username=self.bot_username,
+            miniapp_name=self.miniapp_name,
+            miniapp_url=self.miniapp_url,
         )
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:
