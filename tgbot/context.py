@@ -40,6 +40,32 @@ class OutboxPort(Protocol):
     async def deliver(self, messages: Sequence[Message]) -> list[Any]: ...
 
 
+class WakeUp(asyncio.Event):
+    """Set when events were appended: by this process, or by another instance or worker
+    (heard on the notification channel, :func:`tgbot.app.listen`). The announcer waits on
+    it and clears it; each follower (the Mini App's live updates) gets an event of its
+    own, set with it and cleared only by that follower, so no append goes unnoticed while
+    the follower was busy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._followers: set[asyncio.Event] = set()
+
+    def set(self) -> None:
+        super().set()
+        for follower in self._followers:
+            follower.set()
+
+    def follow(self) -> asyncio.Event:
+        """A new follower's event."""
+        event = asyncio.Event()
+        self._followers.add(event)
+        return event
+
+    def unfollow(self, event: asyncio.Event) -> None:
+        self._followers.discard(event)
+
+
 SERVICES_KEY = "services"
 ACTIVE = ("lobby", "playing")
 
@@ -47,8 +73,8 @@ ACTIVE = ("lobby", "playing")
 @dataclass
 class BotServices:
     """The bot's ports: the game service and event store, the adapter's own state, the
-    outbox (set once the bot is up), and a wake-up for the announcer when this process
-    appended events."""
+    outbox (set once the bot is up), and the wake-up set when events were appended
+    (:class:`WakeUp`)."""
 
     service: GameService
     store: EventStore
@@ -57,7 +83,7 @@ class BotServices:
     # Buttons are signed with the first key and accepted with any (SECRET_KEY rotation).
     callback_keys: tuple[bytes, ...]
     default_language: str = "en"
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    wake: WakeUp = field(default_factory=WakeUp)
     photos: PhotoCache = field(default_factory=PhotoCache)
     outbox: OutboxPort | None = None
     bot_username: str = ""

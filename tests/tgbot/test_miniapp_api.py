@@ -4,7 +4,6 @@ means (version, legality, idempotency, the same refusals), live updates, languag
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -24,11 +23,12 @@ from tests.tgbot.bot_harness import (
     move_outside_the_bot,
     settle,
 )
-from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served
+from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served, next_state
 from tgbot.app import BotApplication
+from tgbot.context import WakeUp
 from tgbot.handlers.common import error_text
 from tgbot.miniapp.api import DemoPlayer, MiniApp, mini_app
-from tgbot.miniapp.feed import EventWakeup
+from tgbot.miniapp.feed import Following
 from tgbot.miniapp.payload import move_json
 from tgbot.miniapp.server import serving
 from tgbot.texts import Texts
@@ -271,16 +271,6 @@ async def test_the_open_board_is_pushed_the_game_each_time_it_moves(served: Serv
     assert second["me"] is None and second["news"]
 
 
-async def next_state(stream: aiohttp.ClientResponse) -> dict[str, Any]:
-    event = ""
-    while True:
-        line = (await stream.content.readline()).decode().rstrip("\n")
-        if line.startswith("event:"):
-            event = line.split(":", 1)[1].strip()
-        elif line.startswith("data:") and event == "state":
-            return dict(json.loads(line.split(":", 1)[1]))
-
-
 async def test_the_page_speaks_the_language_the_player_chose(served: Served) -> None:
     player = served.on_turn()
     served.api.send_text(player, player, "/language es")
@@ -352,12 +342,12 @@ async def test_the_demos_sign_in_is_never_served_beside_a_real_bot(served: Serve
 async def test_a_wake_up_from_another_instance_reaches_the_open_board_at_once(
     served: Served,
 ) -> None:
-    channel = asyncio.Event()  # what a notification channel between instances would set
+    channel = WakeUp()  # what a notification channel between instances would set
     raw = init_data(served.api, MEMBER, game=served.game)
     slow_poll = 60.0
     async with (
         miniapp_served(
-            served.app, served.api, wakeup=EventWakeup(channel), poll_seconds=slow_poll
+            served.app, served.api, wakeup=Following(channel), poll_seconds=slow_poll
         ) as (page, _),
         served.http.get(f"{page}api/game/{served.game}/live", headers=auth(raw)) as s,
     ):
@@ -366,3 +356,14 @@ async def test_a_wake_up_from_another_instance_reaches_the_open_board_at_once(
         channel.set()
         second = await asyncio.wait_for(next_state(s), 5)  # long before the next poll
     assert second["version"] > first["version"]
+
+
+async def test_a_wake_up_the_announcer_already_cleared_still_wakes_the_boards_feed() -> None:
+    wake = WakeUp()
+    following = Following(wake)
+    wake.set()  # events appended while the feed was reading the store ...
+    wake.clear()  # ... and the announcer, woken too, cleared the wake-up
+    await asyncio.wait_for(following.wait(60), 1)  # the feed looks again at once
+    assert not following.event.is_set()  # then it waits for the next one
+    wake.set()
+    await asyncio.wait_for(following.wait(60), 1)

@@ -53,7 +53,7 @@ from tgbot.fakeapi import TOKEN as FAKE_TOKEN
 from tgbot.handlers.common import error_text, execute, still_valid
 from tgbot.miniapp import initdata
 from tgbot.miniapp.access import Access, Membership, Refused, TelegramMembership
-from tgbot.miniapp.feed import EventWakeup, Feed, Wakeup
+from tgbot.miniapp.feed import Feed, Following, Wakeup
 from tgbot.miniapp.payload import command_from_json, game_json, news_lines, page_texts
 from tgbot.texts import Texts, pick_language
 
@@ -317,15 +317,15 @@ def mini_app(
 
     ``token`` is the bot's (initData is signed with it); membership of a group is asked of
     Telegram through ``bot`` unless ``membership`` is given. Live updates follow the store,
-    woken by ``wakeup`` (by default the bot's own ``services.wake``) or every
-    ``poll_seconds``. ``demo_players``: the offline demo's sign-in, refused with any token
-    but the fake Bot API's.
+    woken by ``wakeup`` (by default the bot's own ``services.wake``, which the notification
+    channel sets too on PostgreSQL) or every ``poll_seconds``. ``demo_players``: the
+    offline demo's sign-in, refused with any token but the fake Bot API's.
     """
     if membership is None:
         if bot is None:
             raise ValueError("a bot (to ask Telegram who is in a group) or a membership")
         membership = TelegramMembership(bot)
-    feed = Feed(services.store, wakeup or EventWakeup(services.wake), poll_seconds)
+    feed = Feed(services.store, wakeup or Following(services.wake), poll_seconds)
     return MiniApp(
         services,
         token=token,
