@@ -16,6 +16,7 @@ import pytest
 from domain.cards import card
 from domain.moves import legal_moves
 from domain.view import HIDDEN_GOAL
+from infra.settings import LANGUAGES
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
@@ -29,8 +30,9 @@ from tgbot.context import WakeUp
 from tgbot.handlers.common import error_text
 from tgbot.miniapp.api import DemoPlayer, MiniApp, mini_app
 from tgbot.miniapp.feed import Following
-from tgbot.miniapp.payload import move_json
+from tgbot.miniapp.payload import PAGE_TEXTS, move_json
 from tgbot.miniapp.server import serving
+from tgbot.presenter.icons import Icon, legend
 from tgbot.texts import Texts
 
 PLAYERS = [11, 12, 13]
@@ -367,3 +369,19 @@ async def test_a_wake_up_the_announcer_already_cleared_still_wakes_the_boards_fe
     assert not following.event.is_set()  # then it waits for the next one
     wake.set()
     await asyncio.wait_for(following.wait(60), 1)
+
+
+def test_every_text_the_page_shows_is_worded_in_every_language() -> None:
+    for lang in LANGUAGES:
+        texts = Texts(lang)
+        unworded = [key for key in PAGE_TEXTS if texts.t(key) == key]
+        assert unworded == [], lang
+
+
+async def test_the_page_gets_the_icons_and_the_legend_the_chat_shows(served: Served) -> None:
+    status, body = await served.get(MEMBER, lang="pl")
+    assert status == 200
+    assert body["icons"]["turn"] == Icon.TURN.emoji
+    assert body["icons"]["actions"]["free_at_last"] == Icon.FREE.emoji
+    shown = "\n".join([body["legend"]["title"], *body["legend"]["lines"]])
+    assert shown == legend(Texts("pl"), "base")  # a base game: no Saboteur 2 icons

@@ -9,7 +9,8 @@ idempotency key per tap, refused with the same texts (:func:`error_text`).
 
 ``GET  {prefix}/``                      the page
 ``GET  {prefix}/static/...``            its scripts and styles
-``GET  {prefix}/api/game/{game}``       the game as the user may see it, and the page's texts
+``GET  {prefix}/api/game/{game}``       the game as the user may see it; the page's texts, icons
+                                        and legend
 ``GET  {prefix}/api/mine``              the running games the user plays (no game named)
 ``POST {prefix}/api/game/{game}/move``  ``{"version": n, "key": "...", "move": {...}}``
 ``GET  {prefix}/api/game/{game}/live``  server-sent events: the game each time it moves
@@ -54,7 +55,14 @@ from tgbot.handlers.common import error_text, execute, still_valid
 from tgbot.miniapp import initdata
 from tgbot.miniapp.access import Access, Membership, Refused, TelegramMembership
 from tgbot.miniapp.feed import Feed, Following, Wakeup
-from tgbot.miniapp.payload import command_from_json, game_json, news_lines, page_texts
+from tgbot.miniapp.payload import (
+    command_from_json,
+    game_json,
+    legend_json,
+    news_lines,
+    page_icons,
+    page_texts,
+)
 from tgbot.texts import Texts, pick_language
 
 log = logging.getLogger(__name__)
@@ -134,7 +142,13 @@ class MiniApp:
             return opened
         game_id, _, viewer, texts = opened
         state = await self._state_json(game_id, viewer, texts)
-        return JSONResponse({"state": state, "texts": page_texts(texts)}, headers=NO_STORE)
+        body = {
+            "state": state,
+            "texts": page_texts(texts),
+            "icons": page_icons(),
+            "legend": legend_json(texts, state["edition"]),
+        }
+        return JSONResponse(body, headers=NO_STORE)
 
     async def move(self, request: Request) -> Response:
         opened = await self._open(request)
