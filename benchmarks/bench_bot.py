@@ -1,18 +1,27 @@
 """The bot under load: many concurrent games through the fake Bot API, on PostgreSQL.
 
 Two processes, as in production: this one runs the bot (the real ``Application``, long
-polling, the notifier, the game service on a fresh PostgreSQL database) and nothing else;
-a second one runs Telegram — the fake Bot API server — and the players. The players are
-computer-controlled groups that press buttons the bot sent them (seeded, uniformly at
-random), one game per group, in both editions, one after the other.
+polling, the notifier, the game service on a fresh PostgreSQL database, and the Mini App
+served on a local port) and nothing else; a second one runs Telegram — the fake Bot API
+server — and the players. The players are computer-controlled groups, one game per group,
+in both editions, one after the other, each played in two flows (``--flows``):
+
+- ``buttons``: the players press buttons the bot sent them (seeded, uniformly at random);
+- ``miniapp``: the player whose prompt came plays on the Mini App instead: the page opens
+  the game its ``web_app`` button names (``GET``, with initData signed as Telegram signs
+  it) and taps one of the legal moves it offers (``POST``, with the version drawn and a
+  key per tap) — no button press, no preview picture; the rest is the same bot, the same
+  groups and the same announcer.
 
 Setting up (private chats opened, ``/newgame``, Join, Start) goes through the fake API by
 the same presses, each step waited for with a bound, and is not measured. Measured, for
 ``--seconds`` from the moment every game is started and the bot is idle:
 
-- button presses handled per second (every press the bot answered);
+- button presses handled per second (every press the bot answered; on the Mini App, every
+  move it answered: a whole turn each, so without the target);
 - handling latency, p50 / p99: on the fake server's clock, from the press being queued
-  for ``getUpdates`` to the bot's ``answerCallbackQuery`` for it reaching the server. That
+  for ``getUpdates`` to the bot's ``answerCallbackQuery`` for it reaching the server (on
+  the Mini App: the move's ``POST``, sent to answered). That
   is the bot's whole handling of a press up to its answer: fetching the update, decoding
   the button, loading the game, checking version, owner and legal moves, and for a move
   running the command — its events committed to the database — or for a step inside a
@@ -29,10 +38,11 @@ the same presses, each step waited for with a bound, and is not measured. Measur
 
 A turn is a decision opened (a turn, a gold pick, a theft), counted over every game —
 finished ones included. Targets: ≥ 100 updates/s, p99 < 150 ms, ≤ 3 calls per turn per
-game in the group (and from the notifier), render < 50 ms, PNG < 150 KB. Run (PostgreSQL at
-TEST_POSTGRES_URL or 127.0.0.1):
+game in the group (and from the notifier), render < 50 ms, PNG < 150 KB. Both flows of an
+edition are printed side by side. Run (PostgreSQL at TEST_POSTGRES_URL or 127.0.0.1):
 
     python -m benchmarks.bench_bot --games 20 --seconds 30
+    python -m benchmarks.bench_bot --flows miniapp --editions base
 
 Telegram's own flood limits (AIORateLimiter) are off: they would measure Telegram's
 quotas, not the bot.
@@ -42,8 +52,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import functools
+import json
 import multiprocessing
 import operator
 import os
@@ -55,13 +67,15 @@ import time
 import traceback
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+import aiohttp
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -73,6 +87,9 @@ from tgbot import outbox as outbox_module
 from tgbot.app import ANNOUNCER_KEY, build_application, start_background, stop_background
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.fakeapi import FakeBotAPI
+from tgbot.miniapp import initdata
+from tgbot.miniapp.api import mini_app
+from tgbot.miniapp.server import serving
 
 SERVER = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PLAYERS = {"base": 3, "saboteur2": 4}
@@ -85,6 +102,10 @@ NOTIFIER_METHODS = (
     "edit_message_reply_markup",
     "delete_message",
 )
+FLOWS = ("buttons", "miniapp")
+# The Mini App as BotFather knows it: prompts carry its web_app button (the players map the
+# page's address to the bot process's local server), the group's board its direct link.
+MINIAPP = {"miniapp_name": "board", "miniapp_url": "https://bench.example/miniapp/"}
 SETUP_SECONDS = 120.0  # bound on each setup step
 ANSWER_SECONDS = 10.0  # a press not answered by then counts as lost
 REDRAW_SECONDS = 3.0  # a press whose message is not redrawn by then is looked past
@@ -156,7 +177,8 @@ class Play:
     presses: int = 0
     latencies: list[float] = field(default_factory=list)
     redraws: list[float] = field(default_factory=list)
-    refused: int = 0  # answered with an alert: the press changed nothing
+    refused: int = 0  # answered with an alert (the Mini App: refused): nothing changed
+    requests: int = 0  # the Mini App's HTTP requests (opening the board, moves)
     lost: int = 0  # not answered within ANSWER_SECONDS
     not_redrawn: int = 0  # answered, but the message unchanged within REDRAW_SECONDS
 
@@ -236,9 +258,11 @@ async def set_up(api: TimedAPI, edition: str, games: int) -> list[Game]:
     return tables
 
 
-async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, out: Play) -> None:
-    """One group's players: press a button of the newest prompt, wait for the answer and
-    for the message to be redrawn, again, until ``stop_at``."""
+async def prompts(
+    api: TimedAPI, table: Game, stop_at: float
+) -> AsyncIterator[tuple[int, dict[str, Any], asyncio.Event]]:
+    """One group's newest prompt each time there is one, until ``stop_at``: the player,
+    the message, and an event set whenever the bot changes one of their chats."""
     event = asyncio.Event()
     for p in table.players:
         api.watchers[p] = event
@@ -247,7 +271,13 @@ async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, 
         if found is None:  # the notifier is still drawing, or the game is over
             await until(lambda: newest_prompt(api, table.players), event, left)
             continue
-        player, message = found
+        yield *found, event
+
+
+async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, out: Play) -> None:
+    """One group's players: press a button of the newest prompt, wait for the answer and
+    for the message to be redrawn, again, until ``stop_at``."""
+    async for player, message, event in prompts(api, table, stop_at):
         query = api.press(player, player, message["message_id"], rng.choice(keyboard_data(message)))
         api.query_watchers[query] = event
         answered = functools.partial(operator.contains, api.answered_at, query)
@@ -266,17 +296,81 @@ async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, 
             out.not_redrawn += 1
 
 
-async def play(api: TimedAPI, tables: list[Game], seconds: float, seed: int) -> dict[str, Any]:
+def prompt_game(message: dict[str, Any]) -> str:
+    """The game a prompt's ``web_app`` button opens (``?game=`` of the page's address)."""
+    for row in message.get("reply_markup", {}).get("inline_keyboard", []):
+        for button in row:
+            if "web_app" in button:
+                return str(parse_qs(urlsplit(button["web_app"]["url"]).query)["game"][0])
+    raise AssertionError("a prompt without the Mini App's button")
+
+
+def signed(api: FakeBotAPI, player: int) -> str:
+    """initData for ``player`` opening the Mini App, as Telegram signs it."""
+    user = json.dumps({"id": player, "first_name": f"P{player}", "language_code": "en"})
+    return initdata.sign({"auth_date": str(int(time.time())), "user": user}, api.token)
+
+
+async def drive_miniapp(
+    api: TimedAPI,
+    http: aiohttp.ClientSession,
+    page: str,
+    table: Game,
+    rng: random.Random,
+    stop_at: float,
+    out: Play,
+) -> None:
+    """One group's players on the Mini App: the player whose prompt came opens the board
+    (``page``: where the bot serves it) at the game its button names, taps one of the
+    legal moves it offers, and waits for the prompt to be closed; again, until
+    ``stop_at``."""
+    async for player, message, event in prompts(api, table, stop_at):
+        game = prompt_game(message)
+        headers = {"Authorization": f"tma {signed(api, player)}"}
+        async with http.get(f"{page}api/game/{game}", headers=headers) as response:
+            shown = (await response.json()).get("state") or {}
+        out.requests += 1
+        moves = shown.get("moves") or []
+        closed = functools.partial(redrawn, api, player, message)
+        if not moves:  # the prompt is behind the game already: it is being closed
+            await until(closed, event, REDRAW_SECONDS)
+            continue
+        move = {k: v for k, v in rng.choice(moves).items() if k != "label"}
+        body = {"version": shown["version"], "key": uuid.uuid4().hex, "move": move}
+        sent = time.perf_counter()
+        async with http.post(f"{page}api/game/{game}/move", json=body, headers=headers) as r:
+            await r.read()
+        out.latencies.append(time.perf_counter() - sent)
+        out.requests += 1
+        out.presses += 1
+        if r.status != 200:
+            out.refused += 1
+            continue
+        if await until(closed, event, REDRAW_SECONDS):
+            out.redraws.append(api.changed_at[player] - sent)
+        else:
+            out.not_redrawn += 1
+
+
+async def play(
+    api: TimedAPI, tables: list[Game], seconds: float, seed: int, page: str | None
+) -> dict[str, Any]:
+    """Every group plays for ``seconds``: by buttons, or on the Mini App at ``page``."""
     out = Play()
     groups = {str(t.group) for t in tables}
     first_call = len(api.calls)
     started = time.perf_counter()
-    await asyncio.gather(
-        *(
-            drive(api, table, random.Random(seed + i), started + seconds, out)
-            for i, table in enumerate(tables)
+    async with aiohttp.ClientSession() as http:
+        await asyncio.gather(
+            *(
+                drive(api, table, random.Random(seed + i), started + seconds, out)
+                if page is None
+                else drive_miniapp(
+                    api, http, page, table, random.Random(seed + i), started + seconds, out
+                )
+                for i, table in enumerate(tables)
+            )
         )
-    )
     elapsed = time.perf_counter() - started
     return {"out": out, "elapsed": elapsed, "first_call": first_call, "groups": groups}
 
@@ -290,27 +384,27 @@ def count_calls(api: FakeBotAPI, first_call: int, groups: set[str]) -> dict[str,
     }
 
 
-def players_process(conn: Connection, edition: str, games: int, seed: int) -> None:
+def players_process(conn: Connection, edition: str, games: int, seed: int, flow: str) -> None:
     """The second process: Telegram and the players, talking to the bot's process by
     ``conn``."""
     try:
-        asyncio.run(_players(conn, edition, games, seed))
+        asyncio.run(_players(conn, edition, games, seed, flow))
     except BaseException:
         conn.send(("error", traceback.format_exc()))
         raise
 
 
-async def _players(conn: Connection, edition: str, games: int, seed: int) -> None:
+async def _players(conn: Connection, edition: str, games: int, seed: int, flow: str) -> None:
     api = TimedAPI()
     await api.start()
     try:
         conn.send(("server", (api.base_url, api.base_file_url, api.token)))
-        await receive(conn, "polling")
+        page = await receive(conn, "polling")  # where the bot serves the Mini App
         tables = await set_up(api, edition, games)
         conn.send(("ready", None))
         seconds = await receive(conn, "go")
         started = sum(1 for t in tables if newest_prompt(api, t.players))
-        ran = await play(api, tables, seconds, seed)
+        ran = await play(api, tables, seconds, seed, page if flow == "miniapp" else None)
         conn.send(("stopped", None))
         await receive(conn, "settled")
         out: Play = ran["out"]
@@ -323,6 +417,7 @@ async def _players(conn: Connection, edition: str, games: int, seed: int) -> Non
             "refused": out.refused,
             "lost": out.lost,
             "not_redrawn": out.not_redrawn,
+            "requests": out.requests,
             "groups": sorted(ran["groups"]),
             **count_calls(api, ran["first_call"], ran["groups"]),
         }
@@ -395,13 +490,18 @@ class Profiler:
 
 
 def run(
-    edition: str, games: int, seconds: float, seed: int, profile: str | None = None
+    edition: str,
+    games: int,
+    seconds: float,
+    seed: int,
+    profile: str | None = None,
+    flow: str = "buttons",
 ) -> dict[str, float]:
     url = create_database()
     context = multiprocessing.get_context("spawn")
     conn, child_conn = context.Pipe()
     players = context.Process(
-        target=players_process, args=(child_conn, edition, games, seed), daemon=True
+        target=players_process, args=(child_conn, edition, games, seed, flow), daemon=True
     )
     try:
         upgrade(url)
@@ -453,7 +553,7 @@ async def _run(
     announcer_module.Announcer.catch_up = catch_up  # type: ignore[method-assign]
     base_url, base_file_url, token = await receive(conn, "server")
     seeds = iter(range(seed * 10_000, seed * 10_000 + 10_000_000))
-    settings = load_settings(telegram_bot_token=token, database_url=url)
+    settings = load_settings(telegram_bot_token=token, database_url=url, **MINIAPP)
     services = bootstrap(settings, seeds=lambda: next(seeds))
     app = build_application(
         services,
@@ -464,13 +564,16 @@ async def _run(
         rate_limit=False,
     )
     bot: BotServices = app.bot_data[SERVICES_KEY]
+    board = mini_app(bot, token=token, bot=app.bot)
+    served = contextlib.AsyncExitStack()
     try:
         await app.initialize()
         await start_background(app)
         await app.start()
         assert app.updater is not None
         await app.updater.start_polling(poll_interval=0.0, timeout=1)
-        conn.send(("polling", None))
+        base = await served.enter_async_context(serving(board.routes()))
+        conn.send(("polling", f"{base}/miniapp/"))
         await receive(conn, "ready")
         await _quiet(app, bot)
         notifier_calls.clear()
@@ -493,6 +596,8 @@ async def _run(
         turns = _decisions_opened(bot, first_position)
         finished = _finished_games(bot, {int(g) for g in played.pop("groups", ())})
     finally:
+        await served.aclose()
+        await board.feed.close()
         if app.running:
             assert app.updater is not None
             await app.updater.stop()
@@ -530,6 +635,7 @@ def _figures(
         "refused_presses": played["refused"],
         "lost_presses": played["lost"],
         "not_redrawn": played["not_redrawn"],
+        "miniapp_requests_per_turn": played["requests"] / turns,
         "seconds": elapsed,
         "updates_per_second": presses / elapsed,
         "bot_cpu_percent": 100 * cpu[0] / elapsed,
@@ -613,12 +719,23 @@ TARGETS = (
 )
 
 
-def verdicts(result: dict[str, float]) -> list[str]:
+def verdicts(result: dict[str, float], flow: str = "buttons") -> list[str]:
     lines = []
     for key, op, bound, label in TARGETS:
+        if flow == "miniapp" and key == "updates_per_second":
+            continue  # a Mini App's "press" is a whole move: not comparable
         value = result[key]
         ok = value >= bound if op == ">=" else value < bound if op == "<" else value <= bound
         lines.append(f"{'PASS' if ok else 'FAIL'}  {label}: {value:.2f} {op} {bound:g}")
+    return lines
+
+
+def side_by_side(results: dict[str, dict[str, float]]) -> list[str]:
+    """One line per figure, one column per flow."""
+    flows = list(results)
+    lines = [f"{'':28}" + "".join(f"{flow:>12}" for flow in flows)]
+    for key in results[flows[0]]:
+        lines.append(f"{key:28}" + "".join(f"{results[f][key]:12.2f}" for f in flows))
     return lines
 
 
@@ -631,23 +748,35 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--editions", nargs="+", default=["base", "saboteur2"])
     parser.add_argument(
+        "--flows",
+        nargs="+",
+        choices=FLOWS,
+        default=list(FLOWS),
+        help="how the movers play: pressing buttons, on the Mini App (default: both, side by side)",
+    )
+    parser.add_argument(
         "--profile",
         metavar="PREFIX",
         help="profile the bot process during the run (every thread, cProfile: slower);"
-        " write PREFIX.<edition>.pstats and print the top functions",
+        " write PREFIX.<edition>.<flow>.pstats and print the top functions",
     )
     args = parser.parse_args()
     for edition in args.editions:
-        profile = f"{args.profile}.{edition}.pstats" if args.profile else None
-        result = run(edition, args.games, args.seconds, args.seed, profile)
+        results = {}
+        for flow in args.flows:
+            profile = f"{args.profile}.{edition}.{flow}.pstats" if args.profile else None
+            results[flow] = run(edition, args.games, args.seconds, args.seed, profile, flow)
         print(f"\n== {edition}: {args.games} games, {PLAYERS[edition]} players each")
-        for key, value in result.items():
-            print(f"{key:26} {value:10.2f}")
-        print("\n".join(verdicts(result)))
+        print("\n".join(side_by_side(results)))
+        for flow, result in results.items():
+            print(f"\n{flow}:")
+            print("\n".join(verdicts(result, flow)))
     print(
-        "\n(p50/p99: press queued to its answer reaching Telegram; redraw: press to the"
-        " pressed message changed, no target; all_calls_per_turn counts every call, the"
-        " acting player's own presses — answers and preview edits — included; no target)"
+        "\n(p50/p99: press queued to its answer reaching Telegram, or the Mini App's move"
+        " sent to answered; redraw: press or move to the pressed prompt changed, no target;"
+        " all_calls_per_turn counts every Telegram call, the acting player's own presses —"
+        " answers and preview edits — included; miniapp_requests_per_turn: the page's"
+        " requests to the bot, not Telegram calls; no target)"
     )
 
 

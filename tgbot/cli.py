@@ -3,7 +3,7 @@
     saboteur-bot run                  the bot (TELEGRAM_BOT_TOKEN set) or the offline demo;
                                       without Redis also Celery's worker and beat
     saboteur-bot web                  the web process: the webhook on $PORT, /healthz,
-                                      /readyz (several may run side by side)
+                                      /readyz and the Mini App (several may run side by side)
     saboteur-bot demo [...]           the offline demo
     saboteur-bot simulate [...]       bots play whole games against the rules engine
     saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
@@ -154,7 +154,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     run.set_defaults(func=_run)
 
-    web = sub.add_parser("web", help="serve the webhook, /healthz and /readyz on $PORT")
+    web = sub.add_parser(
+        "web", help="serve the webhook, /healthz, /readyz and the Mini App on $PORT"
+    )
     web.set_defaults(func=_web)
 
     demo = sub.add_parser("demo", help="play an offline demo game", add_help=False)

@@ -40,6 +40,32 @@ class OutboxPort(Protocol):
     async def deliver(self, messages: Sequence[Message]) -> list[Any]: ...
 
 
+class WakeUp(asyncio.Event):
+    """Set when events were appended: by this process, or by another instance or worker
+    (heard on the notification channel, :func:`tgbot.app.listen`). The announcer waits on
+    it and clears it; each follower (the Mini App's live updates) gets an event of its
+    own, set with it and cleared only by that follower, so no append goes unnoticed while
+    the follower was busy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._followers: set[asyncio.Event] = set()
+
+    def set(self) -> None:
+        super().set()
+        for follower in self._followers:
+            follower.set()
+
+    def follow(self) -> asyncio.Event:
+        """A new follower's event."""
+        event = asyncio.Event()
+        self._followers.add(event)
+        return event
+
+    def unfollow(self, event: asyncio.Event) -> None:
+        self._followers.discard(event)
+
+
 SERVICES_KEY = "services"
 ACTIVE = ("lobby", "playing")
 
@@ -47,8 +73,8 @@ ACTIVE = ("lobby", "playing")
 @dataclass
 class BotServices:
     """The bot's ports: the game service and event store, the adapter's own state, the
-    outbox (set once the bot is up), and a wake-up for the announcer when this process
-    appended events."""
+    outbox (set once the bot is up), and the wake-up set when events were appended
+    (:class:`WakeUp`)."""
 
     service: GameService
     store: EventStore
@@ -57,10 +83,12 @@ class BotServices:
     # Buttons are signed with the first key and accepted with any (SECRET_KEY rotation).
     callback_keys: tuple[bytes, ...]
     default_language: str = "en"
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    wake: WakeUp = field(default_factory=WakeUp)
     photos: PhotoCache = field(default_factory=PhotoCache)
     outbox: OutboxPort | None = None
     bot_username: str = ""
+    miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
+    miniapp_url: str = ""
     _titles: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -73,6 +101,8 @@ class BotServices:
             services.projector,
             keys_from_secrets(services.settings.secrets),
             services.settings.default_language,
+            miniapp_name=services.settings.miniapp_name,
+            miniapp_url=services.settings.miniapp_url,
         )
 
     @property
@@ -154,6 +184,8 @@ class BotServices:
             languages={p: self.texts_for_user(p).lang for p in state.seating},
             tz=self.botstate.chat_timezone(chat) or "UTC",
             bot_username=self.bot_username,
+            miniapp_name=self.miniapp_name,
+            miniapp_url=self.miniapp_url,
         )
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:

@@ -99,6 +99,7 @@ class Button:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # a Mini App button's page
 
 
 class ApiError(Exception):
@@ -389,6 +390,13 @@ class FakeBotAPI:
                     return button.text
         return self._labels.get(callback_data, "?")
 
+    @staticmethod
+    def _check_markup(chat: JSON, markup: Any) -> None:
+        """Telegram refuses a Mini App (``web_app``) button outside private chats."""
+        rows = markup.get("inline_keyboard", []) if isinstance(markup, dict) else ()
+        if chat["type"] != "private" and any("web_app" in b for row in rows for b in row):
+            raise ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")
+
     def _learn_labels(self, markup: Any) -> None:
         for row in (markup or {}).get("inline_keyboard", []) if isinstance(markup, dict) else ():
             for button in row:
@@ -472,7 +480,13 @@ class FakeBotAPI:
     def keyboard(self, message: JSON) -> list[list[Button]]:
         rows = message.get("reply_markup", {}).get("inline_keyboard", [])
         return [
-            [Button(b["text"], b.get("callback_data"), b.get("url")) for b in row] for row in rows
+            [
+                Button(
+                    b["text"], b.get("callback_data"), b.get("url"), b.get("web_app", {}).get("url")
+                )
+                for b in row
+            ]
+            for row in rows
         ]
 
     def last_keyboard(self, chat: JSON | int) -> list[Button]:
@@ -772,6 +786,7 @@ class FakeBotAPI:
         return content
 
     def _bot_message(self, chat: JSON, params: JSON, content: JSON) -> JSON:
+        self._check_markup(chat, params.get("reply_markup"))
         message: JSON = {
             "message_id": self._next_message_id(chat["id"]),
             "date": next(self._clock),
@@ -930,6 +945,7 @@ class FakeBotAPI:
         markup = params.get("reply_markup")
         new = {k: v for k, v in message.items() if k not in drop} | changes
         if markup:
+            self._check_markup(message["chat"], markup)
             new["reply_markup"] = markup
             self._learn_labels(markup)
         else:

@@ -11,6 +11,9 @@ Routes:
 - ``GET /healthz``: the process is alive (200).
 - ``GET /readyz``: the database and the Celery broker answer (200), else 503 with the
   reasons; 503 too once the process is stopping, so a load balancer stops sending to it.
+- ``<MINIAPP_URL's path>`` (else ``/miniapp/``): the Mini App (:mod:`tgbot.miniapp`), its
+  live updates woken in the same event loop as the announcer: by this process's appends
+  and, on PostgreSQL, by every other instance's and worker's (the notification channel).
 
 On SIGTERM uvicorn stops accepting requests and lets the open ones finish; then the
 lifespan's end drains the application: every update already accepted is handled (up to
@@ -25,7 +28,7 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,6 +45,7 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DEFAULT_WEBHOOK_PATH = "/telegram"
+DEFAULT_MINIAPP_PATH = "/miniapp"
 # How long the end of the process waits for accepted updates to be handled.
 DRAIN_SECONDS = 25.0
 # The open HTTP requests get this long after SIGTERM (the webhook's answer is immediate).
@@ -81,6 +85,24 @@ def webhook_url(settings: Settings) -> str:
     return url if urlsplit(url).path.strip("/") else url + DEFAULT_WEBHOOK_PATH
 
 
+def miniapp_path(settings: Settings) -> str:
+    """Where the Mini App is mounted: MINIAPP_URL's path (a proxy in front passes it on;
+    "" is the root), else ``/miniapp``.
+
+    >>> from infra.settings import load_settings
+    >>> miniapp_path(load_settings(_env_file=None, miniapp_url="https://bot.example/board/"))
+    '/board'
+    >>> miniapp_path(load_settings(_env_file=None, miniapp_url="https://board.example"))
+    ''
+    >>> miniapp_path(load_settings(_env_file=None))
+    '/miniapp'
+    """
+    if not settings.miniapp_url:
+        return DEFAULT_MINIAPP_PATH
+    path = urlsplit(settings.miniapp_url).path.strip("/")
+    return f"/{path}" if path else ""
+
+
 def create_web_app(
     application: Any,
     settings: Settings,
@@ -96,7 +118,8 @@ def create_web_app(
 
     ``start`` and ``stop`` run after the application started and after it stopped (the
     announcer); ``readiness`` answers ``/readyz``. With WEBHOOK_URL set, the webhook is
-    registered with Telegram at start, with the current secret.
+    registered with Telegram at start, with the current secret. The web app keeps
+    ``application`` as ``state.application``.
     """
     accepted = frozenset(webhook_secret(s) for s in settings.secrets)
     state = {"stopping": False}
@@ -146,7 +169,7 @@ def create_web_app(
                 await stop(application)
             await application.shutdown()
 
-    return Starlette(
+    web = Starlette(
         routes=[
             Route(webhook_path(settings), receive, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
@@ -155,6 +178,8 @@ def create_web_app(
         ],
         lifespan=lifespan,
     )
+    web.state.application = application
+    return web
 
 
 async def _set_webhook(application: Any, settings: Settings) -> None:
@@ -177,14 +202,54 @@ async def _drain(application: Any, seconds: float) -> None:
         log.error("updates still being handled after %.0f s; stopping anyway", seconds)
 
 
+def web_app(
+    services: Any,
+    settings: Settings,
+    *,
+    routes: Sequence[BaseRoute] = (),
+    readiness: Readiness | None = None,
+    miniapp: Mapping[str, Any] | None = None,
+    **build_options: Any,
+) -> Starlette:
+    """The web process's application for ``services`` (:func:`infra.bootstrap.bootstrap`'s):
+    the bot by webhook, announcing from this process too; the Mini App at
+    :func:`miniapp_path`, on the bot's services and event loop; and ``routes``.
+    ``miniapp``: options of :func:`tgbot.miniapp.api.mini_app`; ``build_options``: of
+    :func:`tgbot.app.build_application`."""
+    from tgbot.app import build_application, start_background, stop_background
+    from tgbot.context import SERVICES_KEY
+    from tgbot.miniapp.api import mini_app
+
+    application = build_application(services, settings, polling=False, **build_options)
+    board = mini_app(
+        application.bot_data[SERVICES_KEY],
+        token=settings.telegram_bot_token,
+        bot=application.bot,
+        **(miniapp or {}),
+    )
+
+    async def stop(application: Any) -> None:
+        await board.feed.close()
+        await stop_background(application)
+
+    return create_web_app(
+        application,
+        settings,
+        routes=[*board.routes(miniapp_path(settings)), *routes],
+        readiness=readiness,
+        start=start_background,
+        stop=stop,
+    )
+
+
 def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
     """Run the web process until SIGTERM or SIGINT: the bot by webhook on PORT (else
-    WEBHOOK_PORT), announcing from this process too, with ``routes`` mounted beside."""
+    WEBHOOK_PORT), announcing from this process too, with the Mini App and ``routes``
+    mounted beside."""
     import uvicorn
 
     from infra.bootstrap import bootstrap
     from infra.health import problems
-    from tgbot.app import build_application, start_background, stop_background
 
     services = bootstrap(settings)
 
@@ -192,15 +257,7 @@ def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
         return await asyncio.to_thread(problems, services.engine, settings.broker_url)
 
     try:
-        application = build_application(services, settings, polling=False)
-        app = create_web_app(
-            application,
-            settings,
-            routes=routes,
-            readiness=readiness,
-            start=start_background,
-            stop=stop_background,
-        )
+        app = web_app(services, settings, routes=routes, readiness=readiness)
         config = uvicorn.Config(
             app,
             host="0.0.0.0",

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,9 +43,11 @@ async def running_bot(
     seed: int = 1,
     clock_ms: Callable[[], int] | None = None,
     rate_limit: bool = False,
+    env: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[BotApplication]:
-    """The bot, polling ``api``, on the migrated database ``url``."""
-    settings = load_settings(telegram_bot_token=api.token, database_url=url)
+    """The bot, polling ``api``, on the migrated database ``url`` (``env``: more settings,
+    as the environment would give them)."""
+    settings = load_settings(telegram_bot_token=api.token, database_url=url, **(env or {}))
     extra: dict[str, Any] = {"seeds": counter_seeds(seed)}
     if clock_ms is not None:
         extra["clock_ms"] = clock_ms

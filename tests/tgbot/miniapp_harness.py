@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode
 
+import aiohttp
+
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import bot_services
 from tgbot.app import BotApplication
@@ -47,6 +49,17 @@ def init_data(
 
 def auth(raw: str) -> dict[str, str]:
     return {"Authorization": f"tma {raw}"}
+
+
+async def next_state(stream: aiohttp.ClientResponse) -> dict[str, Any]:
+    """The game as the next ``state`` event of a live stream brings it."""
+    event = ""
+    while True:
+        line = (await stream.content.readline()).decode().rstrip("\n")
+        if line.startswith("event:"):
+            event = line.split(":", 1)[1].strip()
+        elif line.startswith("data:") and event == "state":
+            return dict(json.loads(line.split(":", 1)[1]))
 
 
 def launch_url(page: str, raw: str) -> str:

@@ -8,7 +8,13 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from PIL import Image
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Update
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputMediaPhoto,
+    Update,
+    WebAppInfo,
+)
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 from telegram.ext import (
     Application,
@@ -122,6 +128,9 @@ async def test_telegram_failures_reach_the_bot_as_ptb_errors(
         await bot.send_message(dave["id"], "hi")
 
     sent = await bot.send_message(-5, "same")
+    mini_app = InlineKeyboardButton("open", web_app=WebAppInfo("https://app.example/"))
+    with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):  # private chats only
+        await bot.send_message(-5, "board", reply_markup=InlineKeyboardMarkup([[mini_app]]))
     with pytest.raises(BadRequest, match="not modified"):
         await bot.edit_message_text("same", chat_id=-5, message_id=sent.message_id)
 

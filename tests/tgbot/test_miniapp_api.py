@@ -4,7 +4,6 @@ means (version, legality, idempotency, the same refusals), live updates, languag
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import pytest
 from domain.cards import card
 from domain.moves import legal_moves
 from domain.view import HIDDEN_GOAL
+from infra.settings import LANGUAGES
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
@@ -24,13 +24,15 @@ from tests.tgbot.bot_harness import (
     move_outside_the_bot,
     settle,
 )
-from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served
+from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served, next_state
 from tgbot.app import BotApplication
+from tgbot.context import WakeUp
 from tgbot.handlers.common import error_text
 from tgbot.miniapp.api import DemoPlayer, MiniApp, mini_app
-from tgbot.miniapp.feed import EventWakeup
-from tgbot.miniapp.payload import move_json
+from tgbot.miniapp.feed import Following
+from tgbot.miniapp.payload import PAGE_TEXTS, move_json
 from tgbot.miniapp.server import serving
+from tgbot.presenter.icons import Icon, legend
 from tgbot.texts import Texts
 
 PLAYERS = [11, 12, 13]
@@ -271,16 +273,6 @@ async def test_the_open_board_is_pushed_the_game_each_time_it_moves(served: Serv
     assert second["me"] is None and second["news"]
 
 
-async def next_state(stream: aiohttp.ClientResponse) -> dict[str, Any]:
-    event = ""
-    while True:
-        line = (await stream.content.readline()).decode().rstrip("\n")
-        if line.startswith("event:"):
-            event = line.split(":", 1)[1].strip()
-        elif line.startswith("data:") and event == "state":
-            return dict(json.loads(line.split(":", 1)[1]))
-
-
 async def test_the_page_speaks_the_language_the_player_chose(served: Served) -> None:
     player = served.on_turn()
     served.api.send_text(player, player, "/language es")
@@ -352,12 +344,12 @@ async def test_the_demos_sign_in_is_never_served_beside_a_real_bot(served: Serve
 async def test_a_wake_up_from_another_instance_reaches_the_open_board_at_once(
     served: Served,
 ) -> None:
-    channel = asyncio.Event()  # what a notification channel between instances would set
+    channel = WakeUp()  # what a notification channel between instances would set
     raw = init_data(served.api, MEMBER, game=served.game)
     slow_poll = 60.0
     async with (
         miniapp_served(
-            served.app, served.api, wakeup=EventWakeup(channel), poll_seconds=slow_poll
+            served.app, served.api, wakeup=Following(channel), poll_seconds=slow_poll
         ) as (page, _),
         served.http.get(f"{page}api/game/{served.game}/live", headers=auth(raw)) as s,
     ):
@@ -366,3 +358,30 @@ async def test_a_wake_up_from_another_instance_reaches_the_open_board_at_once(
         channel.set()
         second = await asyncio.wait_for(next_state(s), 5)  # long before the next poll
     assert second["version"] > first["version"]
+
+
+async def test_a_wake_up_the_announcer_already_cleared_still_wakes_the_boards_feed() -> None:
+    wake = WakeUp()
+    following = Following(wake)
+    wake.set()  # events appended while the feed was reading the store ...
+    wake.clear()  # ... and the announcer, woken too, cleared the wake-up
+    await asyncio.wait_for(following.wait(60), 1)  # the feed looks again at once
+    assert not following.event.is_set()  # then it waits for the next one
+    wake.set()
+    await asyncio.wait_for(following.wait(60), 1)
+
+
+def test_every_text_the_page_shows_is_worded_in_every_language() -> None:
+    for lang in LANGUAGES:
+        texts = Texts(lang)
+        unworded = [key for key in PAGE_TEXTS if texts.t(key) == key]
+        assert unworded == [], lang
+
+
+async def test_the_page_gets_the_icons_and_the_legend_the_chat_shows(served: Served) -> None:
+    status, body = await served.get(MEMBER, lang="pl")
+    assert status == 200
+    assert body["icons"]["turn"] == Icon.TURN.emoji
+    assert body["icons"]["actions"]["free_at_last"] == Icon.FREE.emoji
+    shown = "\n".join([body["legend"]["title"], *body["legend"]["lines"]])
+    assert shown == legend(Texts("pl"), "base")  # a base game: no Saboteur 2 icons

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import random
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from tests.tgbot.bot_harness import (
 from tests.tgbot.miniapp_harness import GROUP, init_data, launch_url, miniapp_served
 from tgbot.app import BotApplication
 from tgbot.handlers.common import error_text
+from tgbot.presenter.icons import Icon, legend
 from tgbot.texts import Texts
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
@@ -50,6 +52,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PHONE = {"width": 390, "height": 844}
+RAW_KEY = re.compile(r"\b(?:miniapp|turn|legend|bot|error|prompt)\.[a-z_]+\b")
 BOARD_PLAYER = 11
 PLAYERS = [BOARD_PLAYER, 12, 13]
 EN = Texts("en")
@@ -104,6 +107,11 @@ class Tab:
     async def prompt(self) -> str:
         return str(await self.page.locator("#prompt").inner_text())
 
+    async def worded(self) -> None:
+        """Every text on the page is a catalog's sentence, never a message's key."""
+        shown = await self.page.evaluate("document.body.innerText")
+        assert not RAW_KEY.findall(shown), shown
+
 
 async def open_tab(browser: Any, url: str, *, live: bool = True) -> Tab:
     page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
@@ -151,6 +159,8 @@ class BoardPlayer:
         raise AssertionError(f"no button {text!r}: {await self.tab.prompt()}")
 
     async def play(self, kind: str) -> None:
+        if kind not in self.seen:
+            await self.tab.worded()
         await self.shot(kind)
         if kind in ("gold_pick", "theft"):
             await self.tap(self.rng.choice(await self.choices()))
@@ -371,6 +381,20 @@ async def test_inside_telegram_the_page_takes_its_theme_back_button_and_haptics(
         assert await page.evaluate("document.body.dataset.mode") == "root"
         assert (await calls())[-1] == "BackButton.hide"
 
+        # The icons' legend, as the chat's "?" button shows it; Telegram's Back closes it.
+        opener = page.locator("#legend-open")
+        assert await opener.inner_text() == EN.t("legend.button")
+        await player.tap(opener)
+        shown = page.locator("#legend")
+        await shown.wait_for(timeout=5_000)
+        await page.screenshot(path=str(shots / "legend.png"))
+        title, *lines = legend(EN, "base").split("\n")
+        assert await shown.locator("h2").inner_text() == title
+        assert await shown.locator("p").all_inner_texts() == lines
+        assert (await calls())[-1] == "BackButton.show"
+        await page.evaluate("window.Telegram.WebApp.BackButton.handler()")
+        await shown.wait_for(state="hidden", timeout=5_000)
+
         await player.play("turn")
         await until(lambda: services.store.version(game) > version)
         success = "HapticFeedback.notificationOccurred success"
@@ -423,11 +447,12 @@ async def test_a_gold_pick_and_a_theft_are_chosen_on_the_board(
             tab = await open_tab(browser, launch_url(page_url, init_data(api, chooser, game=game)))
             await tab.showing(version)
             await tab.page.screenshot(path=str(shots / f"{kind}.png"))
-            prompt = EN.t("turn.theft_prompt")
+            prompt = f"{Icon.THEFT.emoji} {EN.t('miniapp.theft')}"
             if kind == "gold_pick":
                 values = ", ".join(str(v) for v in sorted(state.gold_pick_offer))
-                prompt = EN.t("turn.gold_pick_prompt", values=values)
+                prompt = f"{Icon.GOLD.emoji} {EN.t('miniapp.gold_pick', values=values)}"
             assert await tab.prompt() == prompt
+            await tab.worded()
             player = BoardPlayer(tab, random.Random(seed))
             buttons = [(await b.inner_text()).strip() for b in await player.choices()]
             assert len(buttons) == len(offered) >= 1

@@ -9,21 +9,29 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 import uvicorn
+from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
-from infra.bootstrap import bootstrap
+from domain.commands import CreateGame, JoinGame, StartGame
+from domain.moves import legal_moves
+from infra.bootstrap import Services, bootstrap
+from infra.migrations import upgrade
+from infra.notifications import Listener
 from infra.settings import Settings, load_settings
 from tests.fakebotapi import FakeBotAPI
-from tgbot.app import build_application, start_background, stop_background
-from tgbot.web import create_web_app, webhook_secret
+from tests.tgbot.miniapp_harness import auth, init_data, next_state
+from tgbot.app import LISTENER_KEY
+from tgbot.context import SERVICES_KEY, BotServices, game_id_for
+from tgbot.texts import Texts
+from tgbot.web import web_app, webhook_secret
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -52,12 +60,20 @@ def web_settings(api: FakeBotAPI, db: str, port: int, **extra: Any) -> Settings:
 
 @contextlib.asynccontextmanager
 async def serving(settings: Settings, port: int, **options: Any) -> AsyncIterator[str]:
-    """The web app for ``settings`` served by uvicorn on ``port``; yields its base URL."""
+    """The web process's app for ``settings`` served by uvicorn on ``port``; yields its
+    base URL."""
+    async with serving_app(settings, port, **options) as (url, _):
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def serving_app(
+    settings: Settings, port: int, **options: Any
+) -> AsyncIterator[tuple[str, Starlette]]:
+    """The web process's app (:func:`tgbot.web.web_app`: the webhook, the health routes,
+    the Mini App) served by uvicorn on ``port``: its base URL and the app."""
     services = bootstrap(settings)
-    application = build_application(services, settings, polling=False, rate_limit=False)
-    app = create_web_app(
-        application, settings, start=start_background, stop=stop_background, **options
-    )
+    app = web_app(services, settings, rate_limit=False, **options)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", log_level="warning")
     )
@@ -68,7 +84,7 @@ async def serving(settings: Settings, port: int, **options: Any) -> AsyncIterato
                 break
             await asyncio.sleep(0.025)
         assert server.started, "the web app did not start"
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", app
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
@@ -175,6 +191,120 @@ async def test_more_routes_are_served_by_the_same_app(db: str) -> None:
             assert (response.status, await response.text()) == (200, "mini app")
 
 
+GROUP = -7007
+PLAYERS = [72, 73, 74]
+SLOW_POLL = {"poll_seconds": 60.0}  # the board's feed looks by itself only this seldom
+
+
+def seat(api: FakeBotAPI) -> None:
+    api.group(GROUP, "Mine", admins=(PLAYERS[0],))
+    for player in PLAYERS:
+        api.user(player, f"P{player}")
+
+
+def start_game(services: Services | BotServices) -> str:
+    """A base game of :data:`PLAYERS` in :data:`GROUP`, opened and started through the
+    game service (as any instance would); its id."""
+    handle = services.games.handle if isinstance(services, Services) else services.service.handle
+    game = game_id_for(GROUP, 1)
+    handle(game, CreateGame(PLAYERS[0], f"P{PLAYERS[0]}", "base", GROUP))
+    for player in PLAYERS[1:]:
+        handle(game, JoinGame(player, f"P{player}"))
+    handle(game, StartGame(PLAYERS[0]))
+    return game
+
+
+async def test_the_mini_app_is_served_beside_the_webhook_and_a_press_reaches_the_open_board(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api)
+        port = free_port()
+        async with (
+            serving_app(web_settings(api, db, port), port, miniapp=SLOW_POLL) as (url, app),
+            aiohttp.ClientSession() as http,
+        ):
+            services: BotServices = app.state.application.bot_data[SERVICES_KEY]
+            game = start_game(services)
+            services.wake.set()
+            state, _ = services.load(game)
+            assert state.pending is not None
+            mover = state.pending.player
+            prompt = await api.wait_for(
+                lambda: [m for m in api.messages_in(mover) if api.keyboard(m)], 10
+            )
+            async with http.get(f"{url}/miniapp/") as page:
+                assert page.status == 200 and "static/app.js" in await page.text()
+            raw = init_data(api, PLAYERS[0], game=game)
+            live = http.get(f"{url}/miniapp/api/game/{game}/live", headers=auth(raw))
+            async with live as stream:
+                first = await asyncio.wait_for(next_state(stream), 10)
+
+                # The player on turn passes in the chat: two presses, through the webhook.
+                await press(api, mover, prompt[-1]["message_id"], Texts("en").t("turn.button_pass"))
+                await press(api, mover, prompt[-1]["message_id"], "")  # its first card
+                second = await asyncio.wait_for(next_state(stream), 5)  # not the 60 s poll
+
+        assert prompt and second["version"] > first["version"]
+        assert second["seats"][PLAYERS.index(mover)]["turn"] is False
+
+
+async def press(api: FakeBotAPI, user: int, message_id: int, label: str) -> None:
+    """``user`` presses the button labelled ``label`` ("": the first but "back") under
+    their message ``message_id``, by webhook; returns once it is answered and redrawn."""
+    message = api.messages[user][message_id]
+    back = Texts("en").t("turn.button_back")
+    buttons = [b for row in api.keyboard(message) for b in row if b.callback_data]
+    chosen = next(b for b in buttons if b.text == label or (not label and b.text != back))
+    assert chosen.callback_data is not None
+    query = api.press(user, user, message_id, chosen.callback_data)
+    assert await api.deliver_webhook() == [200]
+    await api.wait_for(
+        lambda: query in api.answered and api.messages[user][message_id] is not message, 10
+    )
+
+
+@pytest.fixture
+def pg(empty_database: Callable[[str], str]) -> str:
+    url = empty_database("postgres")
+    upgrade(url)
+    return url
+
+
+async def test_an_append_by_another_instance_reaches_the_open_board_by_the_notification_channel(
+    pg: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api)
+        port = free_port()
+        settings = web_settings(api, pg, port)
+        other = bootstrap(settings)  # another instance on the same database
+        try:
+            game = await asyncio.to_thread(start_game, other)
+            async with (
+                serving_app(settings, port, miniapp=SLOW_POLL) as (url, app),
+                aiohttp.ClientSession() as http,
+            ):
+                heard: Listener = app.state.application.bot_data[LISTENER_KEY]
+                assert await asyncio.to_thread(heard.listening.wait, 10)
+                raw = init_data(api, PLAYERS[1], game=game)
+                live = http.get(f"{url}/miniapp/api/game/{game}/live", headers=auth(raw))
+                async with live as stream:
+                    first = await asyncio.wait_for(next_state(stream), 10)
+
+                    loaded = other.games.load(game)
+                    state = loaded.state
+                    assert state.pending is not None and first["version"] == loaded.version
+                    move = legal_moves(state, state.pending.player)[0]
+                    await asyncio.to_thread(other.games.handle, game, move)
+                    second = await asyncio.wait_for(next_state(stream), 5)  # not the poll
+        finally:
+            other.close()
+
+        assert second["version"] > first["version"]
+        assert second["me"] == PLAYERS[1] and second["news"]
+
+
 def web_env(api: FakeBotAPI, db: str, port: int, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "WEBHOOK_"))}
     env.update(
@@ -191,12 +321,14 @@ def web_env(api: FakeBotAPI, db: str, port: int, **extra: str) -> dict[str, str]
     return env
 
 
-async def start_web(env: dict[str, str], cwd: Path) -> asyncio.subprocess.Process:
+async def start_web(
+    env: dict[str, str], cwd: Path, command: str = "web"
+) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "tgbot.cli",
-        "web",
+        command,
         env=env,
         cwd=cwd,
         stdout=asyncio.subprocess.PIPE,
@@ -241,6 +373,32 @@ async def test_sigterm_lets_every_accepted_update_finish_before_the_process_exit
             if process.returncode is None:
                 process.kill()
                 await process.wait()
+
+
+@pytest.mark.slow
+async def test_run_with_a_webhook_url_serves_the_mini_app_beside_the_webhook(
+    db: str, tmp_path: Path
+) -> None:
+    async with FakeBotAPI() as api:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        process = await start_web(web_env(api, db, port), tmp_path, "run")
+        try:
+            await wait_ready(url, process)
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"{url}/miniapp/") as page:
+                    assert page.status == 200 and "static/app.js" in await page.text()
+                async with http.get(f"{url}/miniapp/api/mine") as unsigned:
+                    assert unsigned.status == 401  # no initData: nobody
+            assert api.webhook["url"] == f"{url}/hook"
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 30)
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
 
 
 @pytest.mark.parametrize(

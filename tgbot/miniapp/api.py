@@ -9,7 +9,8 @@ idempotency key per tap, refused with the same texts (:func:`error_text`).
 
 ``GET  {prefix}/``                      the page
 ``GET  {prefix}/static/...``            its scripts and styles
-``GET  {prefix}/api/game/{game}``       the game as the user may see it, and the page's texts
+``GET  {prefix}/api/game/{game}``       the game as the user may see it; the page's texts, icons
+                                        and legend
 ``GET  {prefix}/api/mine``              the running games the user plays (no game named)
 ``POST {prefix}/api/game/{game}/move``  ``{"version": n, "key": "...", "move": {...}}``
 ``GET  {prefix}/api/game/{game}/live``  server-sent events: the game each time it moves
@@ -53,8 +54,15 @@ from tgbot.fakeapi import TOKEN as FAKE_TOKEN
 from tgbot.handlers.common import error_text, execute, still_valid
 from tgbot.miniapp import initdata
 from tgbot.miniapp.access import Access, Membership, Refused, TelegramMembership
-from tgbot.miniapp.feed import EventWakeup, Feed, Wakeup
-from tgbot.miniapp.payload import command_from_json, game_json, news_lines, page_texts
+from tgbot.miniapp.feed import Feed, Following, Wakeup
+from tgbot.miniapp.payload import (
+    command_from_json,
+    game_json,
+    legend_json,
+    news_lines,
+    page_icons,
+    page_texts,
+)
 from tgbot.texts import Texts, pick_language
 
 log = logging.getLogger(__name__)
@@ -134,7 +142,13 @@ class MiniApp:
             return opened
         game_id, _, viewer, texts = opened
         state = await self._state_json(game_id, viewer, texts)
-        return JSONResponse({"state": state, "texts": page_texts(texts)}, headers=NO_STORE)
+        body = {
+            "state": state,
+            "texts": page_texts(texts),
+            "icons": page_icons(),
+            "legend": legend_json(texts, state["edition"]),
+        }
+        return JSONResponse(body, headers=NO_STORE)
 
     async def move(self, request: Request) -> Response:
         opened = await self._open(request)
@@ -317,15 +331,15 @@ def mini_app(
 
     ``token`` is the bot's (initData is signed with it); membership of a group is asked of
     Telegram through ``bot`` unless ``membership`` is given. Live updates follow the store,
-    woken by ``wakeup`` (by default the bot's own ``services.wake``) or every
-    ``poll_seconds``. ``demo_players``: the offline demo's sign-in, refused with any token
-    but the fake Bot API's.
+    woken by ``wakeup`` (by default the bot's own ``services.wake``, which the notification
+    channel sets too on PostgreSQL) or every ``poll_seconds``. ``demo_players``: the
+    offline demo's sign-in, refused with any token but the fake Bot API's.
     """
     if membership is None:
         if bot is None:
             raise ValueError("a bot (to ask Telegram who is in a group) or a membership")
         membership = TelegramMembership(bot)
-    feed = Feed(services.store, wakeup or EventWakeup(services.wake), poll_seconds)
+    feed = Feed(services.store, wakeup or Following(services.wake), poll_seconds)
     return MiniApp(
         services,
         token=token,

@@ -4,10 +4,11 @@ One task per process follows the store while somebody watches (``last_position``
 the events after it) and marks every watcher of a game that got events. A watcher then
 draws its game afresh: changes coalesce, so a slow page never builds a backlog.
 
-What makes the follower look is pluggable (:class:`Wakeup`): in one process the bot's own
-wake-up (``BotServices.wake``, set whenever this process appended events) and the Mini
-App's moves; another instance's moves, and the deadline worker's, are seen at the next
-poll — or at once through a cross-instance notification channel given as ``wakeup``.
+What makes it look (:class:`Wakeup`): the Mini App's own moves, and the bot's wake-up
+(``BotServices.wake``, followed by :class:`Following`), set whenever this process appended
+events and, on PostgreSQL, whenever the notification channel tells of another instance's
+or a worker's append (:func:`tgbot.app.listen`). Without a channel (SQLite, where the
+deadline worker is another process) those are seen at the next poll.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from collections.abc import AsyncIterator
 from typing import Any, Final, Protocol
 
 from infra.event_store import EventStore
+from tgbot.context import WakeUp
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS: Final = 1.0
-SET_EVENT_PAUSE: Final = 0.05  # a wake-up left set by its owner is looked at this often
 PAGE: Final = 1000
 
 
@@ -33,20 +34,21 @@ class Wakeup(Protocol):
         ...
 
 
-class EventWakeup:
-    """An ``asyncio.Event`` that another part of the process sets and clears (the bot's
-    ``BotServices.wake``, which the announcer clears): every ``set`` wakes this waiter too.
-    While it stays set, nobody can tell a new ``set`` from the old one: look again soon."""
+class Following:
+    """Follows a :class:`~tgbot.context.WakeUp` with an event of its own, which only this
+    waiter clears: a wake-up while the feed was busy reading is not lost."""
 
-    def __init__(self, event: asyncio.Event) -> None:
-        self.event = event
+    def __init__(self, wake: WakeUp) -> None:
+        self.wake = wake
+        self.event = wake.follow()
 
     async def wait(self, timeout: float) -> None:
-        if self.event.is_set():
-            await asyncio.sleep(min(timeout, SET_EVENT_PAUSE))
-            return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.event.wait(), timeout)
+        self.event.clear()
+
+    def close(self) -> None:
+        self.wake.unfollow(self.event)
 
 
 class Watcher:
@@ -95,6 +97,8 @@ class Feed:
                 self._watchers.pop(game_id, None)
 
     async def close(self) -> None:
+        if isinstance(self.wakeup, Following):
+            self.wakeup.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -34,6 +34,7 @@ from domain.commands import (
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import HIDDEN_GOAL, View, view_for
+from tgbot.presenter.icons import ACTION, Icon, legend
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.texts import Texts
 
@@ -77,14 +78,15 @@ PAGE_TEXTS: Final = (
     "miniapp.game_over",
     "miniapp.no_game",
     "error.not_started",
-    "turn.round",
-    "turn.draw_pile",
+    "miniapp.round",
+    "miniapp.draw_pile",
+    "miniapp.gold_pick",
+    "miniapp.theft",
+    "legend.button",
     "turn.your_role",
     "turn.your_gold",
     "turn.waiting",
     "turn.choose_player",
-    "turn.gold_pick_prompt",
-    "turn.theft_prompt",
     "turn.button_pass",
     "turn.button_discard_remove",
     "turn.button_confirm",
@@ -100,6 +102,27 @@ PAGE_TEXTS: Final = (
 def page_texts(texts: Texts) -> dict[str, str]:
     """The page's own messages in ``texts``' language, unformatted (``{name}`` kept)."""
     return {key: texts.t(key) for key in PAGE_TEXTS}
+
+
+def page_icons() -> dict[str, Any]:
+    """The icons the page shows, from the one legend (:mod:`tgbot.presenter.icons`): each
+    by its name (``"turn"``, ``"gold"`` …), and each action card's as ``actions``.
+
+    >>> icons = page_icons()
+    >>> icons["turn"] == Icon.TURN.emoji, icons["actions"]["map"] == Icon.MAP.emoji
+    (True, True)
+    """
+    return {
+        **{icon.name.lower(): icon.emoji for icon in Icon},
+        "actions": {kind: icon.emoji for kind, icon in ACTION.items()},
+    }
+
+
+def legend_json(texts: Texts, edition: str) -> dict[str, Any]:
+    """The legend of ``edition``'s icons as the chat's "?" button shows it: its title and
+    one line per icon."""
+    title, *lines = legend(texts, edition).split("\n")
+    return {"title": title, "lines": lines}
 
 
 def move_json(command: Command) -> dict[str, Any]:

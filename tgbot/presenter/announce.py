@@ -24,6 +24,7 @@ from tgbot.presenter import board, lobby, prompt
 from tgbot.presenter.audience import Table, is_person
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
+from tgbot.presenter.miniapp_links import board_button
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.texts import Texts
 
@@ -154,6 +155,7 @@ class _Batch:
                     board.picture(view_for(state, None)),
                     board.caption(state, group, self.table, self.moves, self.by_name),
                     self.new_board,
+                    self.board_keyboard(),
                     game=self.table.game_id,
                     version=self.version,
                 )
@@ -162,6 +164,13 @@ class _Batch:
         self.board_changed = self.new_board = False
         self.out.extend(self.after)
         self.after = []
+
+    def board_keyboard(self) -> kb.Keyboard:
+        """The board's way into the Mini App (when set up), unless the game was cancelled."""
+        button = board_button(self.table, self.table.group().texts)
+        if button is None or self.state.phase == "cancelled":
+            return ()
+        return kb.keyboard([[button]])
 
     def private(self, start_pending: Decision | None) -> None:
         table, state, version = self.table, self.state, self.version

@@ -2,7 +2,8 @@
 
 :class:`Table` is what the presenter knows of a game beyond its events: its id, its
 group's chat, title, language and time zone, each player's language, the bot's username
-(for links) and the clock's now. :class:`Audience` is one reader of it.
+(for links), where the Mini App is (its short name and page, when set up) and the clock's
+now. :class:`Audience` is one reader of it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class Table:
     languages: Mapping[PlayerId, str] = field(default_factory=dict)
     tz: str = "UTC"  # the group's time zone (an IANA name)
     bot_username: str = ""
+    miniapp_name: str = ""  # MINIAPP_NAME: the group board's direct link to the Mini App
+    miniapp_url: str = ""  # MINIAPP_URL: the private prompt's web_app button
 
     def group(self) -> Audience:
         return Audience(self.chat_id, None, Texts(self.group_language), self.tz)

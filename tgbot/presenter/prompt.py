@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.cards import Action, card
+from domain.commands import Command
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import view_for
@@ -22,6 +23,7 @@ from tgbot.presenter.caption import deadline_line, fit_caption
 from tgbot.presenter.icons import FRONT, Icon, Line, legend
 from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Alert, ClosedPrompt, PrivateText, Prompt, PromptStep, Text
+from tgbot.presenter.miniapp_links import prompt_button
 from tgbot.presenter.narration import GOAL_PLACES
 from tgbot.texts import Texts, mention, name_html
 
@@ -120,7 +122,7 @@ def decision(
     """The prompt of the decision ``player`` owes now, as a new message."""
     texts = table.player(player).texts
     moves = legal_moves(state, player)
-    rows = kb.root_rows(state, player, moves, texts)
+    rows = root_rows(state, player, moves, table, texts)
     view = view_for(state, player)
     return Prompt(
         player,
@@ -131,6 +133,18 @@ def decision(
         version,
         unreachable=unreachable_notice(state, player, table),
     )
+
+
+def root_rows(
+    state: GameState, player: PlayerId, moves: Sequence[Command], table: Table, texts: Texts
+) -> list[kb.Row]:
+    """A decision's first screen: its buttons, and the way onto the Mini App's board
+    (when set up) below them."""
+    rows = kb.root_rows(state, player, moves, texts)
+    button = prompt_button(table, texts)
+    if rows and button is not None:
+        rows.append([button])
+    return rows
 
 
 def reminder(
@@ -303,7 +317,7 @@ def step(
             lines = [head.split("\n")[0], "", *legend(texts).split("\n")]
             return drawn(fit_caption(lines, []), back)
         case kb.MENU:
-            rows = kb.root_rows(state, player, moves, texts)
+            rows = root_rows(state, player, moves, table, texts)
             return drawn(caption(state, player, table), rows, picture(view, hand=hand))
     raise kb.BadPress(press.action)
 

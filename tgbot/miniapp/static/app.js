@@ -5,13 +5,16 @@
 import * as telegram from "./telegram.js";
 import { CELL, COLOR, bounds, boardMarkup, frame, origin, tile } from "./board.js";
 import { BoardView } from "./view.js";
-import { TOOLS, actionCard, toolIcon } from "./icons.js";
+import { TOOLS, actionCard, setActionIcons, toolIcon } from "./icons.js";
 
 const $ = (id) => document.getElementById(id);
 const api = new URL("api/", location.href);
 const RETRY_MS = [500, 1000, 2000, 4000, 8000];
 
 let texts = {};
+let icons = {}; // the one legend's icons, by name (tgbot.presenter.icons)
+let legend = null; // {title, lines}: the chat's "?" screen
+let legendOpen = false;
 let state = null;
 let ui = fresh();
 let busy = false;
@@ -21,6 +24,11 @@ let board = null;
 
 function fresh() {
   return { mode: "root", card: null, rotated: false, cell: null, selected: [], removeKind: null };
+}
+
+// An icon of the legend by its name ("turn", "gold" ...), "" before the server said.
+function icon(name) {
+  return icons[name] || "";
 }
 
 function t(key, params = {}) {
@@ -74,6 +82,8 @@ async function main() {
   await telegram.start();
   board = new BoardView($("board"), tapCell);
   $("fit").addEventListener("click", () => board.fit());
+  $("legend-open").addEventListener("click", () => showLegend(true));
+  $("legend").addEventListener("click", () => showLegend(false));
   gameId = telegram.startParam();
   if (!gameId) {
     const mine = await request("GET", "mine");
@@ -85,6 +95,9 @@ async function main() {
   const opened = await request("GET", `game/${encodeURIComponent(gameId)}`);
   if (!opened.ok) return cover(opened.body.error);
   texts = opened.body.texts;
+  icons = opened.body.icons || {};
+  legend = opened.body.legend || null;
+  setActionIcons(icons.actions || {});
   document.title = t("miniapp.title");
   document.documentElement.lang = opened.body.state.lang;
   show(opened.body.state);
@@ -197,7 +210,26 @@ function render() {
   renderPanel();
   renderHand();
   renderNews();
-  telegram.backButton(ui.mode !== "root" ? () => { ui = fresh(); render(); } : null);
+  renderLegend();
+  if (legendOpen) telegram.backButton(() => showLegend(false));
+  else telegram.backButton(ui.mode !== "root" ? () => { ui = fresh(); render(); } : null);
+}
+
+// What the icons mean: the chat's "?" screen, over the board until tapped (or Back).
+function showLegend(open) {
+  legendOpen = open && Boolean(legend);
+  if (state) render();
+  else renderLegend();
+}
+
+function renderLegend() {
+  const box = $("legend");
+  $("legend-open").textContent = t("legend.button");
+  $("legend-open").hidden = !legend;
+  box.hidden = !legendOpen;
+  if (!legendOpen) return;
+  const lines = legend.lines.map((line) => el("p", {}, line));
+  box.replaceChildren(el("h2", {}, legend.title), ...lines, el("button", { type: "button" }, t("turn.button_back")));
 }
 
 function seat(id) {
@@ -205,12 +237,11 @@ function seat(id) {
 }
 
 function renderTop() {
-  $("round").textContent = state.phase === "playing" || state.phase === "finished" ? t("turn.round", { round: state.round }) : "";
-  $("pile").textContent = `🂠 ${state.draw_pile}`;
-  $("pile").title = t("turn.draw_pile", { count: state.draw_pile });
+  $("round").textContent = state.phase === "playing" || state.phase === "finished" ? t("miniapp.round", { round: state.round }) : "";
+  $("pile").textContent = t("miniapp.draw_pile", { count: state.draw_pile });
   const mine = [];
-  if (state.role) mine.push(state.role);
-  if (state.gold != null) mine.push(`💰 ${state.gold}`);
+  if (state.role) mine.push(`${icon("dwarf")} ${state.role}`);
+  if (state.gold != null) mine.push(`${icon("gold")} ${state.gold}`);
   $("mine").textContent = mine.join(" · ");
   $("mine").title = state.role ? t("turn.your_role", { role: state.role }) : "";
   tick();
@@ -236,17 +267,17 @@ function renderSeats() {
     const fronts = s.front.map((f) => f.kind);
     const tools = TOOLS.map((tool) => toolIcon(tool, fronts.includes(`broken_${tool}`))).join("");
     const extra = [];
-    if (fronts.includes("trapped")) extra.push("⛓️");
-    if (fronts.includes("theft")) extra.push("🦹");
-    if (s.has_gold) extra.push("💰");
-    if (s.away) extra.push("💤");
+    if (fronts.includes("trapped")) extra.push(icon("trapped"));
+    if (fronts.includes("theft")) extra.push(icon("theft"));
+    if (s.has_gold) extra.push(icon("gold"));
+    if (s.away) extra.push(icon("away"));
     const chip = el(
       "div",
       { class: `seat${s.turn ? " turn" : ""}${s.id === state.me ? " me" : ""}`, "data-seat": s.id, title: s.front.map((f) => f.name).join(", ") },
-      el("div", { class: "name" }, (s.turn ? "▶ " : "") + s.name),
-      el("div", { class: "info", html: `<span>🃏${s.hand}</span>${tools}<span>${extra.join("")}</span>` }),
+      el("div", { class: "name" }, (s.turn ? `${icon("turn")} ` : "") + s.name),
+      el("div", { class: "info", html: `<span>${icon("cards")}${s.hand}</span>${tools}<span>${extra.join("")}</span>` }),
     );
-    if (s.inspected) chip.append(el("div", { class: "inspected" }, `🔎 ${s.inspected}`));
+    if (s.inspected) chip.append(el("div", { class: "inspected" }, `${icon("inspection")} ${s.inspected}`));
     list.append(chip);
   }
 }
@@ -311,10 +342,10 @@ function renderPanel() {
   } else if (!mine) {
     line = pending ? t("turn.waiting", { name: seat(pending.player)?.name || "?" }) : "";
   } else if (pending.kind === "gold_pick") {
-    line = t("turn.gold_pick_prompt", { values: state.offer.join(", ") });
+    line = `${icon("gold")} ${t("miniapp.gold_pick", { values: state.offer.join(", ") })}`;
     for (const m of state.moves.filter((m) => m.type === "PickGold")) choices.append(button(m.label, () => send(m)));
   } else if (pending.kind === "theft") {
-    line = t("turn.theft_prompt");
+    line = `${icon("theft")} ${t("miniapp.theft")}`;
     for (const m of state.moves.filter((m) => m.type === "ChooseTheftVictim")) choices.append(button(m.label, () => send(m)));
   } else {
     line = turnPanel(choices);

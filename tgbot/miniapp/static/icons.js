@@ -1,4 +1,4 @@
-// Small pictures drawn in SVG (no font needed): the three tools, and action cards.
+// Small pictures drawn in SVG: the three tools, and action cards (with the legend's icon).
 import { COLOR, CELL } from "./board.js";
 
 const TOOL_PATHS = {
@@ -19,10 +19,13 @@ export function toolIcon(tool, broken, size = 18) {
   return `<svg class="tool${broken ? " broken" : ""}" width="${size}" height="${size}" viewBox="0 0 24 24" style="color:${color}" aria-hidden="true">${TOOL_PATHS[tool]}${strike}</svg>`;
 }
 
-const EMOJI = {
-  rockfall: "💥", map: "🗺️", theft: "🦹", hands_off: "🛡", swap_hand: "🔄",
-  inspection: "🔎", swap_hats: "🎩", trapped: "⛓️", free_at_last: "🗝",
-};
+// Each action card's icon, as the server sends it from the one legend
+// (tgbot.presenter.icons.ACTION), so the page and the chat show the same.
+let EMOJI = {};
+
+export function setActionIcons(icons) {
+  EMOJI = { ...icons };
+}
 
 // An action card's picture in a CELL × CELL box.
 export function actionCard(kind) {
