@@ -17,6 +17,7 @@ from domain.codec import (
     encode_command,
 )
 from domain.commands import (
+    AddComputerPlayer,
     CancelGame,
     ChangeSettings,
     ChooseTheftVictim,
@@ -24,17 +25,22 @@ from domain.commands import (
     Command,
     CreateGame,
     DiscardToRemove,
+    HandSeatToComputer,
     JoinGame,
     LeaveGame,
+    MakeComputerMove,
     Pass,
     PickGold,
     PlacePath,
     PlayAction,
     RemindPlayer,
+    RemoveComputerPlayer,
     StartGame,
     TimeOut,
 )
 from domain.events import (
+    ComputerPlayerAdded,
+    ComputerPlayerRemoved,
     Event,
     GameCancelled,
     GoalRevealed,
@@ -46,6 +52,7 @@ from domain.events import (
     PlayerReminded,
     PlayerWentAway,
     RoundEnded,
+    SeatHandedOver,
     SettingsChanged,
     TheftResolved,
 )
@@ -53,7 +60,11 @@ from domain.simulate import play_one
 
 RARE: list[Event] = [
     PlayerLeft(3),
+    ComputerPlayerAdded(-1, "🤖 Greta"),
+    ComputerPlayerRemoved(-1),
     SettingsChanged("saboteur2", 45),
+    SettingsChanged("base", 45, away_play="pass", gold_pick="manual"),
+    SeatHandedOver(2, "kicked", by=1),
     GameCancelled(1),
     PlayerReminded(4, 2, "soon"),
     PlayerWentAway(2),
@@ -95,9 +106,13 @@ def test_every_event_type_round_trips_through_json(name: str) -> None:
 
 COMMANDS: list[Command] = [
     CreateGame(1, "Ann", "base", -5, 60, True, at=3, seed=4),
+    CreateGame(1, "Ann", "base", -5, practice=True, away_play="pass", gold_pick="manual"),
     JoinGame(2, "Bo"),
     LeaveGame(2),
+    AddComputerPlayer(1, seed=3),
+    RemoveComputerPlayer(1, -2),
     ChangeSettings(1, edition=None, turn_seconds=30),
+    ChangeSettings(1, away_play="computer", gold_pick="auto"),
     StartGame(1, at=5, seed=-7),
     CancelGame(1),
     PlacePath(1, 4, (3, -2), True, at=9),
@@ -108,6 +123,10 @@ COMMANDS: list[Command] = [
     PickGold(1, 3),
     ChooseTheftVictim(1, 4),
     ComeBack(2, at=8, seed=1),
+    HandSeatToComputer(1, 2),
+    MakeComputerMove(7, PlacePath(-1, 4, (3, -2), True), at=9, seed=2),
+    MakeComputerMove(8, PlayAction(-2, 55, target_player=2, tool=Tool.CART)),
+    MakeComputerMove(9, Pass(-2, (3, 7))),
     TimeOut(12, at=100, seed=3),
     RemindPlayer(12, "half"),
 ]
