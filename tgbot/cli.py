@@ -6,6 +6,7 @@
                                       /readyz (several may run side by side)
     saboteur-bot demo [...]           the offline demo
     saboteur-bot simulate [...]       bots play whole games against the rules engine
+    saboteur-bot tournament [...]     computer players play seeded games: win rates, speed
     saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
     saboteur-bot export GAME_ID       a game's events as JSON lines
     saboteur-bot import FILE          load exported events under a new game id
@@ -94,6 +95,11 @@ def _simulate(args: argparse.Namespace) -> int:
     return int(result or 0)
 
 
+def _tournament(args: argparse.Namespace) -> int:
+    result = _module("domain.tournament").main(list(args.rest), clock=time.perf_counter)
+    return int(result or 0)
+
+
 def _replay(args: argparse.Namespace) -> int:
     result = _module("tgbot.replay_gif").main_replay(list(args.rest))
     return int(result or 0)
@@ -165,6 +171,12 @@ def parser() -> argparse.ArgumentParser:
     simulate.add_argument("rest", nargs=argparse.REMAINDER)
     simulate.set_defaults(func=_simulate)
 
+    tournament = sub.add_parser(
+        "tournament", help="computer players play seeded games", add_help=False
+    )
+    tournament.add_argument("rest", nargs=argparse.REMAINDER)
+    tournament.set_defaults(func=_tournament)
+
     for name, func, text in (
         ("replay", _replay, "write a finished game's animated GIF: GAME_ID --out FILE"),
         ("export", _export, "write a game's events as JSON lines: GAME_ID"),
@@ -188,6 +200,7 @@ def parser() -> argparse.ArgumentParser:
 PASSTHROUGH = {
     "demo": _demo,
     "simulate": _simulate,
+    "tournament": _tournament,
     "replay": _replay,
     "export": _export,
     "import": _import,
