@@ -2,13 +2,14 @@
 
 :func:`choose` takes the seat's view (:func:`domain.view.view_for`), the round's public
 history folded into a :class:`~domain.strategy.memory.Memory`, the seat's legal moves
-(:func:`domain.moves.legal_moves`) and a seed, and returns one of those moves; the caller
+(:func:`domain.moves.decision_moves`) and a seed, and returns one of those moves; the caller
 runs it through :func:`domain.decider.decide` like anyone's. :func:`choose_move` does all
 that from a game's state and events: it reads the state only through ``view_for`` and
-``legal_moves``, and the events only through ``describe(event, None)``.
+``decision_moves``, and the events only through ``describe(event, None)``.
 
 >>> from domain.commands import CreateGame, JoinGame, StartGame
 >>> from domain.decider import execute, initial_state
+>>> from domain.moves import legal_moves
 >>> events, state = [], initial_state()
 >>> for command in (CreateGame(1, "Ann", "base", -1), JoinGame(2, "Bo"),
 ...                 JoinGame(3, "Cy"), StartGame(1, seed=7)):
@@ -24,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain import rng
-from domain.commands import ComeBack, Command
+from domain.commands import Command
 from domain.events import Event, RoundStarted
-from domain.moves import legal_moves
+from domain.moves import decision_moves
 from domain.state import GameState, PlayerId
 from domain.strategy.memory import Memory
 from domain.strategy.player import choose
@@ -36,8 +37,9 @@ __all__ = ["Memory", "choose", "choose_move", "random_move", "remember", "seat_m
 
 
 def seat_moves(state: GameState, seat: PlayerId) -> list[Command]:
-    """The seat's legal moves for the decision it owes (never ComeBack)."""
-    return [m for m in legal_moves(state, seat) if not isinstance(m, ComeBack)]
+    """The seat's legal moves for the decision it owes: what its player may send, or what
+    the computer may make in its place (never ComeBack)."""
+    return decision_moves(state, seat)
 
 
 def remember(events: Sequence[Event], state: GameState) -> Memory:

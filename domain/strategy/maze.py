@@ -29,6 +29,12 @@ from domain.strategy.memory import CAP, live_openings
 Cell = geo.Cell
 
 TREASURE: Final = "goal_treasure"
+
+
+def _inside(grid: _Grid, cell: Cell) -> bool:
+    return grid.low_x <= cell[0] <= grid.high_x and grid.low_y <= cell[1] <= grid.high_y
+
+
 STONES: Final = ("goal_stone_a", "goal_stone_b")
 _NONE: Final[Mapping[Cell, str]] = {}
 _STEPS: Final = ((N, 0, 1), (E, 1, 0), (S, 0, -1), (W, -1, 0))
@@ -78,7 +84,13 @@ class Maze:
         self._ends = ends
         # Face-down goals an open end touches: on a real board they were turned at once.
         self.reached = tuple(sorted(reached))
-        self.fields = {goal: _field(board, goal) for goal in self.goals}
+        # Only the open ends and the cells beside them are ever asked about.
+        wanted = set(ends)
+        for x, y in ends:
+            wanted.update(((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y)))
+        grid = _Grid(board)
+        indexes = [grid.index(c) for c in wanted if c not in board and _inside(grid, c)]
+        self.fields = {goal: grid.field(goal, indexes) for goal in self.goals}
         self._best: dict[Cell, tuple[int, Cell | None, int]] = {}
         self.distance: dict[Cell, int] = {}
         for goal, found in self.fields.items():
@@ -175,35 +187,70 @@ class Maze:
         return Outcome(distance, reached)
 
 
-def _field(board: geo.Board, goal: Cell) -> dict[Cell, int]:
-    """Per empty cell near the maze: the fewest cards, that one included, from it to a cell
-    beside ``goal`` (1 beside the goal)."""
-    xs = [c[0] for c in board]
-    ys = [c[1] for c in board]
-    low_x, high_x = min(xs) - MARGIN, max(xs) + MARGIN
-    low_y, high_y = min(ys) - MARGIN, max(ys) + MARGIN
-    found: dict[Cell, int] = {}
-    layer: list[Cell] = []
-    gx, gy = goal
-    for _, dx, dy in _STEPS:
-        start = (gx + dx, gy + dy)
-        if start not in board:
-            found[start] = 1
-            layer.append(start)
-    depth = 1
-    while layer:
-        depth += 1
-        following: list[Cell] = []
-        for x, y in layer:
-            for _, dx, dy in _STEPS:
-                there = (x + dx, y + dy)
-                if (
-                    there in found
-                    or there in board
-                    or not (low_x <= there[0] <= high_x and low_y <= there[1] <= high_y)
-                ):
-                    continue
-                found[there] = depth
-                following.append(there)
-        layer = following
-    return found
+class Field:
+    """The distances of one goal's search, on the grid around the maze."""
+
+    __slots__ = ("_dist", "_high_x", "_high_y", "_low_x", "_low_y", "_width")
+
+    def __init__(self, grid: _Grid, dist: list[int]) -> None:
+        self._low_x, self._low_y = grid.low_x, grid.low_y
+        self._high_x, self._high_y = grid.high_x, grid.high_y
+        self._width = grid.width
+        self._dist = dist
+
+    def get(self, cell: Cell, default: int = CAP) -> int:
+        x, y = cell
+        if not (self._low_x <= x <= self._high_x and self._low_y <= y <= self._high_y):
+            return default
+        found = self._dist[(x - self._low_x + 1) + (y - self._low_y + 1) * self._width]
+        return found if found < CAP else default
+
+
+class _Grid:
+    """The cells around the maze as one list, bordered by a wall: searching it is a walk
+    over indexes rather than over tuples."""
+
+    __slots__ = ("free", "high_x", "high_y", "low_x", "low_y", "width")
+
+    def __init__(self, board: geo.Board) -> None:
+        xs = [c[0] for c in board]
+        ys = [c[1] for c in board]
+        self.low_x, self.high_x = min(xs) - MARGIN, max(xs) + MARGIN
+        self.low_y, self.high_y = min(ys) - MARGIN, max(ys) + MARGIN
+        self.width = self.high_x - self.low_x + 3
+        height = self.high_y - self.low_y + 3
+        free = bytearray(self.width * height)
+        for y in range(1, height - 1):
+            row = y * self.width
+            free[row + 1 : row + self.width - 1] = b"\x01" * (self.width - 2)
+        for cell in board:
+            free[self.index(cell)] = 0
+        self.free = free
+
+    def index(self, cell: Cell) -> int:
+        return (cell[0] - self.low_x + 1) + (cell[1] - self.low_y + 1) * self.width
+
+    def field(self, goal: Cell, wanted: list[int]) -> Field:
+        """The fewest cards, that one included, from each empty cell to a cell beside
+        ``goal`` (1 beside the goal). The search stops once every ``wanted`` index is
+        found: cells further out are left at the cap (they are at least that far)."""
+        free = self.free
+        width = self.width
+        dist = [CAP] * len(free)
+        at = self.index(goal)
+        layer = [i for i in (at + 1, at - 1, at + width, at - width) if free[i]]
+        for i in layer:
+            dist[i] = 1
+        left = set(wanted).difference(layer)
+        depth = 1
+        while layer and left and depth < CAP:
+            depth += 1
+            following: list[int] = []
+            for i in layer:
+                for j in (i + 1, i - 1, i + width, i - width):
+                    if free[j] and dist[j] == CAP:
+                        dist[j] = depth
+                        following.append(j)
+            layer = following
+            left.difference_update(following)
+        return Field(self, dist)

@@ -39,12 +39,13 @@ TREASURE: Final = "goal_treasure"
 _OTHER: Final = {Door.BLUE: Door.GREEN, Door.GREEN: Door.BLUE}
 REACH: Final = 8.0  # the treasure reached, in cards of distance
 LOOK_AGAIN: Final = 5  # placements whose estimate is recomputed exactly
+ROCKFALL_LOOKS: Final = 4  # cards near the front a rockfall is weighed on
 JITTER: Final = 0.02
 TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
 NEVER: Final = -100.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Seat:
     """What one seat knows and wants, worked out once per decision."""
 
@@ -63,6 +64,7 @@ class _Seat:
     trapped: bool
     fronts: Mapping[PlayerId, tuple[str, ...]]
     seating: tuple[PlayerId, ...]
+    _near: frozenset[geo.Cell] | None = None
 
     def keep(self, held: Card) -> float:
         unknown = sum(1 for p in self.treasure.values() if 0 < p < 1)
@@ -73,6 +75,22 @@ class _Seat:
         after = sum(p * outcome.distance.get(g, CAP) for g, p in self.treasure.items())
         found = sum(self.treasure.get(g, 0.0) for g in outcome.reached)
         return self.expected - after + REACH * found
+
+    def near_front(self) -> frozenset[geo.Cell]:
+        """The few cards nearest where the tunnel goes on (those a rockfall is worth
+        weighing): beside the empty cells closest to the likely goals."""
+        if self._near is None:
+            fields = [self.maze.fields[g] for g, p in self.treasure.items() if p > 0]
+            ranked: list[tuple[float, geo.Cell]] = []
+            for (x, y), tile in self.maze.board.items():
+                if tile.kind == geo.START_KIND or tile.is_goal:
+                    continue
+                around = ((x, y + 1), (x + 1, y), (x, y - 1), (x - 1, y))
+                near = min((f.get(c, CAP) for f in fields for c in around), default=CAP)
+                ranked.append((near, (x, y)))
+            ranked.sort()
+            self._near = frozenset(c for _, c in ranked[:ROCKFALL_LOOKS])
+        return self._near
 
     def shown(self, outcome: Outcome) -> float:
         """The progress the table sees: toward every goal still face down alike."""
@@ -95,12 +113,14 @@ def choose(view: View, memory: Memory, moves: Sequence[Command], seed: int) -> C
     jitter = [JITTER * (next(numbers) / 2**64) for _ in moves]
     scored = sorted(((_score(seat, m) + jitter[i], i) for i, m in enumerate(moves)), reverse=True)
     places = [i for _, i in scored if isinstance(moves[i], PlacePath)][:LOOK_AGAIN]
-    # Placements that reach a goal too: a stone turned opens the maze on.
+    # The best placements that reach a goal too: a stone turned opens the maze on.
     places += [
         i
-        for i, m in enumerate(moves)
-        if isinstance(m, PlacePath) and i not in places and _touches_goal(seat, m.cell)
-    ]
+        for _, i in scored
+        if isinstance(moves[i], PlacePath)
+        and i not in places
+        and _touches_goal(seat, moves[i].cell)  # type: ignore[union-attr]
+    ][:LOOK_AGAIN]
     if places:
         # The best placements' estimates, recomputed on the maze each would leave.
         exact = {i: _placement(seat, moves[i], exact=True) + jitter[i] for i in places}  # type: ignore[arg-type]
@@ -316,6 +336,8 @@ def _help(seat: _Seat, target: PlayerId, suspect: float) -> float:
 
 
 def _rockfall(seat: _Seat, cell: geo.Cell) -> float:
+    if cell not in seat.near_front():
+        return -0.5  # far from where the tunnel goes on: it changes nothing
     board = seat.maze.board
     tile = board[cell]
     outcome = seat.maze.after(geo.without_tile(board, cell))

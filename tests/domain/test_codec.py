@@ -55,6 +55,7 @@ from domain.events import (
     SeatHandedOver,
     SettingsChanged,
     TheftResolved,
+    TheftsStarted,
 )
 from domain.simulate import play_one
 
@@ -72,6 +73,7 @@ RARE: list[Event] = [
     GoldPickStarted((3, 2, 1), (2, 1, 3)),
     GoldPaid(((1, 3),), nuggets=((1, (2, 1)),), nugget_pile=(1, 1, 3)),
     TheftResolved(2, None),
+    TheftsStarted((2, 4)),
     GoalRevealed((8, -2), "goal_stone_b", True),
     GoldPicked(3, 2),
 ]

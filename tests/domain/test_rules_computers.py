@@ -13,6 +13,7 @@ from domain.commands import (
     AddComputerPlayer,
     ChangeSettings,
     ComeBack,
+    Command,
     CreateGame,
     HandSeatToComputer,
     JoinGame,
@@ -43,7 +44,7 @@ from domain.events import (
     PlayerWentAway,
     SeatHandedOver,
 )
-from domain.moves import legal_moves
+from domain.moves import computer_moves, decision_moves, legal_moves
 from domain.state import GameState
 from domain.view import describe, view_for
 
@@ -188,8 +189,10 @@ def _until_owed_by(state: GameState, player: int) -> GameState:
         assert pending is not None
         if pending.player == player:
             return state
-        move = legal_moves(state, pending.player)[0]
-        command = MakeComputerMove(pending.id, move) if pending.computer else move  # type: ignore[arg-type]
+        if pending.computer:
+            command: Command = MakeComputerMove(pending.id, computer_moves(state)[0])  # type: ignore[arg-type]
+        else:
+            command = legal_moves(state, pending.player)[0]
         state, _ = _run_on(state, replace(command, at=T0))
     raise AssertionError(f"{player} never owes a decision")
 
@@ -208,7 +211,7 @@ def test_the_computers_move_goes_through_the_rules_like_anyones() -> None:
     state = _until_owed_by(_running(), -1)
     assert state.pending is not None
     decision = state.pending.id
-    move = legal_moves(state, -1)[0]
+    move = computer_moves(state)[0]
     as_computer = when(state, MakeComputerMove(decision, move, at=T0, seed=9))
     as_person = when(replace(state, computers=frozenset()), replace(move, at=T0, seed=9))
     assert [replace(e, computer=False) if isinstance(e, DecisionOpened) else e
@@ -219,13 +222,14 @@ def test_the_computers_move_goes_through_the_rules_like_anyones() -> None:
 
 def test_a_computer_seat_cannot_move_as_a_person() -> None:
     state = _until_owed_by(_running(), -1)
-    then_raises(state, legal_moves(state, -1)[0], errors.ComputerSeat)
+    assert legal_moves(state, -1) == [] and computer_moves(state) == decision_moves(state, -1)
+    then_raises(state, decision_moves(state, -1)[0], errors.ComputerSeat)
 
 
 def test_a_late_computer_move_decides_nothing() -> None:
     state = _until_owed_by(_running(), -1)
     assert state.pending is not None
-    move = legal_moves(state, -1)[0]
+    move = computer_moves(state)[0]
     done, _ = _run_on(state, MakeComputerMove(state.pending.id, move, at=T0))
     assert when(done, MakeComputerMove(state.pending.id, move, at=T0)) == []
 
@@ -275,7 +279,8 @@ def test_open_rule_a_player_who_left_does_not_come_back() -> None:
     then_raises(state, HandSeatToComputer(1, 2), errors.LeftTheGame)
     state = _until_owed_by(state, 2)
     assert state.pending is not None and state.pending.computer
-    then_raises(state, legal_moves(state, 2)[0], errors.LeftTheGame)
+    assert legal_moves(state, 2) == []
+    then_raises(state, decision_moves(state, 2)[0], errors.LeftTheGame)
 
 
 def test_a_kicked_player_takes_the_seat_back_with_their_own_next_action() -> None:
@@ -287,6 +292,7 @@ def test_a_kicked_player_takes_the_seat_back_with_their_own_next_action() -> Non
     assert not fold(back, state).computer_plays(2)
     owed = _until_owed_by(state, 2)
     assert owed.pending is not None and owed.pending.computer
+    assert legal_moves(owed, 2)[-1] == ComeBack(2)  # the person may still act
     move = legal_moves(owed, 2)[0]
     events = when(owed, move)
     assert events[0] == PlayerCameBack(2)
