@@ -1048,6 +1048,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
         case RoundStarted():
             return state.update(
                 round=e.round,
+                round_began=state.events_applied + 1,
                 roles=frozen_map({p: Role(r) for p, r in e.roles}),
                 dwarf_pile=tuple(Role(r) for r in e.dwarf_pile),
                 hands=frozen_map(dict(e.hands)),

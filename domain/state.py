@@ -88,6 +88,7 @@ class GameState:
     names: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
     seating: tuple[PlayerId, ...] = ()  # join order
     round: int = 0
+    round_began: int = 0  # the version (1-based) of this round's RoundStarted event
     board: Board = field(default_factory=_empty)  # type: ignore[arg-type]
     goals: tuple[str, ...] = ()  # goal kinds at GOAL_CELLS this round
     hands: Mapping[PlayerId, tuple[int, ...]] = field(default_factory=_empty)  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from infra.settings import ConfigurationError, Settings, load_settings
@@ -136,7 +137,8 @@ def _projections_rebuild(args: argparse.Namespace) -> int:
         require_current(services.engine)
         count = services.projector.rebuild()
         HistoryProjector(services.engine, services.store).rebuild()
-        rebuild_deadlines(services.engine, services.store)
+        pause = timedelta(seconds=services.settings.computer_pause_seconds)
+        rebuild_deadlines(services.engine, services.store, pause)
     finally:
         services.close()
     print(f"read models (games, statistics, history, deadlines) rebuilt from {count} events")
