@@ -13,7 +13,9 @@ win a round when the treasure is reached, the saboteurs when it is not, whoever 
 the scoring pays. A side's win rate counts only *contested* rounds, those dealt at least
 one dwarf of each side: a round without a saboteur has nobody to stop the tunnel.
 
-The domain reads no clock: the caller lends one (``clock``) for the speed figures.
+The domain reads no clock: the caller lends its wall clock (``clock``) for the games per
+second and its CPU clock (``cpu_clock``) for the decision times, which other processes
+on a shared machine would stretch in wall time; without them those figures are ``None``.
 
 >>> report = tournament(2, "base", 4, seed=3, sides={"diggers": "strategy",
 ...                                                   "saboteurs": "random"})
@@ -65,6 +67,7 @@ class _Game:
         sides: Mapping[str, str] | None,
         clock: Clock | None,
     ) -> None:
+        # ``clock`` times each decision: the tournament hands it the CPU clock.
         self.numbers: Iterator[int] = rng.stream(seed)
         self.seats = seats
         self.sides = sides
@@ -139,6 +142,7 @@ def tournament(
     seats: Sequence[str] = ("strategy",),
     sides: Mapping[str, str] | None = None,
     clock: Clock | None = None,
+    cpu_clock: Clock | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` seeded games and report how each side, dwarf and kind fared."""
     numbers = rng.stream(seed)
@@ -154,7 +158,7 @@ def tournament(
     role_gold: Counter[str] = Counter()
     rounds = contested = 0
     for _ in range(games):
-        game = _Game(edition, players, next(numbers) >> 1, seats, sides, clock)
+        game = _Game(edition, players, next(numbers) >> 1, seats, sides, cpu_clock)
         game.play()
         timings.extend(game.timings)
         for ended, kinds, gold in game.rounds:
@@ -193,7 +197,7 @@ def tournament(
         "mean_gold": {k: _mean(kind_gold[k], kind_rounds[k]) for k in sorted(kind_rounds)},
         "mean_gold_by_role": {r: _mean(role_gold[r], role_rounds[r]) for r in sorted(role_rounds)},
         "games_per_s": round(games / elapsed, 3) if elapsed else None,
-        "decisions": len(ordered),
+        "decisions": len(ordered),  # the strategy's, timed in CPU time
         "decision_ms_p50": _percentile_ms(ordered, 0.50),
         "decision_ms_p99": _percentile_ms(ordered, 0.99),
     }
@@ -238,7 +242,11 @@ def _sides(text: str) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def main(argv: Sequence[str] | None = None, clock: Clock | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    clock: Clock | None = None,
+    cpu_clock: Clock | None = None,
+) -> int:
     """The ``tournament`` command: prints one JSON line."""
     parser = argparse.ArgumentParser(prog="tournament", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20)
@@ -258,7 +266,14 @@ def main(argv: Sequence[str] | None = None, clock: Clock | None = None) -> int:
     if args.games < 1:
         parser.error("--games must be at least 1")
     report = tournament(
-        args.games, args.edition, args.players, args.seed, args.seats, args.sides, clock
+        args.games,
+        args.edition,
+        args.players,
+        args.seed,
+        args.seats,
+        args.sides,
+        clock,
+        cpu_clock,
     )
     print(json.dumps(report))
     return 0

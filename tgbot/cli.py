@@ -97,7 +97,9 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    result = _module("domain.tournament").main(list(args.rest), clock=time.perf_counter)
+    result = _module("domain.tournament").main(
+        list(args.rest), clock=time.perf_counter, cpu_clock=time.process_time
+    )
     return int(result or 0)
 
 
