@@ -41,6 +41,7 @@ from domain.commands import (
 from domain.events import (
     ComputerPlayerAdded,
     ComputerPlayerRemoved,
+    DecisionOpened,
     Event,
     GameCancelled,
     GoalRevealed,
@@ -159,3 +160,20 @@ def test_a_round_ended_stored_before_the_spare_dwarf_was_recorded_still_decodes(
     old = {"round": 1, "treasure_reached": False, "reached_by": None, "roles": [[1, "saboteur"]]}
     event = decode("round_ended", {**old, "winners": [1]})
     assert event == RoundEnded(1, False, None, ((1, "saboteur"),), (1,), spare=())
+
+
+def test_events_stored_before_computer_players_still_decode_to_the_old_rules() -> None:
+    created = {
+        "creator": 1,
+        "creator_name": "Ann",
+        "edition": "base",
+        "chat_id": -5,
+        "turn_seconds": 60,
+        "gold_house_rule": False,
+    }
+    game = decode("game_created", created)
+    assert (game.practice, game.away_play, game.gold_pick) == (False, "pass", "manual")  # type: ignore[union-attr]
+    opened = decode("decision_opened", {"decision": 3, "player": 2, "kind": "turn", "deadline": 9})
+    assert opened == DecisionOpened(3, 2, "turn", 9, computer=False)
+    changed = decode("settings_changed", {"edition": "base", "turn_seconds": 30})
+    assert changed == SettingsChanged("base", 30, away_play=None, gold_pick=None)
