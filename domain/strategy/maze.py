@@ -31,6 +31,20 @@ Cell = geo.Cell
 TREASURE: Final = "goal_treasure"
 
 
+def _faced(board: geo.Board, cell: Cell, mask: int, empty: set[Cell], goals: set[Cell]) -> None:
+    """Sort the cells the openings ``mask`` of ``cell`` face: empty ones into ``empty``,
+    face-down goals (which such an opening reaches) into ``goals``."""
+    x, y = cell
+    for side, dx, dy in _STEPS:
+        if mask & side:
+            there = (x + dx, y + dy)
+            tile = board.get(there)
+            if tile is None:
+                empty.add(there)
+            elif not tile.face_up:
+                goals.add(there)
+
+
 def _inside(grid: _Grid, cell: Cell) -> bool:
     return grid.low_x <= cell[0] <= grid.high_x and grid.low_y <= cell[1] <= grid.high_y
 
@@ -47,6 +61,7 @@ class Outcome:
 
     distance: Mapping[Cell, float]
     reached: tuple[Cell, ...]  # face-down goals the move reaches
+    ends: int  # open ends left: the more, the harder the tunnel is to block
 
 
 class Maze:
@@ -72,15 +87,8 @@ class Maze:
         # Empty cells faced by a connected opening (the open ends), with the goals they reach.
         ends: set[Cell] = set()
         reached: set[Cell] = set()
-        for (x, y), mask in self.live.items():
-            for side, dx, dy in _STEPS:
-                if mask & side:
-                    there = (x + dx, y + dy)
-                    tile = board.get(there)
-                    if tile is None:
-                        ends.add(there)
-                    elif not tile.face_up:
-                        reached.add(there)
+        for cell, mask in self.live.items():
+            _faced(board, cell, mask, ends, reached)
         self._ends = ends
         # Face-down goals an open end touches: on a real board they were turned at once.
         self.reached = tuple(sorted(reached))
@@ -116,8 +124,8 @@ class Maze:
         segments = geo.Tile(kind, None, rotated).segments
         ladder = spec.ladder
         x, y = cell
-        opened: list[Cell] = []
-        reached: list[Cell] = []
+        opened: set[Cell] = set()
+        reached: set[Cell] = set()
         for index, segment in enumerate(segments):
             if spec.door is not None and spec.door is self.avoid and index == spec.door_segment:
                 continue  # a door this maze's team cannot pass
@@ -127,16 +135,8 @@ class Maze:
                     if segment & side and live.get((x + dx, y + dy), 0) & rotate(side):
                         joined = True
                         break
-            if not joined:
-                continue
-            for side, dx, dy in _STEPS:
-                if segment & side:
-                    there = (x + dx, y + dy)
-                    tile = board.get(there)
-                    if tile is None:
-                        opened.append(there)
-                    elif not tile.face_up:
-                        reached.append(there)
+            if joined:
+                _faced(board, cell, segment, opened, reached)
         distance: dict[Cell, float] = {}
         for goal, found in self.fields.items():
             if goal in reached:
@@ -149,7 +149,8 @@ class Maze:
                 if d < best:
                     best = d
             distance[goal] = best
-        return Outcome(distance, tuple(reached))
+        ends = len(self._ends.union(opened)) - (cell in self._ends)
+        return Outcome(distance, tuple(sorted(reached)), ends)
 
     def after(
         self, board: geo.Board, placed: Cell | None = None, kinds: Mapping[Cell, str] = _NONE
@@ -167,7 +168,7 @@ class Maze:
         if placed is None or not stones:
             for goal in self.goals:
                 distance.setdefault(goal, maze.distance.get(goal, CAP))
-            return Outcome(distance, reached)
+            return Outcome(distance, reached, len(maze._ends))
         # Each stone turned opens the maze on; average over what the unknown ones are.
         options: list[geo.Board] = [board]
         for goal in stones:
@@ -184,7 +185,7 @@ class Maze:
         for goal in self.goals:
             if goal not in distance:
                 distance[goal] = sum(m.distance.get(goal, CAP) for m in mazes) / len(mazes)
-        return Outcome(distance, reached)
+        return Outcome(distance, reached, len(maze._ends))
 
 
 class Field:

@@ -30,7 +30,7 @@ from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
 from domain.strategy.maze import Maze, Outcome
 from domain.strategy.memory import CAP, Memory, is_dead_end
 from domain.strategy.suspicion import suspicion
-from domain.strategy.values import Profile, keep_value, profile
+from domain.strategy.values import PATH, Profile, card_family, keep_value, profile
 from domain.view import View
 
 PlayerId = int
@@ -39,9 +39,13 @@ TREASURE: Final = "goal_treasure"
 _OTHER: Final = {Door.BLUE: Door.GREEN, Door.GREEN: Door.BLUE}
 REACH: Final = 8.0  # the treasure reached, in cards of distance
 LOOK_AGAIN: Final = 5  # placements whose estimate is recomputed exactly
+TWIN: Final = 0.5  # what a card is worth keeping when the hand holds another like it
 ROCKFALL_LOOKS: Final = 4  # cards near the front a rockfall is weighed on
 JITTER: Final = 0.02
 TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
+LEEWAY: Final = 1.0  # own turns left before the saboteur stops hiding
+CAUTION: Final = 0.9  # the most a saboteur holds back while the tunnel is far
+HIDE_HARM: Final = 0.5  # how much of that caution holds back its attacks on players
 NEVER: Final = -100.0
 
 
@@ -68,7 +72,15 @@ class _Seat:
 
     def keep(self, held: Card) -> float:
         unknown = sum(1 for p in self.treasure.values() if 0 < p < 1)
-        return keep_value(held, self.who, self.broken, self.trapped, unknown)
+        value = keep_value(held, self.who, self.broken, self.trapped, unknown)
+        # A card like another in hand is worth less: one of them will do.
+        family = card_family(held)
+        twins = sum(
+            1
+            for c in self.view.hand
+            if c != held.id and card_family(card(self.edition, c)) == family
+        )
+        return value * (TWIN if twins and family != PATH else 1.0)
 
     def worth(self, outcome: Outcome) -> float:
         """Cards of distance gained toward the treasure (and the chance of reaching it)."""
@@ -157,7 +169,7 @@ def _seat(view: View, memory: Memory) -> _Seat:
         # it must act; with many, its sabotage should still look like play.
         diggers = sum(1.0 - odds.get(p, 0.0) for p in seating if p != me)
         turns = expected / max(TEMPO * diggers, 0.5)
-        caution = min(max((turns - 1.0) / 2.0, 0.0), 0.9)
+        caution = min(max((turns - LEEWAY) / 2.0, 0.0), CAUTION)
         if seen_by_table.get(me, 0.0) > 0.7 or view.draw_pile == 0:
             caution = 0.0  # found out already, or no time left to hide
     return _Seat(
@@ -245,7 +257,9 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
         if value > 0:
             value *= 1.0 - seat.caution
         elif abs(gained) < 1e-9 and not outcome.reached:
-            value = 0.12 * seat.caution  # a harmless card: it looks like play
+            # A card that changes nothing looks like play, if it opens no new way round.
+            opened = outcome.ends - len(seat.maze.ends)
+            value = 0.12 * seat.caution - 0.06 * max(opened, 0)
         # Tunnelling toward a goal it knows is a stone looks like progress and is none.
         value += 0.5 * seat.caution * max(seat.shown(outcome) - max(gained, 0.0), 0.0)
     else:
@@ -318,7 +332,7 @@ def _harm(seat: _Seat, target: PlayerId, suspect: float, action: Action) -> floa
         seating = seat.seating
         ahead = (seating.index(target) - seating.index(seat.me)) % len(seating)
         soon = 1.0 + 0.5 * (1.0 - seat.caution) * (1.0 - (ahead - 1) / max(len(seating) - 1, 1))
-        return who.attack * value * strength * soon * (1.0 - 0.5 * seat.caution)
+        return who.attack * value * strength * soon * (1.0 - HIDE_HARM * seat.caution)
     return who.attack * 0.9 * (2.0 * suspect - 1.0) * strength
 
 

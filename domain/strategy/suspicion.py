@@ -79,7 +79,8 @@ def suspicion(
     for player, role in inspected.items():
         if player in odds:
             odds[player] = 1.0 if role == Role.SABOTEUR.value else 0.0
-    odds[me] = 1.0 if my_role == Role.SABOTEUR.value else 0.0
+    if my_role is not None:
+        odds[me] = 1.0 if my_role == Role.SABOTEUR.value else 0.0
     return odds
 
 

@@ -76,6 +76,28 @@ _REPAIR_KEEP: Final = (0.28, 0.2)
 _MINE: Final = 0.5  # more, for a card that mends what lies in front of the holder
 
 
+PATH: Final = "path"
+
+
+def card_family(held: Card) -> str:
+    """Cards that do the same job: every repair, every broken tool, every dead end; each
+    other path card is a family of its own ("path": no two tunnels are alike).
+
+    >>> from domain.cards import deck
+    >>> sorted({card_family(c) for c in deck("base")})[:4]
+    ['break', 'dead_end', 'map', 'path']
+    """
+    if held.path is not None:
+        return "dead_end" if is_dead_end(held.kind) else PATH
+    action = held.action
+    assert action is not None
+    if action in REPAIRS:
+        return "repair"
+    if action in BREAKS:
+        return "break"
+    return action.value
+
+
 def keep_value(
     held: Card, who: Profile, broken: frozenset[Tool], trapped: bool, goals_unknown: int
 ) -> float:
