@@ -30,7 +30,7 @@ from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
 from domain.strategy.maze import Maze, Outcome
 from domain.strategy.memory import CAP, Memory, is_dead_end
 from domain.strategy.suspicion import suspicion
-from domain.strategy.values import PATH, Profile, card_family, keep_value, profile
+from domain.strategy.values import Profile, card_family, keep_value, profile
 from domain.view import View
 
 PlayerId = int
@@ -40,6 +40,7 @@ _OTHER: Final = {Door.BLUE: Door.GREEN, Door.GREEN: Door.BLUE}
 REACH: Final = 8.0  # the treasure reached, in cards of distance
 LOOK_AGAIN: Final = 5  # placements whose estimate is recomputed exactly
 TWIN: Final = 0.5  # what a card is worth keeping when the hand holds another like it
+ONE_WILL_DO: Final = frozenset({"repair", Action.MAP.value, Action.FREE_AT_LAST.value})
 ROCKFALL_LOOKS: Final = 4  # cards near the front a rockfall is weighed on
 JITTER: Final = 0.02
 TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
@@ -73,14 +74,15 @@ class _Seat:
     def keep(self, held: Card) -> float:
         unknown = sum(1 for p in self.treasure.values() if 0 < p < 1)
         value = keep_value(held, self.who, self.broken, self.trapped, unknown)
-        # A card like another in hand is worth less: one of them will do.
+        # A mending card like another in hand is worth less: one of them will do (two
+        # breaks or two dead ends each do their own harm).
         family = card_family(held)
-        twins = sum(
-            1
-            for c in self.view.hand
-            if c != held.id and card_family(card(self.edition, c)) == family
+        if family not in ONE_WILL_DO:
+            return value
+        twins = any(
+            c != held.id and card_family(card(self.edition, c)) == family for c in self.view.hand
         )
-        return value * (TWIN if twins and family != PATH else 1.0)
+        return value * (TWIN if twins else 1.0)
 
     def worth(self, outcome: Outcome) -> float:
         """Cards of distance gained toward the treasure (and the chance of reaching it)."""

@@ -76,9 +76,6 @@ _REPAIR_KEEP: Final = (0.28, 0.2)
 _MINE: Final = 0.5  # more, for a card that mends what lies in front of the holder
 
 
-PATH: Final = "path"
-
-
 def card_family(held: Card) -> str:
     """Cards that do the same job: every repair, every broken tool, every dead end; each
     other path card is a family of its own ("path": no two tunnels are alike).
@@ -88,7 +85,7 @@ def card_family(held: Card) -> str:
     ['break', 'dead_end', 'map', 'path']
     """
     if held.path is not None:
-        return "dead_end" if is_dead_end(held.kind) else PATH
+        return "dead_end" if is_dead_end(held.kind) else "path"
     action = held.action
     assert action is not None
     if action in REPAIRS:
