@@ -55,13 +55,7 @@ LATE = T0 + TURN * 1000
 
 def _run(*commands: object) -> tuple[GameState, list[Event]]:
     """Fold the events of ``commands`` run one after another from nothing."""
-    events: list[Event] = []
-    state = fold([])
-    for command in commands:
-        new = when(state, command)  # type: ignore[arg-type]
-        events += new
-        state = fold(new, state)
-    return state, events
+    return _run_on(fold([]), *commands)
 
 
 def _with_computers(count: int, edition: str = "base", **settings: object) -> GameState:
@@ -173,6 +167,7 @@ def _running(computers: int = 2, seed: int = 5, **settings: object) -> GameState
 
 
 def _run_on(state: GameState, *commands: object) -> tuple[GameState, list[Event]]:
+    """The state after ``commands`` run one after another on ``state``, and their events."""
     events: list[Event] = []
     for command in commands:
         new = when(state, command)  # type: ignore[arg-type]
