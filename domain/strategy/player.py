@@ -47,6 +47,7 @@ TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
 LEEWAY: Final = 1.0  # own turns left before the saboteur stops hiding
 CAUTION: Final = 0.9  # the most a saboteur holds back while the tunnel is far
 HIDE_HARM: Final = 0.5  # how much of that caution holds back its attacks on players
+FOUND_OUT: Final = 0.7  # past this suspicion at the table, a saboteur stops hiding
 NEVER: Final = -100.0
 
 
@@ -64,6 +65,7 @@ class _Seat:
     exposed: float  # how suspect the table finds this seat (its public conduct alone)
     treasure: Mapping[geo.Cell, float]  # chance each face-down goal is the treasure
     expected: float  # expected distance to the treasure now
+    wait: float  # saboteur: how much a block is still worth keeping for later (0..1)
     caution: float  # saboteur: how much its sabotage should still look like play (0..1)
     broken: frozenset[Tool]
     trapped: bool
@@ -165,15 +167,19 @@ def _seat(view: View, memory: Memory) -> _Seat:
     fronts = {s.player: s.front for s in view.seats}
     mine = fronts.get(me, ())
     broken = frozenset(Tool(k.removeprefix("broken_")) for k in mine if k.startswith("broken_"))
-    caution = 0.0
-    if who.saboteur:
+    wait = caution = 0.0
+    if who.saboteur and view.draw_pile > 0:
         # How many of its own turns until the diggers get there: with a turn or two left
-        # it must act; with many, its sabotage should still look like play.
+        # it must strike; with many, a block would only be walked round, and its sabotage
+        # should still look like play, unless the table has found it out already.
         diggers = sum(1.0 - odds.get(p, 0.0) for p in seating if p != me)
         turns = expected / max(TEMPO * diggers, 0.5)
-        caution = min(max((turns - LEEWAY) / 2.0, 0.0), CAUTION)
-        if seen_by_table.get(me, 0.0) > 0.7 or view.draw_pile == 0:
-            caution = 0.0  # found out already, or no time left to hide
+        wait = min(max((turns - LEEWAY) / 2.0, 0.0), CAUTION)
+        caution = wait
+        if seen_by_table.get(me, 0.0) > FOUND_OUT:
+            caution = 0.0
+            if edition == "base":
+                wait = 0.0  # its tools will be broken soon, and mended only by repairs
     return _Seat(
         view,
         memory,
@@ -185,6 +191,7 @@ def _seat(view: View, memory: Memory) -> _Seat:
         seen_by_table.get(me, 0.0),
         treasure,
         expected,
+        wait,
         caution,
         broken,
         "trapped" in mine,
@@ -257,7 +264,7 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
     value = who.dig * gained
     if who.saboteur:
         if value > 0:
-            value *= 1.0 - seat.caution
+            value *= 1.0 - seat.wait
         elif abs(gained) < 1e-9 and not outcome.reached:
             # A card that changes nothing looks like play, if it opens no new way round.
             opened = outcome.ends - len(seat.maze.ends)
@@ -334,7 +341,10 @@ def _harm(seat: _Seat, target: PlayerId, suspect: float, action: Action) -> floa
         seating = seat.seating
         ahead = (seating.index(target) - seating.index(seat.me)) % len(seating)
         soon = 1.0 + 0.5 * (1.0 - seat.caution) * (1.0 - (ahead - 1) / max(len(seating) - 1, 1))
-        return who.attack * value * strength * soon * (1.0 - HIDE_HARM * seat.caution)
+        # In Saboteur 2 two cards discarded mend anything: a harm far from the end is
+        # mended long before it matters, so it waits like a block.
+        later = 1.0 - seat.wait if seat.edition == "saboteur2" else 1.0
+        return who.attack * value * strength * soon * later * (1.0 - HIDE_HARM * seat.caution)
     return who.attack * 0.9 * (2.0 * suspect - 1.0) * strength
 
 
@@ -360,7 +370,7 @@ def _rockfall(seat: _Seat, cell: geo.Cell) -> float:
     gained = seat.worth(outcome)
     who = seat.who
     value = who.dig * gained
-    value = value * (1.0 - seat.caution) if who.saboteur and value > 0 else value - 0.05
+    value = value * (1.0 - seat.wait) if who.saboteur and value > 0 else value - 0.05
     spec = tile.spec
     if spec.door is not None and who.door is not None and spec.door is not who.door:
         value += 0.5
