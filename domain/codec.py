@@ -24,6 +24,7 @@ from domain.commands import Command
 from domain.events import Event
 
 SCHEMA_VERSION: Final = 1
+_NESTED: Final = "command"  # the type name of a command nested in another
 
 Json = Any  # str | int | float | bool | None | list[Json] | dict[str, Json]
 Upcaster = Callable[[dict[str, Json]], dict[str, Json]]
@@ -55,6 +56,9 @@ def _hints(cls: type) -> dict[str, Any]:
 def _to_json(value: object) -> Json:
     if isinstance(value, Enum):
         return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # A command inside a command (the computer's move): tagged with its type name.
+        return {_NESTED: type(value).__name__, **_encode(value)}
     if isinstance(value, tuple | list):
         return [_to_json(v) for v in value]
     return value
@@ -64,6 +68,9 @@ def _from_json(hint: Any, value: Json) -> Any:
     if value is None:
         return None
     origin = get_origin(hint)
+    if isinstance(value, dict) and _NESTED in value:
+        fields = {k: v for k, v in value.items() if k != _NESTED}
+        return decode_command(str(value[_NESTED]), fields)
     if origin is Union or origin is types.UnionType:
         options = [a for a in get_args(hint) if a is not type(None)]
         if len(options) == 1:

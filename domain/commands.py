@@ -9,11 +9,14 @@ resulting events.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from domain.cards import Edition, Tool
 
 PlayerId = int
 Cell = tuple[int, int]
+AwayPlay = Literal["computer", "pass"]
+GoldPick = Literal["auto", "manual"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,12 @@ class CreateGame:
     gold_house_rule: bool = False
     at: int = 0
     seed: int = 0
+    # A practice game: its creator alone with computer players; statistics ignore it.
+    practice: bool = False
+    # An away player's seat: played by the computer ("computer") or passing ("pass").
+    away_play: AwayPlay = "computer"
+    # base: every gold-digger takes the largest nugget left ("auto"), or picks ("manual").
+    gold_pick: GoldPick = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +54,36 @@ class LeaveGame:
 
 
 @dataclass(frozen=True, slots=True)
+class AddComputerPlayer:
+    """Lobby only: seat a computer player. Who may ask (the creator, a group admin) is the
+    adapter's to check; the rules check the edition's maximum."""
+
+    actor: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveComputerPlayer:
+    """Lobby only: unseat computer player ``player`` (None: the last one seated)."""
+
+    actor: PlayerId
+    player: PlayerId | None = None
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ChangeSettings:
-    """Lobby only: edition and turn timer."""
+    """Lobby only: edition, turn timer, what an away player's seat does, the gold pick."""
 
     actor: PlayerId
     edition: Edition | None = None
     turn_seconds: int | None = None
     at: int = 0
     seed: int = 0
+    away_play: AwayPlay | None = None
+    gold_pick: GoldPick | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +180,32 @@ class ComeBack:
 
 
 @dataclass(frozen=True, slots=True)
+class HandSeatToComputer:
+    """A running game: the computer plays ``player``'s seat from now on (RULES.md §7).
+
+    ``actor == player``: the player leaves (the adapter asked them to confirm); they do not
+    come back. Otherwise the creator or a group admin (the adapter checks which) hands an
+    absent player's seat over; that player's own next action takes it back.
+    """
+
+    actor: PlayerId
+    player: PlayerId
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MakeComputerMove:
+    """The computer makes decision ``decision`` of a seat it plays: ``move`` is one of the
+    seat's legal moves. A decision no longer pending decides nothing (no events)."""
+
+    decision: int
+    move: SeatMove
+    at: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class TimeOut:
     """The deadline of decision ``decision`` passed. A decision already made: no events."""
 
@@ -170,10 +227,15 @@ class RemindPlayer:
     seed: int = 0
 
 
+SeatMove = PlacePath | PlayAction | Pass | DiscardToRemove | PickGold | ChooseTheftVictim
+"""A decision a seat makes: a turn, a gold pick or a theft."""
+
 Command = (
     CreateGame
     | JoinGame
     | LeaveGame
+    | AddComputerPlayer
+    | RemoveComputerPlayer
     | ChangeSettings
     | StartGame
     | CancelGame
@@ -184,6 +246,8 @@ Command = (
     | PickGold
     | ChooseTheftVictim
     | ComeBack
+    | HandSeatToComputer
+    | MakeComputerMove
     | TimeOut
     | RemindPlayer
 )

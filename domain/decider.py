@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Final, assert_never
 
 from domain import board as geo
@@ -39,6 +40,7 @@ from domain.cards import (
     nugget_cards,
 )
 from domain.commands import (
+    AddComputerPlayer,
     CancelGame,
     ChangeSettings,
     ChooseTheftVictim,
@@ -46,13 +48,16 @@ from domain.commands import (
     Command,
     CreateGame,
     DiscardToRemove,
+    HandSeatToComputer,
     JoinGame,
     LeaveGame,
+    MakeComputerMove,
     Pass,
     PickGold,
     PlacePath,
     PlayAction,
     RemindPlayer,
+    RemoveComputerPlayer,
     StartGame,
     TimeOut,
 )
@@ -60,6 +65,8 @@ from domain.events import (
     ActionPlayed,
     CardDrawn,
     CardsDiscarded,
+    ComputerPlayerAdded,
+    ComputerPlayerRemoved,
     DecisionOpened,
     DecisionTimedOut,
     Event,
@@ -80,6 +87,7 @@ from domain.events import (
     PlayerWentAway,
     RoundEnded,
     RoundStarted,
+    SeatHandedOver,
     SettingsChanged,
     TheftResolved,
     TheftsStarted,
@@ -91,6 +99,7 @@ from domain.state import (
     LastMove,
     PlayerId,
     assoc,
+    dissoc,
     frozen_map,
 )
 
@@ -99,6 +108,14 @@ AWAY_AFTER: Final = 3  # timeouts in a row (RULES.md §7)
 TURN_SECONDS: Final = (10, 7 * 24 * 3600)
 REMINDERS: Final = ("half", "soon")
 TREASURE: Final = "goal_treasure"
+AWAY_PLAY: Final = ("computer", "pass")
+GOLD_PICKS: Final = ("auto", "manual")
+# Computer players' names: one is drawn for each computer seated, never two alike.
+COMPUTER_NAMES: Final = (
+    "Greta", "Bruno", "Ida", "Otto", "Hilda", "Rune", "Sigrid", "Tove",
+    "Ulla", "Vidar", "Astrid", "Finn", "Liv", "Magnus", "Nora", "Sven",
+)  # fmt: skip
+COMPUTER_MARK: Final = "🤖"
 # What a decider-made default uses of a command's seed (each draw its own stream).
 _SEED_DWARVES, _SEED_DECK, _SEED_GOALS, _SEED_FIRST, _SEED_NUGGETS, _SEED_DEFAULT = range(6)
 
@@ -164,6 +181,10 @@ def _dispatch(state: GameState, command: Command) -> _Log:
             return _join(state, command)
         case LeaveGame():
             return _leave(state, command)
+        case AddComputerPlayer():
+            return _add_computer(state, command)
+        case RemoveComputerPlayer():
+            return _remove_computer(state, command)
         case ChangeSettings():
             return _change_settings(state, command)
         case StartGame():
@@ -184,6 +205,10 @@ def _dispatch(state: GameState, command: Command) -> _Log:
             return _choose_victim(state, command)
         case ComeBack():
             return _come_back(state, command)
+        case HandSeatToComputer():
+            return _hand_over(state, command)
+        case MakeComputerMove():
+            return _computer_move(state, command)
         case TimeOut():
             return _time_out(state, command)
         case RemindPlayer():
@@ -288,30 +313,83 @@ def _create(state: GameState, cmd: CreateGame) -> _Log:
     if cmd.edition not in EDITIONS:
         raise errors.InvalidSettings(f"unknown edition {cmd.edition!r}")
     _check_turn_seconds(cmd.turn_seconds)
+    _check_play_settings(cmd.away_play, cmd.gold_pick)
     return _emitted(
         state,
         GameCreated(
-            cmd.actor, cmd.name, cmd.edition, cmd.chat_id, cmd.turn_seconds, cmd.gold_house_rule
+            cmd.actor,
+            cmd.name,
+            cmd.edition,
+            cmd.chat_id,
+            cmd.turn_seconds,
+            cmd.gold_house_rule,
+            practice=cmd.practice,
+            away_play=cmd.away_play,
+            gold_pick=cmd.gold_pick,
         ),
     )
+
+
+def _check_play_settings(away_play: str | None, gold_pick: str | None) -> None:
+    if away_play is not None and away_play not in AWAY_PLAY:
+        raise errors.InvalidSettings(f"away_play must be one of {AWAY_PLAY}")
+    if gold_pick is not None and gold_pick not in GOLD_PICKS:
+        raise errors.InvalidSettings(f"gold_pick must be one of {GOLD_PICKS}")
 
 
 def _join(state: GameState, cmd: JoinGame) -> _Log:
     _require_phase(state, "lobby")
     if state.is_player(cmd.actor):
         raise errors.AlreadyJoined()
+    if state.practice:
+        raise errors.PracticeGame()
+    _require_free_seat(state)
+    return _emitted(state, PlayerJoined(cmd.actor, cmd.name))
+
+
+def _require_free_seat(state: GameState) -> None:
     if len(state.seating) >= PLAYER_LIMITS[state.edition][1]:
         raise errors.GameFull()
-    return _emitted(state, PlayerJoined(cmd.actor, cmd.name))
 
 
 def _leave(state: GameState, cmd: LeaveGame) -> _Log:
     _require_phase(state, "lobby")
     if not state.is_player(cmd.actor):
         raise errors.NotAPlayer()
-    if len(state.seating) == 1:
+    if state.is_computer(cmd.actor):
+        raise errors.ComputerSeat()
+    if state.humans() == (cmd.actor,):  # computer players alone make no game
         return _emitted(state, PlayerLeft(cmd.actor), GameCancelled(cmd.actor))
     return _emitted(state, PlayerLeft(cmd.actor))
+
+
+def computer_name(name: str) -> str:
+    """How a computer player is named at the table.
+
+    >>> computer_name("Greta")
+    '🤖 Greta'
+    """
+    return f"{COMPUTER_MARK} {name}"
+
+
+def _add_computer(state: GameState, cmd: AddComputerPlayer) -> _Log:
+    _require_phase(state, "lobby")
+    _require_free_seat(state)
+    # Small negative ids: no Telegram user has one.
+    player = min(state.computers, default=0) - 1
+    taken = set(state.names.values())
+    free = [computer_name(n) for n in COMPUTER_NAMES if computer_name(n) not in taken]
+    name = rng.choice(free, cmd.seed) if free else computer_name(str(-player))
+    return _emitted(state, ComputerPlayerAdded(player, name))
+
+
+def _remove_computer(state: GameState, cmd: RemoveComputerPlayer) -> _Log:
+    _require_phase(state, "lobby")
+    seated = [p for p in state.seating if state.is_computer(p)]
+    player = cmd.player if cmd.player is not None else (seated[-1] if seated else None)
+    if player is None or player not in seated:
+        raise errors.NotAComputerPlayer()
+    return _emitted(state, ComputerPlayerRemoved(player))
 
 
 def _change_settings(state: GameState, cmd: ChangeSettings) -> _Log:
@@ -322,9 +400,10 @@ def _change_settings(state: GameState, cmd: ChangeSettings) -> _Log:
     if edition not in EDITIONS:
         raise errors.InvalidSettings(f"unknown edition {edition!r}")
     _check_turn_seconds(seconds)
+    _check_play_settings(cmd.away_play, cmd.gold_pick)
     if len(state.seating) > PLAYER_LIMITS[edition][1]:
         raise errors.GameFull()
-    return _emitted(state, SettingsChanged(edition, seconds))
+    return _emitted(state, SettingsChanged(edition, seconds, cmd.away_play, cmd.gold_pick))
 
 
 def _cancel(state: GameState, cmd: CancelGame) -> _Log:
@@ -337,6 +416,8 @@ def _start(state: GameState, cmd: StartGame) -> _Log:
     _require_phase(state, "lobby")
     _require_creator(state, cmd.actor)
     low, high = PLAYER_LIMITS[state.edition]
+    if not state.humans():
+        raise errors.NoHumanPlayer()
     if len(state.seating) < low:
         raise errors.NotEnoughPlayers(f"{state.edition} needs {low} players")
     if len(state.seating) > high:
@@ -385,9 +466,13 @@ def _start_round(log: _Log, number: int, first: PlayerId, at: int, seed: int) ->
 
 
 def _open(log: _Log, player: PlayerId, kind: DecisionKind, at: int) -> None:
+    """Open a decision. The computer's has the whole timer too, as a safety net: its move
+    comes after a short pause (the adapter's), and if none comes the deadline decides.
+    An away player's decision the computer does not make is due at once."""
     state = log.state
-    deadline = at if player in state.away else at + state.turn_seconds * 1000
-    log.emit(DecisionOpened(state.decisions_opened + 1, player, kind, deadline))
+    computer = state.computer_plays(player)
+    deadline = at if player in state.away and not computer else at + state.turn_seconds * 1000
+    log.emit(DecisionOpened(state.decisions_opened + 1, player, kind, deadline, computer))
 
 
 def _draw(log: _Log, player: PlayerId, count: int) -> None:
@@ -468,10 +553,11 @@ def _next_pick(log: _Log, at: int, seed: int) -> None:
         state = log.state
         picker = state.gold_pick_order[0]
         values = pick_values(state)
-        if len(values) > 1:
+        if len(values) > 1 and state.gold_pick == "manual":
             _open(log, picker, "gold_pick", at)
             return
-        log.emit(GoldPicked(picker, values[0]))  # no choice left: taken at once
+        # No choice left, or the automatic pick (§7): the largest nugget, taken at once.
+        log.emit(GoldPicked(picker, values[-1]))
     _finish_round(log, at, seed)
 
 
@@ -502,10 +588,14 @@ def _finish_round(log: _Log, at: int, seed: int) -> None:
 # ------------------------------------------------------------------------ turns
 
 
-def _require_decision(state: GameState, actor: PlayerId, kind: DecisionKind) -> Decision:
+def _require_decision(
+    state: GameState, actor: PlayerId, kind: DecisionKind, by_computer: bool = False
+) -> Decision:
     _require_phase(state, "playing")
     if not state.is_player(actor):
         raise errors.NotAPlayer()
+    if not by_computer:
+        _require_person(state, actor)
     pending = state.pending
     if pending is None:
         raise errors.NoDecisionPending()
@@ -516,10 +606,19 @@ def _require_decision(state: GameState, actor: PlayerId, kind: DecisionKind) -> 
     return pending
 
 
-def _acting(state: GameState, actor: PlayerId) -> _Log:
-    """A log for a decision the player made themselves: an away player is back."""
+def _require_person(state: GameState, actor: PlayerId) -> None:
+    """``actor`` acts as a person: a human seat, whose player did not leave."""
+    if state.is_computer(actor):
+        raise errors.ComputerSeat()
+    if state.handed_over.get(actor) == "left":
+        raise errors.LeftTheGame()
+
+
+def _acting(state: GameState, actor: PlayerId, by_computer: bool = False) -> _Log:
+    """A log for a decision made: one the player made themselves brings them back from
+    being away or handed over."""
     log = _Log(state)
-    if actor in state.away:
+    if not by_computer and (actor in state.away or actor in state.handed_over):
         log.emit(PlayerCameBack(actor))
     return log
 
@@ -530,8 +629,8 @@ def _card_in_hand(state: GameState, actor: PlayerId, card_id: int) -> Card:
     return card(state.edition, card_id)
 
 
-def _place_path(state: GameState, cmd: PlacePath) -> _Log:
-    _require_decision(state, cmd.actor, "turn")
+def _place_path(state: GameState, cmd: PlacePath, by_computer: bool = False) -> _Log:
+    _require_decision(state, cmd.actor, "turn", by_computer)
     played = _card_in_hand(state, cmd.actor, cmd.card)
     if played.path is None:
         raise errors.WrongCardType("not a path card")
@@ -543,7 +642,7 @@ def _place_path(state: GameState, cmd: PlacePath) -> _Log:
     reason = geo.placement_error(state.board, played.kind, cell, cmd.rotated)
     if reason is not None:
         raise errors.IllegalPlacement(reason)
-    log = _acting(state, cmd.actor)
+    log = _acting(state, cmd.actor, by_computer)
     log.emit(PathPlaced(cmd.actor, cmd.card, cell, cmd.rotated))
     treasure = False
     while reached := geo.reached_goals(log.state.board):
@@ -577,8 +676,8 @@ def _reached_from(board: geo.Board, goal: geo.Cell, placed: geo.Cell) -> geo.Cel
     return found[0]
 
 
-def _play_action(state: GameState, cmd: PlayAction) -> _Log:
-    _require_decision(state, cmd.actor, "turn")
+def _play_action(state: GameState, cmd: PlayAction, by_computer: bool = False) -> _Log:
+    _require_decision(state, cmd.actor, "turn", by_computer)
     played = _card_in_hand(state, cmd.actor, cmd.card)
     action = played.action
     if action is None:
@@ -595,7 +694,7 @@ def _play_action(state: GameState, cmd: PlayAction) -> _Log:
         result = state.roles[cmd.target_player].value
     elif action is Action.SWAP_HATS:
         result = state.dwarf_pile[0].value
-    log = _acting(state, cmd.actor)
+    log = _acting(state, cmd.actor, by_computer)
     log.emit(
         ActionPlayed(
             cmd.actor,
@@ -621,21 +720,21 @@ def _check_discard(state: GameState, actor: PlayerId, cards: tuple[int, ...]) ->
         raise errors.InvalidPass("cards must be distinct, in increasing order")
 
 
-def _pass(state: GameState, cmd: Pass) -> _Log:
-    _require_decision(state, cmd.actor, "turn")
+def _pass(state: GameState, cmd: Pass, by_computer: bool = False) -> _Log:
+    _require_decision(state, cmd.actor, "turn", by_computer)
     cards = tuple(cmd.cards)
     most = 1 if state.edition == "base" else 3
     if not 1 <= len(cards) <= most:
         raise errors.InvalidPass(f"discard 1 to {most} cards")
     _check_discard(state, cmd.actor, cards)
-    log = _acting(state, cmd.actor)
+    log = _acting(state, cmd.actor, by_computer)
     log.emit(CardsDiscarded(cmd.actor, cards))
     _after_turn(log, cmd.actor, len(cards), cmd.at, cmd.seed)
     return log
 
 
-def _discard_to_remove(state: GameState, cmd: DiscardToRemove) -> _Log:
-    _require_decision(state, cmd.actor, "turn")
+def _discard_to_remove(state: GameState, cmd: DiscardToRemove, by_computer: bool = False) -> _Log:
+    _require_decision(state, cmd.actor, "turn", by_computer)
     if state.edition != "saboteur2":
         raise errors.NotInEdition("discard to remove is a saboteur2 option")
     cards = tuple(cmd.cards)
@@ -644,27 +743,27 @@ def _discard_to_remove(state: GameState, cmd: DiscardToRemove) -> _Log:
     _check_discard(state, cmd.actor, cards)
     if cmd.removed not in state.front_of(cmd.actor):
         raise errors.InvalidTarget(f"no {cmd.removed} in front of you")
-    log = _acting(state, cmd.actor)
+    log = _acting(state, cmd.actor, by_computer)
     log.emit(FrontCardRemoved(cmd.actor, cards, cmd.removed))
     _after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
     return log
 
 
-def _pick_gold(state: GameState, cmd: PickGold) -> _Log:
-    _require_decision(state, cmd.actor, "gold_pick")
+def _pick_gold(state: GameState, cmd: PickGold, by_computer: bool = False) -> _Log:
+    _require_decision(state, cmd.actor, "gold_pick", by_computer)
     if cmd.value not in state.gold_pick_offer:
         raise errors.InvalidTarget(f"no nugget of value {cmd.value} on offer")
-    log = _acting(state, cmd.actor)
+    log = _acting(state, cmd.actor, by_computer)
     log.emit(GoldPicked(cmd.actor, cmd.value))
     _next_pick(log, cmd.at, cmd.seed)
     return log
 
 
-def _choose_victim(state: GameState, cmd: ChooseTheftVictim) -> _Log:
-    _require_decision(state, cmd.actor, "theft")
+def _choose_victim(state: GameState, cmd: ChooseTheftVictim, by_computer: bool = False) -> _Log:
+    _require_decision(state, cmd.actor, "theft", by_computer)
     if cmd.victim not in theft_victims(state, cmd.actor):
         raise errors.InvalidTarget(f"{cmd.victim} cannot be robbed")
-    log = _acting(state, cmd.actor)
+    log = _acting(state, cmd.actor, by_computer)
     log.emit(TheftResolved(cmd.actor, cmd.victim))
     _next_theft(log, cmd.at, cmd.seed)
     return log
@@ -677,13 +776,70 @@ def _come_back(state: GameState, cmd: ComeBack) -> _Log:
     _require_phase(state, "playing")
     if not state.is_player(cmd.actor):
         raise errors.NotAPlayer()
-    if cmd.actor not in state.away:
+    _require_person(state, cmd.actor)
+    if cmd.actor not in state.away and cmd.actor not in state.handed_over:
         raise errors.NotAway()
     log = _acting(state, cmd.actor)
     pending = state.pending
     if pending is not None and pending.player == cmd.actor:
         _open(log, cmd.actor, pending.kind, cmd.at)
     return log
+
+
+def _hand_over(state: GameState, cmd: HandSeatToComputer) -> _Log:
+    """The computer takes a human seat over (RULES.md §7): the player leaves, or the creator
+    or an admin hands an absent player's seat over. A decision of theirs still pending is
+    opened again, for the computer to make."""
+    _require_phase(state, "playing")
+    player = cmd.player
+    if not state.is_player(player):
+        raise errors.NotAPlayer()
+    if state.is_computer(player):
+        raise errors.ComputerSeat()
+    reason = state.handed_over.get(player)
+    if reason == "left":
+        raise errors.LeftTheGame()
+    leaving = cmd.actor == player
+    if reason is not None and not leaving:
+        raise errors.AlreadyHandedOver()
+    log = _Log(state)
+    if leaving:
+        log.emit(SeatHandedOver(player, "left"))
+    else:
+        log.emit(SeatHandedOver(player, "kicked", cmd.actor))
+    after = log.state
+    if all(after.handed_over.get(p) == "left" for p in after.humans()):
+        log.emit(GameCancelled(cmd.actor))  # every person left: nobody to play for
+        return log
+    pending = after.pending
+    if pending is not None and pending.player == player and not pending.computer:
+        _open(log, player, pending.kind, cmd.at)
+    return log
+
+
+def _computer_move(state: GameState, cmd: MakeComputerMove) -> _Log:
+    """The computer's move on a seat it plays, checked like anyone's move."""
+    pending = state.pending
+    if state.phase != "playing" or pending is None or pending.id != cmd.decision:
+        return _Log(state)  # decided already: a late or repeated move decides nothing
+    move = replace(cmd.move, at=cmd.at, seed=cmd.seed)
+    if not pending.computer or move.actor != pending.player:
+        raise errors.NotYourTurn("the computer does not make this decision")
+    match move:
+        case PlacePath():
+            return _place_path(state, move, by_computer=True)
+        case PlayAction():
+            return _play_action(state, move, by_computer=True)
+        case Pass():
+            return _pass(state, move, by_computer=True)
+        case DiscardToRemove():
+            return _discard_to_remove(state, move, by_computer=True)
+        case PickGold():
+            return _pick_gold(state, move, by_computer=True)
+        case ChooseTheftVictim():
+            return _choose_victim(state, move, by_computer=True)
+        case _:
+            assert_never(move)
 
 
 def _time_out(state: GameState, cmd: TimeOut) -> _Log:
@@ -693,8 +849,14 @@ def _time_out(state: GameState, cmd: TimeOut) -> _Log:
     player = pending.player
     log = _Log(state)
     log.emit(DecisionTimedOut(pending.id, player))
-    if log.state.timeouts_in_a_row.get(player, 0) >= AWAY_AFTER and player not in state.away:
+    if (
+        log.state.timeouts_in_a_row.get(player, 0) >= AWAY_AFTER
+        and player not in state.away
+        and not pending.computer
+    ):
         log.emit(PlayerWentAway(player))
+        if state.away_play == "computer":
+            log.emit(SeatHandedOver(player, "away"))
     seed = rng.derive(cmd.seed, _SEED_DEFAULT)
     match pending.kind:
         case "turn":
@@ -721,6 +883,7 @@ def _remind(state: GameState, cmd: RemindPlayer) -> _Log:
         or cmd.which not in REMINDERS
         or cmd.which in state.reminders
         or pending.player in state.away
+        or pending.computer
     ):
         return _Log(state)
     return _emitted(state, PlayerReminded(pending.id, pending.player, cmd.which))
@@ -835,6 +998,9 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 creator=e.creator,
                 turn_seconds=e.turn_seconds,
                 gold_house_rule=e.gold_house_rule,
+                practice=e.practice,
+                away_play=e.away_play,
+                gold_pick=e.gold_pick,
                 names=frozen_map({e.creator: e.creator_name}),
                 seating=(e.creator,),
             )
@@ -848,10 +1014,27 @@ def _evolve(state: GameState, e: Event) -> GameState:
             names = {p: n for p, n in state.names.items() if p != e.player}
             creator = state.creator
             if creator == e.player:
-                creator = seating[0] if seating else None
+                creator = next((p for p in seating if p not in state.computers), None)
             return state.update(seating=seating, names=frozen_map(names), creator=creator)
+        case ComputerPlayerAdded():
+            return state.update(
+                names=assoc(state.names, e.player, e.name),
+                seating=(*state.seating, e.player),
+                computers=state.computers | {e.player},
+            )
+        case ComputerPlayerRemoved():
+            return state.update(
+                names=dissoc(state.names, e.player),
+                seating=tuple(p for p in state.seating if p != e.player),
+                computers=state.computers - {e.player},
+            )
         case SettingsChanged():
-            return state.update(edition=e.edition, turn_seconds=e.turn_seconds)
+            return state.update(
+                edition=e.edition,
+                turn_seconds=e.turn_seconds,
+                away_play=e.away_play if e.away_play is not None else state.away_play,
+                gold_pick=e.gold_pick if e.gold_pick is not None else state.gold_pick,
+            )
         case GameCancelled():
             return state.update(phase="cancelled", pending=None)
         case GameStarted():
@@ -865,6 +1048,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
         case RoundStarted():
             return state.update(
                 round=e.round,
+                round_began=state.events_applied + 1,
                 roles=frozen_map({p: Role(r) for p, r in e.roles}),
                 dwarf_pile=tuple(Role(r) for r in e.dwarf_pile),
                 hands=frozen_map(dict(e.hands)),
@@ -889,7 +1073,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
             )
         case DecisionOpened():
             return state.update(
-                pending=Decision(e.decision, e.player, e.kind, e.deadline),  # type: ignore[arg-type]
+                pending=Decision(e.decision, e.player, e.kind, e.deadline, e.computer),  # type: ignore[arg-type]
                 decisions_opened=e.decision,
                 reminders=frozenset(),
             )
@@ -946,8 +1130,11 @@ def _evolve(state: GameState, e: Event) -> GameState:
         case PlayerCameBack():
             return state.update(
                 away=state.away - {e.player},
+                handed_over=dissoc(state.handed_over, e.player),
                 timeouts_in_a_row=assoc(state.timeouts_in_a_row, e.player, 0),
             )
+        case SeatHandedOver():
+            return state.update(handed_over=assoc(state.handed_over, e.player, e.reason))
         case RoundEnded():
             return state.update(pending=None, round_results=(*state.round_results, e))
         case GoldPaid():

@@ -124,3 +124,39 @@ class NotInEdition(DomainError):
     """A saboteur2 option used in a base game."""
 
     code = "not_in_edition"
+
+
+class NoHumanPlayer(DomainError):
+    """A game needs at least one human player."""
+
+    code = "no_human_player"
+
+
+class PracticeGame(DomainError):
+    """A practice game is its creator's alone: nobody else joins it."""
+
+    code = "practice_game"
+
+
+class NotAComputerPlayer(DomainError):
+    """The seat named is not a computer player's (or there is none to remove)."""
+
+    code = "not_a_computer_player"
+
+
+class ComputerSeat(DomainError):
+    """The seat is a computer player's: it cannot be handed over or act as a person."""
+
+    code = "computer_seat"
+
+
+class AlreadyHandedOver(DomainError):
+    """The computer already plays that seat."""
+
+    code = "already_handed_over"
+
+
+class LeftTheGame(DomainError):
+    """The player left the running game: the computer plays their seat to the end."""
+
+    code = "left_the_game"

@@ -29,6 +29,10 @@ class GameCreated:
     chat_id: int
     turn_seconds: int
     gold_house_rule: bool
+    # Fields added later default to what a game created before them played by.
+    practice: bool = False  # one human with computer players only; statistics ignore it
+    away_play: str = "pass"  # "computer": an away player's seat is played by the computer
+    gold_pick: str = "manual"  # base: "auto", every gold-digger takes the largest nugget
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +49,28 @@ class PlayerLeft:
 
 
 @dataclass(frozen=True, slots=True)
+class ComputerPlayerAdded:
+    """A computer player took a seat in the lobby; ``player`` is a small negative id, never
+    a Telegram chat's."""
+
+    TYPE: ClassVar[str] = "computer_player_added"
+    player: PlayerId
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerPlayerRemoved:
+    TYPE: ClassVar[str] = "computer_player_removed"
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsChanged:
     TYPE: ClassVar[str] = "settings_changed"
     edition: Edition
     turn_seconds: int
+    away_play: str | None = None  # None: unchanged (and in events older than the field)
+    gold_pick: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +108,7 @@ class DecisionOpened:
     player: PlayerId
     kind: str
     deadline: int  # Unix ms
+    computer: bool = False  # the computer makes it: the seat is a computer's or handed over
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +201,22 @@ class PlayerCameBack:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatHandedOver:
+    """From now on the computer plays a human player's seat; its dwarf, hand and gold stay.
+
+    ``reason``: "left" (the player left after confirming: they do not come back),
+    "kicked" (``by`` the creator or an admin) or "away" (three timeouts in a row, when the
+    game's away setting says "computer"). A kicked or away player's own next action takes
+    the seat back (:class:`PlayerCameBack`).
+    """
+
+    TYPE: ClassVar[str] = "seat_handed_over"
+    player: PlayerId
+    reason: str
+    by: PlayerId | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RoundEnded:
     """Every dwarf card is turned face up: each player's, and (base) the spare set aside
     for the round (seed 001: "todas las cartas de enano son reveladas"). The saboteur2
@@ -245,6 +284,8 @@ Event = (
     GameCreated
     | PlayerJoined
     | PlayerLeft
+    | ComputerPlayerAdded
+    | ComputerPlayerRemoved
     | SettingsChanged
     | GameCancelled
     | GameStarted
@@ -260,6 +301,7 @@ Event = (
     | PlayerReminded
     | PlayerWentAway
     | PlayerCameBack
+    | SeatHandedOver
     | RoundEnded
     | GoldPaid
     | GoldPickStarted

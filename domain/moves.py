@@ -31,16 +31,35 @@ from domain.state import GameState, PlayerId
 def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
     """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now.
 
-    The moves of the decision ``player`` owes come first; a player who is away (RULES.md
-    §7) also finds :class:`~domain.commands.ComeBack` last, whether they owe a decision
-    or not.
+    The moves of the decision ``player`` owes come first; a player who is away or whose
+    seat was handed to the computer (RULES.md §7) also finds
+    :class:`~domain.commands.ComeBack` last, whether they owe a decision or not. A
+    computer player, and a player who left, send nothing: the computer makes their seat's
+    decisions (:func:`computer_moves`).
     """
-    if state.phase != "playing":
+    if state.phase != "playing" or state.is_computer(player):
         return []
-    back: list[Command] = [ComeBack(player)] if player in state.away else []
+    if state.handed_over.get(player) == "left":
+        return []
+    returning = player in state.away or player in state.handed_over
+    back: list[Command] = [ComeBack(player)] if returning else []
+    return decision_moves(state, player) + back
+
+
+def computer_moves(state: GameState) -> list[Command]:
+    """The moves :class:`~domain.commands.MakeComputerMove` accepts for the pending
+    decision (empty unless the computer makes it)."""
     pending = state.pending
-    if pending is None or pending.player != player:
-        return back
+    if state.phase != "playing" or pending is None or not pending.computer:
+        return []
+    return decision_moves(state, pending.player)
+
+
+def decision_moves(state: GameState, player: PlayerId) -> list[Command]:
+    """The moves of the decision ``player`` owes now, whoever makes it (empty if none)."""
+    pending = state.pending
+    if state.phase != "playing" or pending is None or pending.player != player:
+        return []
     moves: list[Command]
     if pending.kind == "gold_pick":
         moves = [PickGold(player, value) for value in pick_values(state)]
@@ -48,7 +67,7 @@ def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
         moves = [ChooseTheftVictim(player, victim) for victim in theft_victims(state, player)]
     else:
         moves = _turn_moves(state, player)
-    return moves + back
+    return moves
 
 
 def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:

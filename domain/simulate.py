@@ -5,6 +5,11 @@ sometimes lets a deadline pass), and checks after every event: every card is som
 exactly once (hands, draw pile, set aside, maze, discards, in front of players); gold is
 conserved; while a round runs no player's view holds another player's hand or dwarf.
 
+Computer players take some seats, and now and then a person's seat is handed to the
+computer (left or kicked) and taken back: the computer's decisions go through
+:class:`~domain.commands.MakeComputerMove`, drawn at random or, in one game in four,
+chosen by the strategy (:mod:`domain.strategy`).
+
 The domain reads no clock: the caller passes its timers in (``clock``, wall time, and
 ``cpu_clock``, CPU time, e.g. ``time.perf_counter`` and ``time.process_time``), and without
 them the report's speed figures are ``None``.
@@ -25,16 +30,29 @@ from typing import Any, TypeVar
 from domain import rng
 from domain.ascii import render_round
 from domain.cards import PLAYER_LIMITS, Edition, deck, nugget_cards
-from domain.commands import Command, CreateGame, JoinGame, StartGame, TimeOut
+from domain.commands import (
+    AddComputerPlayer,
+    ComeBack,
+    Command,
+    CreateGame,
+    HandSeatToComputer,
+    JoinGame,
+    MakeComputerMove,
+    StartGame,
+    TimeOut,
+)
 from domain.decider import decide, evolve, execute, fold, initial_state
 from domain.events import Event, GameEnded, GoldPaid, RoundEnded
-from domain.moves import legal_moves
-from domain.state import GameState
-from domain.view import view_for
+from domain.moves import computer_moves, legal_moves
+from domain.state import Decision, GameState
+from domain.strategy import Memory, choose
+from domain.view import describe, view_for
 
 T = TypeVar("T")
 Clock = Callable[[], float]  # seconds, from any origin
 TIMEOUT_CHANCE = 20  # one command in 20 is a deadline passing
+HAND_OVER_CHANCE = 60  # one command in 60 hands a person's seat over or takes one back
+STRATEGY_GAMES = 4  # one game in 4: the computer plays by the strategy
 _NUGGET_GOLD = sum(nugget_cards())
 
 
@@ -128,14 +146,21 @@ def play_one(
     timings: list[float] = []
     paid = 0
     now = 1_000_000  # the game's own clock (ms), as the commands carry it
+    memory = Memory.start(edition)
+    strategy = dice.below(STRATEGY_GAMES) == 0
 
     def run(command: Command) -> None:
-        nonlocal state, paid
+        nonlocal state, paid, memory
         if not check:
             new, state = execute(state, command)
             events.extend(new)
+            if strategy:
+                for event in new:
+                    memory = memory.observe(describe(event, None))
             return
         for event in decide(state, command):
+            if strategy:
+                memory = memory.observe(describe(event, None))
             events.append(event)
             state = evolve(state, event)
             if isinstance(event, GoldPaid) and edition == "saboteur2":
@@ -146,8 +171,11 @@ def play_one(
             violations.extend(view_violations(state))
 
     run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60))
-    for player in range(2, players + 1):
+    computers = dice.below(players)  # computer players take the last seats
+    for player in range(2, players - computers + 1):
         run(JoinGame(player, f"P{player}"))
+    for _ in range(computers):
+        run(AddComputerPlayer(1, seed=dice.seed()))
     run(StartGame(1, at=now, seed=dice.seed()))
     commands = 0
     while state.phase == "playing" and not (max_commands and commands >= max_commands):
@@ -160,19 +188,50 @@ def play_one(
         if dice.below(TIMEOUT_CHANCE) == 0:
             run(TimeOut(pending.id, at=now, seed=dice.seed()))
             continue
+        if dice.below(HAND_OVER_CHANCE) == 0:
+            hand_over = _hand_over(state, dice)
+            if hand_over is not None:
+                run(replace(hand_over, at=now))
+                continue
         if clock is None:
-            moves = legal_moves(state, pending.player)
+            moves = _owed(state, pending)
         else:
             started = clock()
-            moves = legal_moves(state, pending.player)
+            moves = _owed(state, pending)
             timings.append(clock() - started)
+        moves = [m for m in moves if not isinstance(m, ComeBack)]
         if not moves:
             violations.append(f"{pending.player} owes a {pending.kind} but has no legal move")
             break
-        run(replace(dice.pick(moves), at=now, seed=dice.seed()))
+        move = dice.pick(moves)
+        if pending.computer:
+            if strategy:
+                move = choose(view_for(state, pending.player), memory, moves, dice.seed())
+            move = MakeComputerMove(pending.id, move, at=now, seed=dice.seed())  # type: ignore[arg-type]
+        run(replace(move, at=now, seed=dice.seed()))
     if check and fold(events) != state:
         violations.append("replaying the events gives another state")
     return events, violations, timings
+
+
+def _owed(state: GameState, pending: Decision) -> list[Command]:
+    """The moves of the pending decision: the computer's, or its player's."""
+    return computer_moves(state) if pending.computer else legal_moves(state, pending.player)
+
+
+def _hand_over(state: GameState, dice: _Dice) -> Command | None:
+    """A person's seat handed to the computer (they leave, or the creator kicks them), or a
+    kicked or away player back; None when nobody is left to do it to."""
+    people = [p for p in state.humans() if state.handed_over.get(p) != "left"]
+    back = [p for p in people if p in state.handed_over or p in state.away]
+    if back and dice.below(2) == 0:
+        return ComeBack(dice.pick(back))
+    playing = [p for p in people if p not in state.handed_over]
+    if len(playing) < 2:  # the last person stays: a game everyone left is cancelled
+        return None
+    player = dice.pick(playing)
+    leaves = dice.below(2) == 0
+    return HandSeatToComputer(player if leaves else 1, player)
 
 
 def simulate(

@@ -59,6 +59,7 @@ class Decision:
     player: PlayerId
     kind: DecisionKind
     deadline: int
+    computer: bool = False  # the computer makes it (see GameState.computer_plays)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +82,13 @@ class GameState:
     creator: PlayerId | None = None
     turn_seconds: int = 180
     gold_house_rule: bool = False
+    practice: bool = False  # one human and computer players; statistics ignore it
+    away_play: str = "pass"  # "computer" or "pass": what an away player's seat does
+    gold_pick: str = "manual"  # base: "auto" (the largest nugget left) or "manual"
     names: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
     seating: tuple[PlayerId, ...] = ()  # join order
     round: int = 0
+    round_began: int = 0  # the version (1-based) of this round's RoundStarted event
     board: Board = field(default_factory=_empty)  # type: ignore[arg-type]
     goals: tuple[str, ...] = ()  # goal kinds at GOAL_CELLS this round
     hands: Mapping[PlayerId, tuple[int, ...]] = field(default_factory=_empty)  # type: ignore[arg-type]
@@ -103,6 +108,9 @@ class GameState:
     reminders: frozenset[str] = frozenset()  # reminders given for the pending decision
     timeouts_in_a_row: Mapping[PlayerId, int] = field(default_factory=_empty)  # type: ignore[arg-type]
     away: frozenset[PlayerId] = frozenset()
+    computers: frozenset[PlayerId] = frozenset()  # computer players' seats (negative ids)
+    # Human seats the computer plays now, and why: "left", "kicked" or "away".
+    handed_over: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
     known_goals: Mapping[PlayerId, Mapping[Cell, str]] = field(default_factory=_empty)  # type: ignore[arg-type]
     inspected: Mapping[PlayerId, Mapping[PlayerId, str]] = field(default_factory=_empty)  # type: ignore[arg-type]
     last_move: LastMove | None = None
@@ -147,6 +155,19 @@ class GameState:
 
     def is_player(self, player: PlayerId) -> bool:
         return player in self.names
+
+    def is_computer(self, player: PlayerId) -> bool:
+        """A computer player's seat: nobody reads its messages."""
+        return player in self.computers
+
+    def computer_plays(self, player: PlayerId) -> bool:
+        """Whether the computer makes this seat's decisions now: a computer player's seat,
+        or a human's handed over (left, kicked, or away with the away setting "computer")."""
+        return player in self.computers or player in self.handed_over
+
+    def humans(self) -> tuple[PlayerId, ...]:
+        """The seats of people, in seating order."""
+        return tuple(p for p in self.seating if p not in self.computers)
 
 
 _NEW: Final = object.__new__

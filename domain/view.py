@@ -4,7 +4,8 @@ This is the only way game state leaves the domain toward a chat: :func:`view_for
 a state from one point of view, :func:`describe` the part of an event a viewer may know.
 Public (``viewer=None``: the group chat, spectators): the board with unrevealed goals
 hidden, seating, names, hand counts, cards in front of players, the draw pile's size, the
-round, the pending decision, who is away, (saboteur2) who has gold, past round results.
+round, the pending decision, who is away, which seats are computer players' and which the
+computer plays now (and why), (saboteur2) who has gold, past round results.
 Private to the viewer: their hand, their dwarf, their gold, goals they mapped, roles they
 inspected, and (base, picking gold) the nugget cards passed to them while it is their pick:
 the first picker sees every card drawn, each next one only what is left (§6.1, "gold is
@@ -46,6 +47,13 @@ class SeatView:
     front: tuple[str, ...]
     has_gold: bool | None  # saboteur2 only; None in base (gold is wholly secret there)
     away: bool
+    computer: bool = False  # a computer player's seat: never write to it
+    # Why the computer plays this human seat now ("left", "kicked", "away"), or None.
+    handed_over: str | None = None
+
+    @property
+    def computer_plays(self) -> bool:
+        return self.computer or self.handed_over is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,9 @@ class View:
     round: int
     creator: PlayerId | None
     turn_seconds: int
+    practice: bool
+    away_play: str
+    gold_pick: str
     seats: tuple[SeatView, ...]  # in seating order
     board: geo.Board  # unrevealed goals have kind HIDDEN_GOAL unless finished
     draw_pile: int
@@ -117,6 +128,8 @@ def view_for(state: GameState, viewer: PlayerId | None) -> View:
             state.front_of(p),
             (state.gold.get(p, 0) > 0) if sab2 and state.phase != "lobby" else None,
             p in state.away,
+            state.is_computer(p),
+            state.handed_over.get(p),
         )
         for p in state.seating
     )
@@ -133,6 +146,9 @@ def view_for(state: GameState, viewer: PlayerId | None) -> View:
         round=state.round,
         creator=state.creator,
         turn_seconds=state.turn_seconds,
+        practice=state.practice,
+        away_play=state.away_play,
+        gold_pick=state.gold_pick,
         seats=seats,
         board=board,
         draw_pile=len(state.draw_pile),

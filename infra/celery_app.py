@@ -1,4 +1,5 @@
-"""The Celery application: workers fire deadlines and reminders, beat runs the sweeper.
+"""The Celery application: workers fire deadlines and reminders and make the computer
+players' moves, beat runs the sweeper.
 
 Without Redis, ``saboteur-bot run`` starts a worker and beat as its own child processes
 (:mod:`infra.embedded_celery`). Run by hand, or as the Procfile does::
@@ -28,6 +29,7 @@ SQL_POLLING_SECONDS = 0.1
 SWEEP_TASK = "saboteur.sweep"
 FIRE_TASK = "saboteur.fire_deadline"
 REMIND_TASK = "saboteur.send_reminder"
+COMPUTER_TASK = "saboteur.computer_move"
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:

@@ -3,13 +3,17 @@
 Every decision a player owes is opened by a ``DecisionOpened`` event carrying its deadline.
 The projection here turns the event log into *alarms*, one row each, in the ``deadlines``
 table: the deadline itself (``timeout``) and the two reminders (``half`` time and ``soon``
-before the deadline). The broker holds nothing that matters: a sweeper claims the alarms
-that are due, leases them, commits, and only then sends the tasks that fire them. A task
-that is lost (worker killed, Redis flushed) leaves its alarm leased; once the lease runs
-out the next sweep sends it again. Firing twice is harmless: the rules engine answers a
-``TimeOut`` or ``RemindPlayer`` for a decision already made with no events (and the
-command's idempotency key makes a second delivery append nothing), and the task deletes
-its alarm when it is done.
+before the deadline); a decision the computer makes gets no reminder but a ``computer``
+alarm, a short pause (``COMPUTER_PAUSE_SECONDS``) after it opened, when its move is made
+(:mod:`infra.computer`), with the deadline kept as a safety net.
+
+The broker holds nothing that matters: a sweeper claims the alarms that are due, leases
+them, commits, and only then sends the tasks that fire them. A task that is lost (worker
+killed, Redis flushed) leaves its alarm leased; once the lease runs out the next sweep
+sends it again. Firing twice is harmless: the rules engine answers a ``TimeOut``,
+``RemindPlayer`` or ``MakeComputerMove`` for a decision already made with no events (and
+the command's idempotency key makes a second delivery append nothing), and the task
+deletes its alarm when it is done.
 
 The lease is short (a task takes milliseconds), so a killed worker's alarms fire again
 within a sweep interval and a few seconds; each time an alarm is sent again its lease
@@ -30,6 +34,11 @@ reminder:
 
 >>> [a.which for a in alarms_for(5, 7, "turn", opened_at=1_000, deadline=1_000)]
 ['timeout']
+
+The computer's decision: its move after the pause, and the deadline:
+
+>>> [(a.which, a.fire_at) for a in alarms_for(6, -1, "turn", 0, 60_000, computer_ms=1_500)]
+[('computer', 1500), ('timeout', 60000)]
 """
 
 from __future__ import annotations
@@ -75,6 +84,7 @@ log = logging.getLogger(__name__)
 Payload = dict[str, Any]
 
 TIMEOUT: Final = "timeout"
+COMPUTER: Final = "computer"
 HALF: Final = "half"
 SOON: Final = "soon"
 REMINDERS: Final = (HALF, SOON)
@@ -82,6 +92,7 @@ SOON_AT_MOST_MS: Final = 3_600_000
 DEFAULT_LEASE: Final = timedelta(seconds=5)
 # A lease grows at most this many times over as an alarm is sent again and again.
 MAX_LEASE_FACTOR: Final = 16
+DEFAULT_COMPUTER_PAUSE: Final = timedelta(seconds=1.5)
 PROJECTION: Final = "deadlines"
 
 Moment = DateTime(timezone=True)
@@ -91,7 +102,7 @@ deadlines = Table(
     metadata,
     Column("game_id", String(200), nullable=False),
     Column("decision", Integer, nullable=False),
-    Column("which", String(16), nullable=False),  # "timeout", "half" or "soon"
+    Column("which", String(16), nullable=False),  # "timeout", "computer", "half" or "soon"
     Column("player", BigInteger, nullable=False),
     Column("kind", String(20), nullable=False),
     Column("fire_at", Moment, nullable=False),
@@ -137,14 +148,26 @@ def soon_before(turn_ms: int) -> int:
     return min(turn_ms // 6, SOON_AT_MOST_MS)
 
 
-def alarms_for(decision: int, player: int, kind: str, opened_at: int, deadline: int) -> list[Alarm]:
+def alarms_for(
+    decision: int,
+    player: int,
+    kind: str,
+    opened_at: int,
+    deadline: int,
+    computer_ms: int | None = None,
+) -> list[Alarm]:
     """The alarms of a decision opened at ``opened_at`` (ms) with ``deadline`` (ms), in
-    firing order. A reminder that would fire before the decision opened is dropped."""
+    firing order. A reminder that would fire before the decision opened is dropped. With
+    ``computer_ms``, the computer makes the decision that long after it opened (and no
+    reminder goes to a seat nobody reads)."""
     # Whole seconds: the opening time is when the event was recorded, a few ms after the
     # command's clock reading the deadline was computed from.
     turn = round((deadline - opened_at) / 1000) * 1000
     alarms: list[Alarm] = []
-    if turn > 0:
+    if computer_ms is not None:
+        at = min(opened_at + computer_ms, deadline)
+        alarms.append(Alarm(decision, player, kind, COMPUTER, at, deadline))
+    elif turn > 0:
         for which, at in ((HALF, deadline - turn // 2), (SOON, deadline - soon_before(turn))):
             if opened_at < at < deadline and (not alarms or at > alarms[-1].fire_at):
                 alarms.append(Alarm(decision, player, kind, which, at, deadline))
@@ -164,7 +187,12 @@ def to_ms(moment: datetime) -> int:
 
 
 def apply(
-    conn: Connection, game_id: str, type_: str, payload: Payload, recorded_at: datetime
+    conn: Connection,
+    game_id: str,
+    type_: str,
+    payload: Payload,
+    recorded_at: datetime,
+    computer_pause: timedelta = DEFAULT_COMPUTER_PAUSE,
 ) -> None:
     """Bring the ``deadlines`` rows of ``game_id`` up to date with one recorded event
     (its stored type and payload: the projection needs no rules engine)."""
@@ -173,12 +201,14 @@ def apply(
         # One decision is owed at a time: a new one means the last was made.
         conn.execute(game)
         opened = to_ms(recorded_at)
+        pause = round(computer_pause.total_seconds() * 1000)
         alarms = alarms_for(
             int(payload["decision"]),
             int(payload["player"]),
             str(payload["kind"]),
             opened,
             int(payload["deadline"]),
+            pause if payload.get("computer") else None,
         )
         conn.execute(
             insert(deadlines),
@@ -222,25 +252,41 @@ WATCHED: Final = frozenset(
 )
 
 
-def _project(conn: Connection, record: StoredEvent) -> None:
-    if record.type in WATCHED:
-        apply(conn, record.stream_id, record.type, record.payload, record.recorded_at)
-
-
-def projector(engine: Engine, store: EventStore) -> Projector:
+def projector(
+    engine: Engine, store: EventStore, computer_pause: timedelta = DEFAULT_COMPUTER_PAUSE
+) -> Projector:
     """The deadlines' projector. Several sweepers may run it: one finding another at work
     leaves the log to it rather than queueing."""
-    return Projector(engine, store, EachEvent(PROJECTION, (deadlines,), _project), wait=False)
+
+    def project_one(conn: Connection, record: StoredEvent) -> None:
+        if record.type in WATCHED:
+            apply(
+                conn,
+                record.stream_id,
+                record.type,
+                record.payload,
+                record.recorded_at,
+                computer_pause,
+            )
+
+    return Projector(engine, store, EachEvent(PROJECTION, (deadlines,), project_one), wait=False)
 
 
-def project(engine: Engine, store: EventStore, batch: int = 1000) -> int:
+def project(
+    engine: Engine,
+    store: EventStore,
+    batch: int = 1000,
+    computer_pause: timedelta = DEFAULT_COMPUTER_PAUSE,
+) -> int:
     """Apply the event log from where this projection stopped; return how many events."""
-    return projector(engine, store).catch_up(batch)
+    return projector(engine, store, computer_pause).catch_up(batch)
 
 
-def rebuild(engine: Engine, store: EventStore) -> int:
+def rebuild(
+    engine: Engine, store: EventStore, computer_pause: timedelta = DEFAULT_COMPUTER_PAUSE
+) -> int:
     """Empty the deadlines (never the events) and project the whole log again."""
-    return projector(engine, store).rebuild()
+    return projector(engine, store, computer_pause).rebuild()
 
 
 # ----------------------------------------------------------------------------- sweeper
@@ -309,6 +355,7 @@ def sweep(
     now: datetime,
     lease: timedelta = DEFAULT_LEASE,
     lookahead: timedelta = timedelta(0),
+    computer_pause: timedelta = DEFAULT_COMPUTER_PAUSE,
 ) -> list[Due]:
     """Catch the projection up, claim what is due, commit, then ``send`` each claim.
 
@@ -317,7 +364,7 @@ def sweep(
     later sweep sends it again. One failed send is logged and the others still go: the
     claims returned are those sent.
     """
-    project(engine, store)
+    project(engine, store, computer_pause=computer_pause)
     with writer(engine) as conn:
         claimed = claim_due(conn, now, lease, lookahead)
     sent: list[Due] = []

@@ -2,7 +2,10 @@
 
 ``finished_games`` lists each finished game (date, edition, players, winners, gold);
 ``chat_player_stats`` keeps each player's games, wins and gold per group; ``role_wins``
-counts the rounds each player won with each dwarf, per group. They are rebuilt from the
+counts the rounds each player won with each dwarf, per group. Those figures are people's:
+the computer players' seats are counted apart, all together per group, in
+``chat_computer_stats``, and a practice game (one person and computer players) is listed
+but counted nowhere. They are rebuilt from the
 log by :class:`HistoryProjector`: when a game ends, its stream's stored events are read
 back and summarised, so nothing but the log is ever trusted. An imported game
 (:func:`infra.archive.is_imported`) never reaches them: it was played elsewhere.
@@ -79,7 +82,18 @@ role_wins = Table(
     PrimaryKeyConstraint("chat_id", "player_id", "role", name="pk_role_wins"),
 )
 
-HISTORY_TABLES = (finished_games, chat_player_stats, role_wins)
+chat_computer_stats = Table(
+    "chat_computer_stats",
+    metadata,
+    Column("chat_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("seats", Integer, nullable=False),  # computer seats in the group's games
+    Column("wins", Integer, nullable=False),
+    Column("rounds_won", Integer, nullable=False),
+    Column("gold", Integer, nullable=False),
+)
+"""The computer players of a group's games, all together: never mixed with people's."""
+
+HISTORY_TABLES = (finished_games, chat_player_stats, role_wins, chat_computer_stats)
 
 
 # -- the summary of one finished game ---------------------------------------------------
@@ -97,6 +111,8 @@ class GameSummary:
     started_at: datetime
     finished_at: datetime
     rounds: int
+    computers: tuple[int, ...] = ()  # the computer players' seats
+    practice: bool = False
 
 
 def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
@@ -104,6 +120,8 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
     names: dict[int, str] = {}
     seating: list[int] = []
     chat_id, edition = 0, "base"
+    computers: set[int] = set()
+    practice = False
     started_at: datetime | None = None
     round_wins: list[tuple[int, str]] = []
     rounds = 0
@@ -113,8 +131,14 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
             case "game_created":
                 chat_id, edition = int(p["chat_id"]), str(p["edition"])
                 names[int(p["creator"])] = str(p.get("creator_name", ""))
+                practice = bool(p.get("practice", False))
             case "player_joined":
                 names[int(p["player"])] = str(p.get("name", ""))
+            case "computer_player_added":
+                names[int(p["player"])] = str(p.get("name", ""))
+                computers.add(int(p["player"]))
+            case "computer_player_removed":
+                computers.discard(int(p["player"]))
             case "settings_changed":
                 edition = str(p.get("edition", edition))
             case "game_started":
@@ -136,6 +160,8 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
                     started_at=started_at or event.recorded_at,
                     finished_at=event.recorded_at,
                     rounds=rounds,
+                    computers=tuple(pid for pid in seating if pid in computers),
+                    practice=practice,
                 )
     return None
 
@@ -152,7 +178,7 @@ def record(conn: Connection, game: GameSummary) -> None:
             stream_id=game.stream_id,
             chat_id=game.chat_id,
             edition=game.edition,
-            players=[{"id": pid, "name": name} for pid, name in game.players],
+            players=[_seat(pid, name, pid in game.computers) for pid, name in game.players],
             winners=list(game.winners),
             gold=[[pid, g] for pid, g in game.gold],
             rounds=game.rounds,
@@ -160,8 +186,13 @@ def record(conn: Connection, game: GameSummary) -> None:
             finished_at=game.finished_at,
         )
     )
+    if game.practice:
+        return  # listed, never counted
     gold = dict(game.gold)
+    computers = set(game.computers)
     for pid, name in game.players:
+        if pid in computers:
+            continue
         _bump(
             conn,
             chat_player_stats,
@@ -170,12 +201,33 @@ def record(conn: Connection, game: GameSummary) -> None:
             {"name": name},
         )
     for (pid, role), won in Counter(game.round_wins).items():
+        if pid in computers:
+            continue
         _bump(
             conn,
             role_wins,
             {"chat_id": game.chat_id, "player_id": pid, "role": role},
             {"rounds_won": won},
         )
+    if computers:
+        _bump(
+            conn,
+            chat_computer_stats,
+            {"chat_id": game.chat_id},
+            {
+                "seats": len(computers),
+                "wins": sum(1 for pid in game.winners if pid in computers),
+                "rounds_won": sum(1 for pid, _ in game.round_wins if pid in computers),
+                "gold": sum(gold.get(pid, 0) for pid in computers),
+            },
+        )
+
+
+def _seat(player: int, name: str, computer: bool) -> dict[str, Any]:
+    seat: dict[str, Any] = {"id": player, "name": name}
+    if computer:
+        seat["computer"] = True
+    return seat
 
 
 def _bump(
@@ -248,6 +300,17 @@ class PlayerFigures:
     # and how many rounds each.
     favourite_roles: tuple[str, ...]
     role_rounds: int
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerFigures:
+    """How the computer players fared in a group's games, all of them together."""
+
+    chat_id: int
+    seats: int  # computer seats over the group's finished games
+    wins: int
+    rounds_won: int
+    gold: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +447,21 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
         ).all()
     favourite, rounds = _most(by_role)
     return PlayerFigures(player_id, name or "", int(games), int(wins), int(gold), favourite, rounds)
+
+
+def computer_figures(engine: Engine, chat_id: int) -> ComputerFigures:
+    """The computer players' figures in a group (under any id it had)."""
+    stats = chat_computer_stats.c
+    with reader(engine) as conn:
+        seats, wins, rounds_won, gold = conn.execute(
+            select(
+                func.coalesce(func.sum(stats.seats), 0),
+                func.coalesce(func.sum(stats.wins), 0),
+                func.coalesce(func.sum(stats.rounds_won), 0),
+                func.coalesce(func.sum(stats.gold), 0),
+            ).where(stats.chat_id.in_(group_chats(conn, chat_id)))
+        ).one()
+    return ComputerFigures(chat_id, int(seats), int(wins), int(rounds_won), int(gold))
 
 
 def group_figures(engine: Engine, chat_id: int) -> GroupFigures:

@@ -1,5 +1,8 @@
 """Read models built from the log: ``games`` and ``player_stats``.
 
+``player_stats`` counts people only: computer players' seats and practice games are left
+out of it (:mod:`infra.history` counts the computer players apart).
+
 A projector follows :meth:`EventStore.read_all` and records how far it got in
 ``projector_positions``, in the same transaction as the read-model rows it wrote, so a
 crash never applies an event twice or skips one. Projections work on stored event types
@@ -233,6 +236,7 @@ def _edition(value: Any) -> str | None:
 def _created(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
     return {
         "chat_id": p.get("chat_id"),
+        "practice": bool(p.get("practice", False)),
         "status": "lobby",
         "edition": _edition(p.get("edition")),
         "players": [{"id": p["creator"], "name": p.get("creator_name", "")}],
@@ -248,6 +252,11 @@ def _created(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> 
 def _joined(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
     players = [q for q in game["players"] if q["id"] != p["player"]]
     return {**game, "players": [*players, {"id": p["player"], "name": p.get("name", "")}]}
+
+
+def _computer_joined(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    seat = {"id": p["player"], "name": p.get("name", ""), "computer": True}
+    return {**game, "players": [*game["players"], seat]}
 
 
 def _left(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
@@ -288,16 +297,25 @@ def _no_decision(game: Row) -> Row:
     }
 
 
+def _counted(game: Row) -> list[dict[str, Any]]:
+    """The players whose figures a game counts: people, and none in a practice game."""
+    if game.get("practice"):
+        return []
+    return [q for q in game["players"] if not q.get("computer")]
+
+
 def _round_ended(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
+    counted = {q["id"] for q in _counted(game)}
     for player in p.get("winners", []):
-        _bump(conn, player, _name(game, player), rounds_won=1)
+        if player in counted:
+            _bump(conn, player, _name(game, player), rounds_won=1)
     return _no_decision(game)
 
 
 def _ended(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
     gold = {int(pid): int(amount) for pid, amount in p.get("gold", [])}
     winners = set(p.get("winners", []))
-    for player in game["players"]:
+    for player in _counted(game):
         pid = player["id"]
         _bump(conn, pid, player["name"], games=1, wins=int(pid in winners), gold=gold.get(pid, 0))
     return {**_no_decision(game), "status": "ended"}
@@ -332,6 +350,8 @@ _HANDLERS: dict[str, Handler] = {
     "game_created": _created,
     "player_joined": _joined,
     "player_left": _left,
+    "computer_player_added": _computer_joined,
+    "computer_player_removed": _left,
     "settings_changed": _settings,
     "game_started": _started,
     "round_started": _round_started,

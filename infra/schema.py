@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     DateTime,
     Index,
@@ -19,6 +20,7 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -90,6 +92,8 @@ games = Table(
     Column("decision_id", Integer, nullable=True),
     Column("decision_kind", String(20), nullable=True),
     Column("deadline", DateTime(timezone=True), nullable=True),
+    # A practice game (one person, computer players): its players' figures ignore it.
+    Column("practice", Boolean, nullable=False, server_default=false()),
     Column("version", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),

@@ -77,6 +77,8 @@ class Settings(BaseSettings):
     # A deadline task not done this long after its alarm fired counts as lost (its worker
     # died) and is sent again by the next sweep; each resend doubles it (up to 16 times).
     deadline_lease_seconds: float = Field(default=5.0, gt=0)
+    # How long a computer player waits before it moves, so a table can follow its moves.
+    computer_pause_seconds: float = Field(default=1.5, ge=0, le=60)
     log_level: str = "INFO"
     # auto: the bot runs Celery's worker and beat itself when the broker is the embedded
     # SQLite one (no REDIS_URL, no CELERY_BROKER_URL); on: always; off: never.

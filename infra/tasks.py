@@ -1,10 +1,11 @@
-"""Celery tasks: the sweeper, and the two things it sends — a deadline and a reminder.
+"""Celery tasks: the sweeper, and what it sends — a deadline, a reminder, a computer move.
 
-The tasks only turn the clock into commands: ``TimeOut`` and ``RemindPlayer`` go through
-the game service like any player's move, so what they append reaches the chats the same
-way. Each command carries an idempotency key naming its alarm, so a task delivered twice
-appends once; and the rules engine answers a command for a decision already made with no
-events, so a task arriving late changes nothing.
+The tasks only turn the clock into commands: ``TimeOut``, ``RemindPlayer`` and the
+computer's ``MakeComputerMove`` (:mod:`infra.computer`) go through the game service like
+any player's move, so what they append reaches the chats the same way. Each command
+carries an idempotency key naming its alarm, so a task delivered twice appends once; and
+the rules engine answers a command for a decision already made with no events, so a task
+arriving late changes nothing.
 
 What a lost task costs: ``task_acks_late`` leaves a task unacknowledged until it is done,
 but ``task_reject_on_worker_lost`` only acts in the prefork pool, which notices a child
@@ -30,7 +31,8 @@ from domain.commands import Command, RemindPlayer, TimeOut
 from domain.errors import DomainError
 from infra import deadlines
 from infra.bootstrap import Services, bootstrap
-from infra.celery_app import FIRE_TASK, REMIND_TASK, SWEEP_TASK, app
+from infra.celery_app import COMPUTER_TASK, FIRE_TASK, REMIND_TASK, SWEEP_TASK, app
+from infra.computer import ComputerMove, computer_player, move_key
 from infra.event_store import DuplicateCommand, EventStore
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,9 @@ class Runtime:
     lease: timedelta = deadlines.DEFAULT_LEASE
     # Alarms due before the next sweep are sent now, to run at their time (a countdown).
     lookahead: timedelta = timedelta(0)
+    # The computer players' moves (None: nobody makes them, their deadlines decide).
+    computer: ComputerMove | None = None
+    computer_pause: timedelta = deadlines.DEFAULT_COMPUTER_PAUSE
 
 
 _configured: Runtime | None = None
@@ -72,6 +77,8 @@ def runtime_from(services: Services) -> Runtime:
         services.games.handle,
         lease=timedelta(seconds=services.settings.deadline_lease_seconds),
         lookahead=timedelta(seconds=services.settings.sweep_interval_seconds),
+        computer=computer_player(services.games),
+        computer_pause=timedelta(seconds=services.settings.computer_pause_seconds),
     )
 
 
@@ -105,7 +112,9 @@ def _now() -> datetime:
 def sweep() -> int:
     """Project new events into the deadlines table, then send what is due."""
     rt = runtime()
-    claimed = deadlines.sweep(rt.engine, rt.store, send, _now(), rt.lease, rt.lookahead)
+    claimed = deadlines.sweep(
+        rt.engine, rt.store, send, _now(), rt.lease, rt.lookahead, rt.computer_pause
+    )
     if claimed:
         log.info("sweep sent %d alarm(s)", len(claimed))
     return len(claimed)
@@ -119,6 +128,8 @@ def sender(celery: Celery) -> Callable[[deadlines.Due], None]:
         eta = due.fire_at if due.fire_at > _now() else None
         if due.which == deadlines.TIMEOUT:
             celery.send_task(FIRE_TASK, (due.game_id, due.decision), eta=eta)
+        elif due.which == deadlines.COMPUTER:
+            celery.send_task(COMPUTER_TASK, (due.game_id, due.decision), eta=eta)
         else:
             celery.send_task(REMIND_TASK, (due.game_id, due.decision, due.which), eta=eta)
 
@@ -140,21 +151,41 @@ def send_reminder(game_id: str, decision: int, which: str) -> None:
     _run(game_id, decision, which)
 
 
+@app.task(name=COMPUTER_TASK)  # type: ignore[untyped-decorator]
+def make_computer_move(game_id: str, decision: int) -> None:
+    """The computer makes ``decision`` (if it still owes it)."""
+    _run(game_id, decision, deadlines.COMPUTER)
+
+
 def _run(game_id: str, decision: int, which: str) -> None:
     rt = runtime()
-    # ``at`` and ``seed`` left 0: the game service stamps its clock and chance.
-    command: Command
-    if which == deadlines.TIMEOUT:
-        command = TimeOut(decision)
-        key = f"timeout:{game_id}:{decision}"
-    else:
-        command = RemindPlayer(decision, which)
-        key = f"remind:{game_id}:{decision}:{which}"
+    key = _key(game_id, decision, which)
     try:
-        rt.handle(game_id, command, key)
+        command = _command(rt, game_id, decision, which)
+        if command is None:
+            log.info("%s: the computer owes nothing", key)
+        else:
+            rt.handle(game_id, command, key)
     except DuplicateCommand:
         log.info("%s already done", key)
     except DomainError as error:  # the game is gone or over: nothing left to fire
         log.warning("%s refused: %s", key, error)
     with rt.engine.begin() as conn:
         deadlines.complete(conn, game_id, decision, which)
+
+
+def _key(game_id: str, decision: int, which: str) -> str:
+    if which == deadlines.TIMEOUT:
+        return f"timeout:{game_id}:{decision}"
+    if which == deadlines.COMPUTER:
+        return move_key(game_id, decision)
+    return f"remind:{game_id}:{decision}:{which}"
+
+
+def _command(rt: Runtime, game_id: str, decision: int, which: str) -> Command | None:
+    # ``at`` and ``seed`` left 0: the game service stamps its clock and chance.
+    if which == deadlines.TIMEOUT:
+        return TimeOut(decision)
+    if which == deadlines.COMPUTER:
+        return rt.computer(game_id, decision) if rt.computer is not None else None
+    return RemindPlayer(decision, which)

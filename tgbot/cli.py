@@ -6,6 +6,7 @@
                                       /readyz and the Mini App (several may run side by side)
     saboteur-bot demo [...]           the offline demo
     saboteur-bot simulate [...]       bots play whole games against the rules engine
+    saboteur-bot tournament [...]     computer players play seeded games: win rates, speed
     saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
     saboteur-bot export GAME_ID       a game's events as JSON lines
     saboteur-bot import FILE          load exported events under a new game id
@@ -24,6 +25,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from infra.settings import ConfigurationError, Settings, load_settings
@@ -94,6 +96,13 @@ def _simulate(args: argparse.Namespace) -> int:
     return int(result or 0)
 
 
+def _tournament(args: argparse.Namespace) -> int:
+    result = _module("domain.tournament").main(
+        list(args.rest), clock=time.perf_counter, cpu_clock=time.process_time
+    )
+    return int(result or 0)
+
+
 def _replay(args: argparse.Namespace) -> int:
     result = _module("tgbot.replay_gif").main_replay(list(args.rest))
     return int(result or 0)
@@ -130,7 +139,8 @@ def _projections_rebuild(args: argparse.Namespace) -> int:
         require_current(services.engine)
         count = services.projector.rebuild()
         HistoryProjector(services.engine, services.store).rebuild()
-        rebuild_deadlines(services.engine, services.store)
+        pause = timedelta(seconds=services.settings.computer_pause_seconds)
+        rebuild_deadlines(services.engine, services.store, pause)
     finally:
         services.close()
     print(f"read models (games, statistics, history, deadlines) rebuilt from {count} events")
@@ -167,6 +177,12 @@ def parser() -> argparse.ArgumentParser:
     simulate.add_argument("rest", nargs=argparse.REMAINDER)
     simulate.set_defaults(func=_simulate)
 
+    tournament = sub.add_parser(
+        "tournament", help="computer players play seeded games", add_help=False
+    )
+    tournament.add_argument("rest", nargs=argparse.REMAINDER)
+    tournament.set_defaults(func=_tournament)
+
     for name, func, text in (
         ("replay", _replay, "write a finished game's animated GIF: GAME_ID --out FILE"),
         ("export", _export, "write a game's events as JSON lines: GAME_ID"),
@@ -190,6 +206,7 @@ def parser() -> argparse.ArgumentParser:
 PASSTHROUGH = {
     "demo": _demo,
     "simulate": _simulate,
+    "tournament": _tournament,
     "replay": _replay,
     "export": _export,
     "import": _import,

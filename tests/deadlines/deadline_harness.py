@@ -26,11 +26,12 @@ from celery import Celery
 from sqlalchemy import Engine
 
 from domain import codec
-from domain.commands import Command, CreateGame, JoinGame, Pass, StartGame
+from domain.commands import AddComputerPlayer, Command, CreateGame, JoinGame, Pass, StartGame
 from domain.events import DecisionOpened, Event
 from infra import deadlines, tasks
 from infra.bootstrap import bootstrap
 from infra.celery_app import celery_config
+from infra.computer import computer_player
 from infra.event_store import EventStore
 from infra.settings import load_settings
 
@@ -39,9 +40,10 @@ ROOT = HERE.parent.parent
 TURN_SECONDS = 10  # the rules engine's shortest timer
 SWEEP_INTERVAL = 0.5
 LEASE_SECONDS = 2.0
+COMPUTER_PAUSE = 0.0  # the computer moves at once (COMPUTER_PAUSE_SECONDS)
 PLAYERS = (101, 102, 103)
 # What a worker started with DEADLINE_TEST_HOLD_AFTER logs when it holds a task.
-HOLDING = "holding a timeout until killed"
+HOLDING = "holding a task until killed"
 
 T = TypeVar("T")
 
@@ -88,9 +90,11 @@ def wait_for(condition: Callable[[], T], timeout: float = 15.0, every: float = 0
 
 def build_runtime(database_url: str, rules: Rules) -> tasks.Runtime:
     """What the worker runs on: the project's services (bootstrap) with the test's rules,
-    and the sweep interval and lease of the environment (the harness's by default)."""
+    and the sweep interval, lease and computer pause of the environment (the harness's by
+    default). The computer plays only by the real rules."""
     interval = float(os.environ.get("SWEEP_INTERVAL_SECONDS", SWEEP_INTERVAL))
     lease = float(os.environ.get("DEADLINE_LEASE_SECONDS", LEASE_SECONDS))
+    pause = float(os.environ.get("COMPUTER_PAUSE_SECONDS", COMPUTER_PAUSE))
     settings = load_settings(database_url=database_url, sweep_interval_seconds=interval)
     services = bootstrap(settings, decider=rules.decider, codec=codec)
     return tasks.Runtime(
@@ -99,6 +103,8 @@ def build_runtime(database_url: str, rules: Rules) -> tasks.Runtime:
         services.games.handle,
         lease=timedelta(seconds=lease),
         lookahead=timedelta(seconds=interval),
+        computer=computer_player(services.games) if rules.name == "real" else None,
+        computer_pause=timedelta(seconds=pause),
     )
 
 
@@ -145,20 +151,27 @@ class Table:
     def state(self, game_id: str) -> Any:
         return self.rules.decider.fold(self.events(game_id))
 
-    def new_game(self, first_deadline_in: float, turn_seconds: int = TURN_SECONDS) -> str:
+    def new_game(
+        self, first_deadline_in: float, turn_seconds: int = TURN_SECONDS, **settings: Any
+    ) -> str:
         """A started 3-player base game whose first turn ends ``first_deadline_in`` s
         from now (the start is dated back: the clock is the command's ``at``)."""
-        game_id = self.lobby(turn_seconds)
+        game_id = self.lobby(turn_seconds, **settings)
         self.start(game_id, now_ms() + round(first_deadline_in * 1000), turn_seconds)
         return game_id
 
-    def lobby(self, turn_seconds: int = TURN_SECONDS) -> str:
-        """A 3-player game not started yet."""
+    def lobby(self, turn_seconds: int = TURN_SECONDS, computers: int = 0, **settings: Any) -> str:
+        """A 3-player game not started yet: its creator, then ``computers`` computer
+        players, then people up to three seats. ``settings``: CreateGame's."""
         game_id = f"game-{uuid.uuid4().hex[:10]}"
         creator, *others = PLAYERS
         at = now_ms()
-        self.handle(game_id, CreateGame(creator, "Ann", "base", -100, turn_seconds, at=at))
-        for i, player in enumerate(others):
+        self.handle(
+            game_id, CreateGame(creator, "Ann", "base", -100, turn_seconds, at=at, **settings)
+        )
+        for n in range(computers):
+            self.handle(game_id, AddComputerPlayer(creator, at=at, seed=n + 1))
+        for i, player in enumerate(others[: len(others) - computers]):
             self.handle(game_id, JoinGame(player, f"P{i}", at=at))
         return game_id
 
@@ -178,7 +191,7 @@ class Table:
         return self.handle(game_id, self.rules.pass_command(state, at or now_ms()))
 
     def project(self) -> None:
-        deadlines.project(self.engine, self.store)
+        deadlines.project(self.engine, self.store, computer_pause=self.runtime.computer_pause)
 
     def claim(self, lookahead: float = 0.0) -> list[deadlines.Due]:
         with self.engine.begin() as conn:
@@ -200,6 +213,7 @@ class Table:
             datetime.now(UTC),
             timedelta(seconds=self.lease),
             timedelta(seconds=SWEEP_INTERVAL),
+            self.runtime.computer_pause,
         )
 
     def sweep_until(self, condition: Callable[[], T], timeout: float = 15.0) -> T:
@@ -271,6 +285,7 @@ def celery_env(database_url: str, broker_url: str, **extra: str) -> dict[str, st
         REDIS_URL="",
         SWEEP_INTERVAL_SECONDS=str(SWEEP_INTERVAL),
         DEADLINE_LEASE_SECONDS=str(LEASE_SECONDS),
+        COMPUTER_PAUSE_SECONDS=os.environ.get("COMPUTER_PAUSE_SECONDS", str(COMPUTER_PAUSE)),
         DEADLINE_TEST_RULES=os.environ.get("DEADLINE_TEST_RULES", "real"),
         PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")]),
     )

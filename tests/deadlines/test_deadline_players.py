@@ -30,7 +30,8 @@ def soon_deadline() -> int:
 def test_three_timeouts_make_a_player_away_and_acting_again_clears_it(
     table: Table, celery_worker: Process
 ) -> None:
-    game = table.new_game(first_deadline_in=0.3)
+    """With the away setting "pass" (the computer's play is in test_computer_moves)."""
+    game = table.new_game(first_deadline_in=0.3, away_play="pass")
     sleeper = table.pending(game).player
     for round_ in range(3):
         owed = table.pending(game)

@@ -40,6 +40,20 @@ def test_an_opened_decision_owes_two_reminders_and_a_deadline(desk: Table) -> No
     assert desk.alarms(game) == [(owed.decision, w) for w in ("half", "soon", "timeout")]
 
 
+def test_the_computers_decision_owes_its_move_after_the_pause_and_no_reminder(
+    desk: Table,
+) -> None:
+    game = desk.lobby(computers=2)
+    desk.start(game, first_deadline=4_000_000_000_000)
+    while not desk.pending(game).computer:
+        desk.pass_turn(game)
+    owed = desk.pending(game)
+    desk.project()
+    assert desk.alarms(game) == [(owed.decision, "computer"), (owed.decision, "timeout")]
+    # Due at once (the harness's pause is 0), long before the deadline: claimed and sent.
+    assert claim(desk, game, datetime.now(UTC)) == [(owed.decision, "computer")]
+
+
 def test_a_claimed_alarm_is_not_claimed_again_until_its_lease_runs_out(desk: Table) -> None:
     game = desk.new_game(first_deadline_in=60)
     desk.project()

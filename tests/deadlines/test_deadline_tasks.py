@@ -70,10 +70,20 @@ def test_celery_acknowledges_late_one_task_at_a_time_in_utc_on_the_configured_br
     assert sweep["task"] == SWEEP_TASK and sweep["schedule"] == 2.0
 
 
-def test_the_lease_and_the_lookahead_come_from_the_settings() -> None:
-    settings = load_settings(_env_file=None, deadline_lease_seconds=7, sweep_interval_seconds=3)
+def test_the_lease_the_lookahead_and_the_computers_pause_come_from_the_settings() -> None:
+    settings = load_settings(
+        _env_file=None,
+        deadline_lease_seconds=7,
+        sweep_interval_seconds=3,
+        computer_pause_seconds=0.25,
+    )
     games = SimpleNamespace(handle=lambda *args: [])
     services = SimpleNamespace(engine=None, store=None, games=games, settings=settings)
     runtime = tasks.runtime_from(services)  # type: ignore[arg-type]
     assert runtime.lease == timedelta(seconds=7)
     assert runtime.lookahead == timedelta(seconds=3)
+    assert runtime.computer_pause == timedelta(seconds=0.25) and runtime.computer is not None
+
+
+def test_the_computers_pause_defaults_to_a_second_and_a_half() -> None:
+    assert load_settings(_env_file=None).computer_pause_seconds == 1.5

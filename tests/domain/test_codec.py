@@ -17,6 +17,7 @@ from domain.codec import (
     encode_command,
 )
 from domain.commands import (
+    AddComputerPlayer,
     CancelGame,
     ChangeSettings,
     ChooseTheftVictim,
@@ -24,17 +25,23 @@ from domain.commands import (
     Command,
     CreateGame,
     DiscardToRemove,
+    HandSeatToComputer,
     JoinGame,
     LeaveGame,
+    MakeComputerMove,
     Pass,
     PickGold,
     PlacePath,
     PlayAction,
     RemindPlayer,
+    RemoveComputerPlayer,
     StartGame,
     TimeOut,
 )
 from domain.events import (
+    ComputerPlayerAdded,
+    ComputerPlayerRemoved,
+    DecisionOpened,
     Event,
     GameCancelled,
     GoalRevealed,
@@ -46,14 +53,20 @@ from domain.events import (
     PlayerReminded,
     PlayerWentAway,
     RoundEnded,
+    SeatHandedOver,
     SettingsChanged,
     TheftResolved,
+    TheftsStarted,
 )
 from domain.simulate import play_one
 
 RARE: list[Event] = [
     PlayerLeft(3),
+    ComputerPlayerAdded(-1, "🤖 Greta"),
+    ComputerPlayerRemoved(-1),
     SettingsChanged("saboteur2", 45),
+    SettingsChanged("base", 45, away_play="pass", gold_pick="manual"),
+    SeatHandedOver(2, "kicked", by=1),
     GameCancelled(1),
     PlayerReminded(4, 2, "soon"),
     PlayerWentAway(2),
@@ -61,6 +74,7 @@ RARE: list[Event] = [
     GoldPickStarted((3, 2, 1), (2, 1, 3)),
     GoldPaid(((1, 3),), nuggets=((1, (2, 1)),), nugget_pile=(1, 1, 3)),
     TheftResolved(2, None),
+    TheftsStarted((2, 4)),
     GoalRevealed((8, -2), "goal_stone_b", True),
     GoldPicked(3, 2),
 ]
@@ -95,9 +109,13 @@ def test_every_event_type_round_trips_through_json(name: str) -> None:
 
 COMMANDS: list[Command] = [
     CreateGame(1, "Ann", "base", -5, 60, True, at=3, seed=4),
+    CreateGame(1, "Ann", "base", -5, practice=True, away_play="pass", gold_pick="manual"),
     JoinGame(2, "Bo"),
     LeaveGame(2),
+    AddComputerPlayer(1, seed=3),
+    RemoveComputerPlayer(1, -2),
     ChangeSettings(1, edition=None, turn_seconds=30),
+    ChangeSettings(1, away_play="computer", gold_pick="auto"),
     StartGame(1, at=5, seed=-7),
     CancelGame(1),
     PlacePath(1, 4, (3, -2), True, at=9),
@@ -108,6 +126,10 @@ COMMANDS: list[Command] = [
     PickGold(1, 3),
     ChooseTheftVictim(1, 4),
     ComeBack(2, at=8, seed=1),
+    HandSeatToComputer(1, 2),
+    MakeComputerMove(7, PlacePath(-1, 4, (3, -2), True), at=9, seed=2),
+    MakeComputerMove(8, PlayAction(-2, 55, target_player=2, tool=Tool.CART)),
+    MakeComputerMove(9, Pass(-2, (3, 7))),
     TimeOut(12, at=100, seed=3),
     RemindPlayer(12, "half"),
 ]
@@ -138,3 +160,20 @@ def test_a_round_ended_stored_before_the_spare_dwarf_was_recorded_still_decodes(
     old = {"round": 1, "treasure_reached": False, "reached_by": None, "roles": [[1, "saboteur"]]}
     event = decode("round_ended", {**old, "winners": [1]})
     assert event == RoundEnded(1, False, None, ((1, "saboteur"),), (1,), spare=())
+
+
+def test_events_stored_before_computer_players_still_decode_to_the_old_rules() -> None:
+    created = {
+        "creator": 1,
+        "creator_name": "Ann",
+        "edition": "base",
+        "chat_id": -5,
+        "turn_seconds": 60,
+        "gold_house_rule": False,
+    }
+    game = decode("game_created", created)
+    assert (game.practice, game.away_play, game.gold_pick) == (False, "pass", "manual")  # type: ignore[union-attr]
+    opened = decode("decision_opened", {"decision": 3, "player": 2, "kind": "turn", "deadline": 9})
+    assert opened == DecisionOpened(3, 2, "turn", 9, computer=False)
+    changed = decode("settings_changed", {"edition": "base", "turn_seconds": 30})
+    assert changed == SettingsChanged("base", 30, away_play=None, gold_pick=None)

@@ -31,7 +31,9 @@ from domain.events import (
 
 def test_creating_a_game_seats_its_creator() -> None:
     events = when(given(), CreateGame(7, "Ann", "saboteur2", chat_id=-5, turn_seconds=90))
-    assert events == [GameCreated(7, "Ann", "saboteur2", -5, 90, False)]
+    assert events == [
+        GameCreated(7, "Ann", "saboteur2", -5, 90, False, away_play="computer", gold_pick="auto")
+    ]
     state = given(events)
     assert state.phase == "lobby" and state.seating == (7,) and state.creator == 7
 

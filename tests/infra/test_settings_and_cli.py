@@ -121,6 +121,27 @@ def test_simulate_prints_its_speed_measured_with_the_commands_clocks(
     assert report["games_per_s"] > 0 and report["legal_moves_ms_mean"] > 0
 
 
+def test_a_tournament_prints_win_rates_per_side_dwarf_and_kind_and_the_decision_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["tournament", "--games", "2", "--edition", "saboteur2", "--players", "4"]
+    assert cli.main([*argv, "--seed", "5", "--sides", "diggers=strategy,saboteurs=random"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["games"] == 2 and report["rounds"] == 6
+    assert set(report["side_win_rate"]) == {"diggers", "saboteurs"}
+    assert set(report["kind_win_rate"]) <= {"strategy", "random"} and report["role_win_rate"]
+    assert report["games_per_s"] > 0 and report["decision_ms_p99"] >= report["decision_ms_p50"]
+
+
+def test_a_tournament_refuses_an_unknown_seat_kind_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["tournament", "--seats", "strategy,cheater"])
+    assert exit_.value.code == 2
+    assert "cheater" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -59,6 +59,11 @@ def scene(
 # Events no random game of the fixture reaches (a cancel, a settings change …).
 EXTRA: list[Event] = [
     ev.PlayerLeft(12),
+    ev.ComputerPlayerAdded(-1, "🤖 Greta"),
+    ev.ComputerPlayerRemoved(-1),
+    ev.SeatHandedOver(12, "left"),
+    ev.SeatHandedOver(12, "kicked", by=11),
+    ev.SeatHandedOver(12, "away"),
     ev.SettingsChanged("saboteur2", 60),
     ev.GameCancelled(11),
     ev.PlayerWentAway(12),

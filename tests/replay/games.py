@@ -8,10 +8,18 @@ import random
 from dataclasses import dataclass, replace
 
 from domain.cards import Edition
-from domain.commands import Command, CreateGame, JoinGame, StartGame, TimeOut
+from domain.commands import (
+    AddComputerPlayer,
+    Command,
+    CreateGame,
+    JoinGame,
+    MakeComputerMove,
+    StartGame,
+    TimeOut,
+)
 from domain.decider import decide, evolve, initial_state, is_terminal
 from domain.events import Event
-from domain.moves import legal_moves
+from domain.moves import computer_moves, legal_moves
 from domain.state import GameState
 
 CHAT_ID = -1001
@@ -38,7 +46,10 @@ def play(
     max_commands: int = 5000,
     first_player_id: int = 101,
     name_prefix: str = "P",
+    computers: int = 0,
+    practice: bool = False,
 ) -> PlayedGame:
+    """``players`` people, then ``computers`` computer players (moving at random too)."""
     rng = random.Random(seed)
     state = initial_state()
     events: list[Event] = []
@@ -52,9 +63,12 @@ def play(
             states.append(state)
 
     ids = [first_player_id + i for i in range(players)]
-    run(CreateGame(ids[0], f"{name_prefix}{ids[0]}", edition, chat_id=chat_id, at=1_000))
+    name = f"{name_prefix}{ids[0]}"
+    run(CreateGame(ids[0], name, edition, chat_id=chat_id, at=1_000, practice=practice))
     for player in ids[1:]:
         run(JoinGame(player, f"{name_prefix}{player}", at=2_000))
+    for _ in range(computers):
+        run(AddComputerPlayer(ids[0], at=2_000, seed=rng.getrandbits(48)))
     run(StartGame(ids[0], at=3_000, seed=rng.getrandbits(48)))
     commands = 0
     while not is_terminal(state) and commands < max_commands:
@@ -65,6 +79,9 @@ def play(
         at = 4_000 + commands
         if rng.random() < timeouts:
             run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
+        elif pending.computer:
+            move = rng.choice(computer_moves(state))
+            run(MakeComputerMove(pending.id, move, at=at, seed=rng.getrandbits(48)))  # type: ignore[arg-type]
         else:
             move = rng.choice(legal_moves(state, pending.player))
             run(replace(move, at=at, seed=rng.getrandbits(48)))  # type: ignore[type-var]

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.commands import ChangeSettings
 from domain.moves import legal_moves
 from infra.bootstrap import Services, bootstrap
 from infra.settings import load_settings
@@ -82,14 +83,16 @@ async def game_running(
     group: int,
     players: list[int],
     edition: str = "base",
+    settings: dict[str, Any] | None = None,
     **bot_options: Any,
 ) -> AsyncIterator[tuple[BotApplication, str]]:
     """The group seated (every player opened the private chat), the bot running on
-    ``url`` and their game started: (the bot, the game's id)."""
+    ``url`` and their game started: (the bot, the game's id). ``settings``: the game's
+    (ChangeSettings), changed in the lobby through the game service."""
     seat(api, group, players)
     async with running_bot(api, url, **bot_options) as app:
         await settle(api, app)
-        yield app, await start_game(api, app, group, players, edition)
+        yield app, await start_game(api, app, group, players, edition, settings)
 
 
 def bot_services(app: BotApplication) -> BotServices:
@@ -225,10 +228,20 @@ async def open_game(
 
 
 async def start_game(
-    api: FakeBotAPI, app: BotApplication, group: int, players: list[int], edition: str = "base"
+    api: FakeBotAPI,
+    app: BotApplication,
+    group: int,
+    players: list[int],
+    edition: str = "base",
+    settings: dict[str, Any] | None = None,
 ) -> str:
     """A game opened, joined and started by its creator; returns the game id."""
     lobby = await open_game(api, app, group, players, edition)
+    if settings:
+        services = bot_services(app)
+        opened = services.active_game(group)
+        assert opened is not None
+        services.service.handle(opened, ChangeSettings(players[0], **settings))
     await press_and_wait(
         api, app, group, players[0], lobby["message_id"], lobby_button(api, lobby, 2)
     )

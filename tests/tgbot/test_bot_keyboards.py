@@ -86,11 +86,16 @@ def last_events(app: BotApplication, game_id: str, version: int) -> list[Any]:
 
 @contextlib.asynccontextmanager
 async def playing(
-    api: FakeBotAPI, db: str, edition: str, **bot_options: Any
+    api: FakeBotAPI,
+    db: str,
+    edition: str,
+    settings: dict[str, Any] | None = None,
+    **bot_options: Any,
 ) -> AsyncIterator[tuple[BotApplication, str, GameState, dict[str, Any]]]:
     """A game of ``edition`` started on a running bot: the bot, the game's id, its state
     and the prompt of the player on turn."""
-    async with game_running(api, db, GROUP, PLAYERS, edition, **bot_options) as (app, game_id):
+    running = game_running(api, db, GROUP, PLAYERS, edition, settings, **bot_options)
+    async with running as (app, game_id):
         state = bot_services(app).service.load(game_id).state
         assert state.pending is not None
         yield app, game_id, state, api.last_message(state.pending.player)
@@ -179,7 +184,12 @@ async def test_discarding_two_cards_removes_the_card_chosen_from_in_front(db: st
 
 
 async def test_the_gold_pick_offers_the_nuggets_left_and_keeps_the_one_pressed(db: str) -> None:
-    async with FakeBotAPI() as api, playing(api, db, "base", seed=2) as (app, game_id, _, _):
+    """When the group asks for manual picks (the default is the automatic pick)."""
+    manual = {"gold_pick": "manual"}
+    async with (
+        FakeBotAPI() as api,
+        playing(api, db, "base", settings=manual, seed=2) as (app, game_id, _, _),
+    ):
         state = drive(
             app,
             game_id,

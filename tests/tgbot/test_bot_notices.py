@@ -16,9 +16,9 @@ import pytest
 from telegram import Bot
 from telegram.error import NetworkError, TimedOut
 
-from domain.commands import RemindPlayer, TimeOut
+from domain.commands import AddComputerPlayer, MakeComputerMove, RemindPlayer, TimeOut
 from domain.events import RoundEnded
-from domain.moves import legal_moves
+from domain.moves import computer_moves, legal_moves
 from domain.state import GameState
 from infra.archive import export_game, import_game
 from infra.bootstrap import bootstrap
@@ -34,6 +34,7 @@ from tests.tgbot.bot_harness import (
     game_running,
     lobby_button,
     move_outside_the_bot,
+    open_game,
     press_and_wait,
     running_bot,
     seat,
@@ -592,3 +593,34 @@ async def test_the_round_end_message_reveals_the_dwarf_card_set_aside(
             assert f"Dwarf card set aside: {Texts('en').role_name(spare)}." in told
         else:  # the saboteur2 dwarf pile stays face down
             assert ended.spare == () and "set aside" not in told
+
+
+async def test_no_message_or_prompt_is_ever_sent_to_a_computer_players_seat(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:2])
+        async with running_bot(api, db) as app:
+            lobby = await open_game(api, app, GROUP, PLAYERS[:2])
+            services = bot_services(app)
+            game_id = services.active_game(GROUP)
+            assert game_id is not None
+            for _ in range(2):
+                services.service.handle(game_id, AddComputerPlayer(PLAYERS[0]))
+            await press_and_wait(
+                api, app, GROUP, PLAYERS[0], lobby["message_id"], lobby_button(api, lobby, 2)
+            )
+            state, _ = services.load(game_id)
+            computers = state.computers
+            assert state.phase == "playing" and len(computers) == 2
+            for _ in range(12):  # the people pass through the bot's seat; the computer plays
+                state, _ = services.load(game_id)
+                assert state.pending is not None
+                if state.pending.computer:
+                    move = computer_moves(state)[0]
+                    services.service.handle(game_id, MakeComputerMove(state.pending.id, move))  # type: ignore[arg-type]
+                else:
+                    move_outside_the_bot(app, game_id)
+                await settle(api, app)
+            chats = {call.get("chat_id") for call in api.calls}
+            assert chats.isdisjoint(computers)
+            # Nor is the group asked to have a computer player open its private chat.
+            assert not [t for t in api.texts_in(GROUP) if "I cannot write to" in t]

@@ -422,14 +422,17 @@ def digging(state: GameState, player: int) -> Command:
 
 
 @pytest.mark.parametrize(
-    ("edition", "seed", "kind"), [("base", 5, "gold_pick"), ("saboteur2", 6, "theft")]
+    ("edition", "seed", "kind"), [("base", 1, "gold_pick"), ("saboteur2", 6, "theft")]
 )
 async def test_a_gold_pick_and_a_theft_are_chosen_on_the_board(
     browser: Any, db: str, shots: Path, edition: str, seed: int, kind: str
 ) -> None:
+    # A gold pick is a choice when the group asks for manual picks (the default is the
+    # automatic pick).
+    settings = {"gold_pick": "manual"} if kind == "gold_pick" else None
     async with (
         FakeBotAPI() as api,
-        game_running(api, db, GROUP, PLAYERS, edition=edition, seed=seed) as (app, game),
+        game_running(api, db, GROUP, PLAYERS, edition, settings, seed=seed) as (app, game),
     ):
         services = bot_services(app)
         for _ in range(500):  # everybody digs, as in a hurry, until the round's end

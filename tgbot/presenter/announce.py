@@ -114,7 +114,7 @@ class _Batch:
                 self.lobby_changed = True
             case ev.GameStarted():
                 self.out.append(lobby.closed(before, table, text))
-                missing = [p for p in state.seating if p in self.missing]
+                missing = [p for p in state.seating if p in self.missing and is_person(state, p)]
                 if missing:
                     self.out.append(prompt.blocked_notice(state, missing, table))
             case ev.GameCancelled():
@@ -180,8 +180,10 @@ class _Batch:
             if pending is not None
             and state.phase == "playing"
             and (start_pending is None or start_pending.id != pending.id)
-            # An away player's turns pass at once: no prompt until they are back.
+            # An away player's turns pass at once, and the computer makes its own
+            # decisions: no prompt until they are back.
             and pending.player not in state.away
+            and not pending.computer
             else None
         )
         for player in state.seating:

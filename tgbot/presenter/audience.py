@@ -18,9 +18,9 @@ from tgbot.zones import clock_time, zone
 
 def is_person(state: GameState, player: PlayerId) -> bool:
     """Whether a seat is a person the bot writes to in private. The one predicate that
-    decides it: a computer player's seat (a small negative id) never gets a private
-    message, whatever it is owed."""
-    return player > 0 and state.is_player(player)
+    decides it: a computer player's seat (a small negative id, flagged in the state) never
+    gets a private message, whatever it is owed."""
+    return state.is_player(player) and not state.is_computer(player)
 
 
 @dataclass(frozen=True, slots=True)

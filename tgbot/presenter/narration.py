@@ -91,8 +91,13 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
             return [line(None, t("story.created", name=scene.name(event.creator), edition=edition))]
         case ev.PlayerJoined():
             return [line(None, t("story.joined", name=name_html(event.name)))]
-        case ev.PlayerLeft():
+        case ev.PlayerLeft() | ev.ComputerPlayerRemoved():
             return [line(None, t("story.left", name=scene.name(event.player)))]
+        case ev.ComputerPlayerAdded():
+            return [line(None, t("story.computer_joined", name=name_html(event.name)))]
+        case ev.SeatHandedOver():
+            who, by = scene.name(event.player), scene.name(event.by)
+            return [line(None, t(f"story.handed_over_{event.reason}", name=who, by=by))]
         case ev.SettingsChanged():
             edition = t(f"edition.{event.edition}")
             timer = scene.texts.timer(event.turn_seconds)

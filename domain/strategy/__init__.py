@@ -1,0 +1,65 @@
+"""Computer players: a strategy that decides from what its seat may know (RULES.md §7).
+
+:func:`choose` takes the seat's view (:func:`domain.view.view_for`), the round's public
+history folded into a :class:`~domain.strategy.memory.Memory`, the seat's legal moves
+(:func:`domain.moves.decision_moves`) and a seed, and returns one of those moves; the caller
+runs it through :func:`domain.decider.decide` like anyone's. :func:`choose_move` does all
+that from a game's state and events: it reads the state only through ``view_for`` and
+``decision_moves``, and the events only through ``describe(event, None)``.
+
+>>> from domain.commands import CreateGame, JoinGame, StartGame
+>>> from domain.decider import execute, initial_state
+>>> from domain.moves import legal_moves
+>>> events, state = [], initial_state()
+>>> for command in (CreateGame(1, "Ann", "base", -1), JoinGame(2, "Bo"),
+...                 JoinGame(3, "Cy"), StartGame(1, seed=7)):
+...     new, state = execute(state, command)
+...     events += new
+>>> move = choose_move(state, state.pending.player, events, seed=1)
+>>> move in legal_moves(state, state.pending.player)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain import rng
+from domain.commands import Command
+from domain.events import Event, RoundStarted
+from domain.moves import decision_moves
+from domain.state import GameState, PlayerId
+from domain.strategy.memory import Memory
+from domain.strategy.player import choose
+from domain.view import describe, view_for
+
+__all__ = ["Memory", "choose", "choose_move", "random_move", "remember", "seat_moves"]
+
+
+def seat_moves(state: GameState, seat: PlayerId) -> list[Command]:
+    """The seat's legal moves for the decision it owes: what its player may send, or what
+    the computer may make in its place (never ComeBack)."""
+    return decision_moves(state, seat)
+
+
+def remember(events: Sequence[Event], state: GameState) -> Memory:
+    """The public memory of the current round, from a game's events (older rounds'
+    events are skipped)."""
+    start = 0
+    for index, event in enumerate(events):
+        if isinstance(event, RoundStarted):
+            start = index
+    memory = Memory.start("saboteur2" if state.edition == "saboteur2" else "base")
+    for event in events[start:]:
+        memory = memory.observe(describe(event, None))
+    return memory
+
+
+def choose_move(state: GameState, seat: PlayerId, events: Sequence[Event], seed: int) -> Command:
+    """The computer's move for ``seat``, which owes the pending decision."""
+    return choose(view_for(state, seat), remember(events, state), seat_moves(state, seat), seed)
+
+
+def random_move(state: GameState, seat: PlayerId, seed: int) -> Command:
+    """A legal move drawn uniformly by ``seed``: the baseline the strategy is measured by."""
+    return rng.choice(seat_moves(state, seat), seed)

@@ -1,0 +1,276 @@
+"""The computer player: it decides from what its seat may know, plays legal moves only,
+and plays each dwarf the way the rulebooks mean it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from given import T0, dealt, given, ids
+from hypothesis import HealthCheck, settings
+from hypothesis import given as examples
+from hypothesis import strategies as st
+
+from domain import rng
+from domain.board import GOAL_CELLS
+from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
+from domain.decider import decide, evolve
+from domain.events import (
+    ActionPlayed,
+    CardDrawn,
+    DecisionOpened,
+    Event,
+    GoldPaid,
+    PathPlaced,
+    RoundEnded,
+    RoundStarted,
+    TheftsStarted,
+)
+from domain.state import GameState
+from domain.strategy import choose_move, random_move, remember
+from domain.strategy.suspicion import suspicion
+from domain.tournament import _Game
+from domain.view import view_for
+
+CROSS = ids("base", "cross")
+EW = ids("base", "straight_ew")
+DEAD_EW = ids("base", "dead_straight_ew")
+DEAD_CROSS = ids("base", "dead_cross")
+MAP = ids("base", "map")
+REPAIR_CART = ids("base", "repair_cart")
+BREAK_PICK = ids("base", "broken_pickaxe")
+BREAK_CART = ids("base", "broken_cart")
+ROCKFALL = ids("base", "rockfall")
+
+
+def _play(edition: str, players: int, seed: int, moves: int) -> tuple[GameState, list[Event]]:
+    """A game played ``moves`` moves by the strategy in every seat."""
+    game = _Game(edition, players, seed, ("strategy",), None, None)  # type: ignore[arg-type]
+    events: list[Event] = []
+    for _ in range(moves):
+        if game.state.phase != "playing":
+            break
+        pending = game.state.pending
+        assert pending is not None
+        move = choose_move(game.state, pending.player, events, seed)
+        new = decide(game.state, replace(move, seed=seed))
+        events += new
+        game.run(replace(move, seed=seed))
+    return game.state, events
+
+
+# ------------------------------------------------------------- what the seat may know
+
+
+def _hidden_changed(
+    state: GameState, seat: int, events: list[Event]
+) -> tuple[GameState, list[Event]]:
+    """The same game with everything ``seat`` cannot see changed: the other players' hands
+    and dwarves, the draw pile's order, the face-down goals it has not mapped."""
+    others = [p for p in state.seating if p != seat]
+    hidden = [c for p in others for c in state.hand(p)] + list(state.draw_pile)
+    shuffled = list(rng.shuffle(hidden, 99))
+    hands = dict(state.hands)
+    for p in others:
+        hands[p], shuffled = tuple(shuffled[: len(state.hand(p))]), shuffled[len(state.hand(p)) :]
+    roles = dict(state.roles)
+    turned = [roles[p] for p in others][::-1]
+    roles.update(zip(others, turned, strict=True))
+    known = state.known_goals.get(seat, {})
+    unseen = [c for c in GOAL_CELLS if not state.board[c].face_up and c not in known]
+    board = dict(state.board)
+    kinds = [board[c] for c in unseen][::-1]
+    board.update(zip(unseen, kinds, strict=True))
+    changed = state.update(hands=hands, roles=roles, draw_pile=tuple(shuffled), board=board)
+    altered: list[Event] = []
+    for event in events:
+        if isinstance(event, CardDrawn) and event.player != seat:
+            event = replace(event, card=event.card + 1000)
+        elif isinstance(event, RoundStarted):
+            event = replace(
+                event,
+                roles=tuple((p, r if p == seat else "saboteur") for p, r in event.roles),
+                draw_pile=event.draw_pile[::-1],
+                goals=event.goals[::-1],
+            )
+        altered.append(event)
+    return changed, altered
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "seed", "moves"),
+    [("base", 5, 1, 12), ("base", 7, 2, 25), ("saboteur2", 6, 3, 18), ("saboteur2", 4, 4, 30)],
+)
+def test_two_games_differing_only_in_hidden_information_get_the_same_decision(
+    edition: str, players: int, seed: int, moves: int
+) -> None:
+    state, events = _play(edition, players, seed, moves)
+    assert state.pending is not None
+    seat = state.pending.player
+    changed, altered = _hidden_changed(state, seat, events)
+    assert changed.roles != state.roles or changed.hands != state.hands
+    for decision_seed in range(5):
+        assert choose_move(state, seat, events, decision_seed) == choose_move(
+            changed, seat, altered, decision_seed
+        )
+
+
+# ---------------------------------------------------------------------- legal moves
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(
+    st.one_of(
+        st.tuples(st.just("base"), st.integers(3, 10)),
+        st.tuples(st.just("saboteur2"), st.integers(2, 12)),
+    ),
+    st.integers(0, 2**32),
+    st.lists(st.sampled_from(("strategy", "random")), min_size=1, max_size=3),
+)
+def test_the_strategy_never_proposes_an_illegal_move(
+    game: tuple[str, int], seed: int, seats: list[str]
+) -> None:
+    """Whole seeded games; every move goes through decide, which refuses any illegal one."""
+    edition, players = game
+    played = _Game(edition, players, seed, seats, None, None)  # type: ignore[arg-type]
+    played.play()
+    assert played.state.phase == "finished"
+
+
+def test_the_same_seed_makes_the_same_decision_and_another_may_not() -> None:
+    state, events = _play("base", 5, 8, 6)
+    assert state.pending is not None
+    seat = state.pending.player
+    assert len({choose_move(state, seat, events, 3) for _ in range(3)}) == 1
+    assert random_move(state, seat, 1) == random_move(state, seat, 1)
+
+
+# ----------------------------------------------------------------------- the dwarves
+
+
+def _tunnel(length: int) -> list[Event]:
+    """Cards from the start to (length, 0), laid by player 2."""
+    cards = [*CROSS, *EW]
+    return [PathPlaced(2, cards[x - 1], (x, 0), False) for x in range(1, length + 1)]
+
+
+def _decide(setup: list[Event], seat: int = 1, seed: int = 0) -> Command:
+    return choose_move(given(setup), seat, setup, seed)
+
+
+def test_a_gold_digger_extends_the_tunnel_toward_the_goals() -> None:
+    setup = dealt(hands={1: (EW[0], DEAD_EW[0], MAP[0])}, roles={1: "gold_digger"})
+    move = _decide([*setup, *_tunnel(3)])
+    assert move == PlacePath(1, EW[0], (4, 0), False) or move == PlacePath(1, EW[0], (4, 0), True)
+
+
+def test_a_gold_digger_passes_rather_than_lay_a_dead_end() -> None:
+    setup = dealt(hands={1: (DEAD_EW[0], DEAD_CROSS[0])}, roles={1: "gold_digger"})
+    move = _decide([*setup, *_tunnel(2)])
+    assert isinstance(move, Pass)
+
+
+def test_a_saboteur_lays_a_dead_end_at_the_front_when_the_tunnel_is_near() -> None:
+    setup = dealt(hands={1: (DEAD_EW[0], EW[0])}, roles={1: "saboteur"})
+    move = _decide([*setup, *_tunnel(6)])
+    assert move == PlacePath(1, DEAD_EW[0], (7, 0), False) or move == PlacePath(
+        1, DEAD_EW[0], (7, 0), True
+    )
+
+
+def test_a_saboteur_hides_its_dead_end_while_the_tunnel_is_far() -> None:
+    setup = dealt(hands={1: (DEAD_EW[0], CROSS[4])}, roles={1: "saboteur"})
+    move = _decide([*setup, *_tunnel(1)])
+    assert not (isinstance(move, PlacePath) and move.card == DEAD_EW[0])
+
+
+def test_a_gold_digger_mends_its_own_broken_tool_first() -> None:
+    setup = dealt(hands={1: (REPAIR_CART[0], CROSS[4])}, roles={1: "gold_digger"})
+    broken = ActionPlayed(3, BREAK_CART[0], "broken_cart", target_player=1)
+    move = _decide([*setup, *_tunnel(2), broken])
+    assert move == PlayAction(1, REPAIR_CART[0], target_player=1, tool=move.tool)  # type: ignore[union-attr]
+
+
+def test_a_gold_digger_breaks_the_tools_of_whoever_cut_the_tunnel() -> None:
+    setup = dealt(
+        players=4, hands={1: (BREAK_PICK[0], DEAD_EW[0])}, roles={1: "gold_digger"}, first=1
+    )
+    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    move = _decide([*setup, *_tunnel(5), cut])
+    assert move == PlayAction(1, BREAK_PICK[0], target_player=3)
+
+
+def test_suspicion_rises_for_whoever_cut_the_tunnel_and_falls_for_whoever_built_it() -> None:
+    setup = [*dealt(players=4, roles={1: "gold_digger"}), *_tunnel(5)]
+    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    state = given(setup, cut)
+    odds = suspicion(state.seating, 1, "gold_digger", "base", remember([*setup, cut], state), {})
+    assert odds[3] > 0.8 and odds[2] < 0.1 and odds[4] == pytest.approx(0.25)
+
+
+def test_a_gold_digger_who_mapped_the_treasure_tunnels_toward_it() -> None:
+    setup = dealt(hands={1: (*CROSS[3:5], MAP[0])}, roles={1: "gold_digger"})
+    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    # The treasure is at (8, 0) (given.GOALS); the tunnel's end is two cards away.
+    move = _decide([*setup, *_tunnel(5), peek, DecisionOpened(2, 1, "turn", T0)])
+    assert isinstance(move, PlacePath) and move.cell == (6, 0)
+
+
+def test_a_gold_digger_looks_at_a_goal_when_none_is_known() -> None:
+    setup = dealt(hands={1: (MAP[0], DEAD_EW[0])}, roles={1: "gold_digger"})
+    move = _decide([*setup, *_tunnel(4)])
+    assert isinstance(move, PlayAction) and move.card == MAP[0]
+
+
+def test_the_gold_pick_takes_the_largest_nugget() -> None:
+    from domain.decider import pick_values
+
+    state = given(dealt()).update(gold_pick_offer=(1, 3, 2))
+    pending = DecisionOpened(5, 1, "gold_pick", T0)
+    state = evolve(state, pending)
+    assert pick_values(state) == (1, 2, 3)
+    assert choose_move(state, 1, [], 0) == PickGold(1, 3)
+
+
+def test_a_thief_robs_whoever_won_the_most_gold() -> None:
+    setup = dealt("saboteur2", players=4)
+    won = RoundEnded(1, True, 2, ((1, "saboteur"), (2, "blue_digger"), (3, "boss"),
+                                   (4, "green_digger")), (2, 3))  # fmt: skip
+    events = [*setup, won, GoldPaid(((2, 4), (3, 3), (4, 1))), TheftsStarted((1,))]
+    state = given(events).update(thieves_pending=(1,))
+    state = evolve(state, DecisionOpened(9, 1, "theft", T0))
+    assert choose_move(state, 1, events, 0) == ChooseTheftVictim(1, 2)
+
+
+SAB2_CROSS = ids("saboteur2", "cross")
+SAB2_EW = ids("saboteur2", "straight_ew")
+BLUE_EW = ids("saboteur2", "blue_door_ew")
+GREEN_EW = ids("saboteur2", "green_door_ew")
+CRYSTAL = ids("saboteur2", "crystal_cross")
+
+
+def _sab2_tunnel(length: int) -> list[Event]:
+    cards = [*SAB2_CROSS, *SAB2_EW]
+    return [PathPlaced(2, cards[x - 1], (x, 0), False) for x in range(1, length + 1)]
+
+
+def test_a_blue_gold_digger_lays_its_own_door_in_the_tunnel_never_the_other_teams() -> None:
+    setup = dealt("saboteur2", hands={1: (GREEN_EW[0], BLUE_EW[0])}, roles={1: "blue_digger"})
+    move = _decide([*setup, *_sab2_tunnel(3)])
+    assert isinstance(move, PlacePath) and move.card == BLUE_EW[0]
+
+
+def test_a_green_gold_digger_does_not_count_a_tunnel_behind_a_blue_door() -> None:
+    setup = dealt("saboteur2", hands={1: (SAB2_CROSS[4],)}, roles={1: "green_digger"})
+    door = PathPlaced(2, BLUE_EW[0], (1, 0), False)
+    state = given([*setup, door])
+    view = view_for(state, 1)
+    from domain.strategy.player import _seat
+
+    assert _seat(view, remember([*setup, door], state)).expected == 9.0
+
+
+def test_a_geologist_lays_crystals() -> None:
+    setup = dealt("saboteur2", hands={1: (SAB2_EW[2], CRYSTAL[0])}, roles={1: "geologist"})
+    move = _decide([*setup, *_sab2_tunnel(2)])
+    assert isinstance(move, PlacePath) and move.card == CRYSTAL[0]
