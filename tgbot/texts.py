@@ -1,7 +1,6 @@
-"""The bot's words: a thin layer over :mod:`tgbot.i18n` for cards, roles and durations.
-
-The bot's own extra messages live in ``tgbot/locales/bot_<lang>.json`` (``bot.`` keys),
-merged into the catalogs by :mod:`tgbot.i18n` like every ``<part>_<lang>.json``.
+"""The bot's words in one language: a thin layer over :mod:`tgbot.i18n` for cards, roles
+and durations, the one glossary every place names them from (play, replays, /rules,
+/stats, the GIF, the Mini App).
 
 >>> Texts("es").t("lobby.button_join")
 '✋ Unirse'
@@ -26,14 +25,6 @@ NAME_LIMIT: Final = 24  # characters of a player's name shown in a caption
 # The turn timers a game can choose, by name (RULES: blitz, normal — the default —,
 # relaxed, async).
 TIMER_PRESETS: Final = (("blitz", 60), ("normal", 180), ("relaxed", 3600), ("async", 86400))
-
-
-def pick_language(code: str | None, default: str = "en") -> str:
-    """The catalog for a chosen language or Telegram ``language_code``, else ``default``."""
-    found = i18n.pick_language(code, None)
-    if code and code.split("-")[0].split("_")[0].lower() == found:
-        return found
-    return default if default in LANGUAGES else i18n.DEFAULT
 
 
 class Texts:

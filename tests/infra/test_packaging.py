@@ -79,3 +79,19 @@ def test_an_installed_wheel_migrates_a_database_from_another_folder(tmp_path: Pa
         assert set(metadata.tables) <= set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
+
+    # The message catalogs come with it, and speak from there.
+    spoken = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import tgbot.i18n as i; print(i.catalog_path('de').parent.parent.parent.parent);"
+            "print(i.t('de', 'turn.round_pile', round=1, count=2))",
+        ],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert spoken == [str(installed / "tgbot"), "Runde 1/3 · Nachziehstapel: 2 Karten"]
