@@ -86,10 +86,14 @@ class Backend(Protocol):
 class MemoryBackend:
     """The windows in this process (an instance alone)."""
 
+    SWEEP_EVERY: Final = 1024  # checks between two sweeps of the keys no call is in
+
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._calls: dict[str, deque[float]] = {}
         self._blocked: dict[str, float] = {}
+        self._longest = 0.0  # the longest window seen: older calls count nowhere
+        self._checks = 0
 
     async def try_acquire(self, windows: Sequence[tuple[str, Window]]) -> Verdict:
         return self.check(windows)
@@ -103,18 +107,40 @@ class MemoryBackend:
         (Verdict(wait=0.0, key=''), Verdict(wait=1.0, key='chat:1'))
         """
         now = self.clock()
+        self._checks += 1
+        if self._checks % self.SWEEP_EVERY == 0:
+            self.sweep(now)
         for key, window in windows:
+            self._longest = max(self._longest, window.seconds)
             until = self._blocked.get(key, 0.0)
             if until > now:
                 return Verdict(until - now, key)
-            calls = self._calls.setdefault(key, deque())
+            calls = self._calls.get(key)
+            if calls is None:
+                continue
             while calls and calls[0] <= now - window.seconds:
                 calls.popleft()
             if len(calls) >= window.count:
                 return Verdict(calls[0] + window.seconds - now, key)
         for key, _ in windows:
-            self._calls[key].append(now)
+            self._calls.setdefault(key, deque()).append(now)
         return Verdict(0.0)
+
+    def sweep(self, now: float) -> None:
+        """Forget the keys with no call in any window and no block: memory stays bounded
+        by the users and chats of the last minutes, not of all time.
+
+        >>> backend = MemoryBackend(clock=lambda: 0.0)
+        >>> _ = backend.check([("user:1", Window(3, 5.0))])
+        >>> backend.sweep(now=10.0); len(backend._calls)
+        0
+        """
+        for key in [
+            k for k, calls in self._calls.items() if not calls or calls[-1] <= now - self._longest
+        ]:
+            del self._calls[key]
+        for key in [k for k, until in self._blocked.items() if until <= now]:
+            del self._blocked[key]
 
     async def block(self, key: str, seconds: float) -> None:
         self._blocked[key] = max(self._blocked.get(key, 0.0), self.clock() + seconds)

@@ -4,8 +4,10 @@ A button carries what the bot needs to act on a press without any server-side se
 an action code, the game's id, the game version the keyboard was drawn for (so a stale
 button is recognised) and a few optional arguments. The bytes are packed with varints,
 signed with a 6-byte HMAC keyed by a secret (derived from ``SECRET_KEY``, see
-:func:`keys_from_secrets`), and written in URL-safe base64 — at most 64 characters for
-every value the fields allow. Buttons are signed with the current key and accepted with
+:func:`keys_from_secrets`) over the bytes and the id of the chat the button is sent to
+(which is not written: the press's chat supplies it, so a button copied to another chat
+is refused), and written in URL-safe base64 — at most 64 characters for every value the
+fields allow. Buttons are signed with the current key and accepted with
 any key still in use, so rotating ``SECRET_KEY`` invalidates no live button.
 
 >>> key = b"secret"
@@ -111,8 +113,19 @@ def keys_from_secrets(secrets: Iterable[str]) -> tuple[bytes, ...]:
     return tuple(key_from_token(secret) for secret in secrets)
 
 
-def encode(data: CallbackData, key: bytes) -> str:
-    """The button's ``callback_data``: at most 64 ASCII characters."""
+def encode(data: CallbackData, key: bytes, chat: int | None = None) -> str:
+    """The button's ``callback_data``: at most 64 ASCII characters. ``chat``: the chat the
+    message carrying the button is sent to; the signature covers it (at no cost in
+    length), so the button is good in that chat only (see :func:`decode`).
+
+    >>> raw = encode(CallbackData("vs", "g1", 9), b"k", chat=-100)
+    >>> decode(raw, b"k", chats=[-100]).action
+    'vs'
+    >>> decode(raw, b"k", chats=[-200])
+    Traceback (most recent call last):
+    ...
+    tgbot.callback.BadCallback: forged or garbled callback data
+    """
     flags = 0
     body = bytearray()
     _put_text(body, data.action)
@@ -139,14 +152,17 @@ def encode(data: CallbackData, key: bytes) -> str:
     if data.tool is not None:
         flags |= (TOOLS.index(data.tool) + 1) << _TOOL_SHIFT
     payload = bytes([flags]) + bytes(body)
-    raw = base64.urlsafe_b64encode(_mac(key, payload) + payload).rstrip(b"=").decode()
+    raw = base64.urlsafe_b64encode(_mac(key, payload, chat) + payload).rstrip(b"=").decode()
     assert len(raw) <= MAX_LENGTH, raw  # guaranteed by the field limits
     return raw
 
 
-def decode(raw: str, key: bytes | Sequence[bytes]) -> CallbackData:
-    """Read back :func:`encode`'s output, signed with ``key`` (or any of several keys);
-    anything else raises :class:`BadCallback`."""
+def decode(
+    raw: str, key: bytes | Sequence[bytes], chats: Iterable[int] | None = None
+) -> CallbackData:
+    """Read back :func:`encode`'s output, signed with ``key`` (or any of several keys) for
+    one of ``chats`` (the chat a press came from, and the ids it had before a migration;
+    None: a button bound to no chat); anything else raises :class:`BadCallback`."""
     if not raw or len(raw) > MAX_LENGTH or not raw.isascii():
         raise BadCallback()
     try:
@@ -155,7 +171,10 @@ def decode(raw: str, key: bytes | Sequence[bytes]) -> CallbackData:
         raise BadCallback() from None
     mac, payload = blob[:MAC_BYTES], blob[MAC_BYTES:]
     keys = (key,) if isinstance(key, bytes) else key
-    if not payload or not any(hmac.compare_digest(mac, _mac(k, payload)) for k in keys):
+    bound: tuple[int | None, ...] = (None,) if chats is None else tuple(chats)
+    if not payload or not any(
+        hmac.compare_digest(mac, _mac(k, payload, chat)) for k in keys for chat in bound
+    ):
         raise BadCallback()
     # Canonical form only: one string, one meaning.
     if base64.urlsafe_b64encode(blob).rstrip(b"=").decode() != raw:
@@ -164,6 +183,20 @@ def decode(raw: str, key: bytes | Sequence[bytes]) -> CallbackData:
         return _parse(payload)
     except (IndexError, ValueError, UnicodeDecodeError) as error:
         raise BadCallback() from error
+
+
+def peek(raw: str) -> CallbackData | None:
+    """What ``raw`` says, unchecked (None: not our codec's): to route a press to its
+    handler, which then checks it with :func:`decode`. Never to act on.
+
+    >>> peek(encode(CallbackData("vs", "g1", 9), b"k", chat=-100)).action
+    'vs'
+    """
+    try:
+        blob = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))
+        return _parse(blob[MAC_BYTES:])
+    except (binascii.Error, IndexError, ValueError, UnicodeDecodeError):
+        return None
 
 
 def _parse(payload: bytes) -> CallbackData:
@@ -194,8 +227,12 @@ def _parse(payload: bytes) -> CallbackData:
     )
 
 
-def _mac(key: bytes, payload: bytes) -> bytes:
-    return hmac.new(key, payload, hashlib.sha256).digest()[:MAC_BYTES]
+def _mac(key: bytes, payload: bytes, chat: int | None = None) -> bytes:
+    bound = bytearray()
+    if chat is not None:  # signed, never sent: the press's chat supplies it
+        bound.append(0)
+        _put_varint(bound, _zigzag(chat))
+    return hmac.new(key, bytes(bound) + payload, hashlib.sha256).digest()[:MAC_BYTES]
 
 
 def _zigzag(n: int) -> int:

@@ -21,6 +21,7 @@ from tgbot.callback import (
     encode,
     key_from_token,
     keys_from_secrets,
+    peek,
 )
 
 KEY = key_from_token("123456:TEST")
@@ -156,3 +157,27 @@ def test_once_the_previous_key_is_dropped_its_buttons_are_refused() -> None:
 
 def test_without_a_secret_key_the_keys_come_from_the_bot_token_as_before() -> None:
     assert keys(telegram_bot_token="123456:TEST") == (KEY,)
+
+
+CHATS = st.integers(-(2**52), 2**52)
+
+
+@given(callback_data, CHATS, CHATS)
+def test_a_button_bound_to_a_chat_is_good_there_only_at_no_cost_in_length(
+    data: CallbackData, chat: int, other: int
+) -> None:
+    raw = encode(data, KEY, chat)
+
+    assert len(raw) == len(encode(data, KEY))
+    assert decode(raw, KEY, [other, chat]) == data
+    with pytest.raises(BadCallback):
+        decode(raw, KEY)  # a press from no chat
+    if other != chat:
+        with pytest.raises(BadCallback):
+            decode(raw, KEY, [other])
+
+
+def test_peek_reads_without_checking_and_says_none_for_anything_else() -> None:
+    data = CallbackData("vs", "g1", 3, value=2)
+    assert peek(encode(data, OTHER_KEY, -5)) == data
+    assert peek("not ours!") is None

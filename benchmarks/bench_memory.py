@@ -1,0 +1,265 @@
+"""The bot's resident memory as games go by: it must stay flat, however many users, groups
+and games passed through.
+
+Two processes, as in ``bench_bot``: this one runs the bot (the real ``Application``, long
+polling, the announcer, the game service on a fresh PostgreSQL database at
+TEST_POSTGRES_URL, or with ``--sqlite`` a SQLite file, whose page caches live in the
+bot's process and fill as the file grows) and nothing else; the
+second runs Telegram — the fake Bot API server, which keeps every message — and the
+players. Game after game, each in a new group with three new users: they open the private
+chat, the first one sends ``/newgame``, the others press Join, the creator presses Start
+(the board and every player's prompt are drawn and sent), then ``/cancel`` and "Yes,
+cancel". Every ``--every`` games the bot is waited for until idle, garbage is collected
+and its resident set size (VmRSS) is read.
+
+Printed: the resident memory after 0, ``--every``, ... games, and its growth per 100 games
+over the second half of the run (the caches are full by then: flat means about 0).
+``--unbounded`` runs the same with every bounded cache (``infra.lru.LRU``) unbounded and
+nothing forgotten when a game ends, as the caches were before, for comparison. Run:
+
+    python -m benchmarks.bench_memory --games 1000
+    python -m benchmarks.bench_memory --games 1000 --unbounded --sqlite
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import itertools
+import multiprocessing
+import tempfile
+import time
+import traceback
+import tracemalloc
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_bot import create_database, drop_database
+from infra import lru
+from infra.bootstrap import bootstrap
+from infra.migrations import upgrade
+from infra.settings import load_settings
+from tgbot.announcer import ANNOUNCER_KEY
+from tgbot.app import build_application, start_background, stop_background
+from tgbot.context import SERVICES_KEY, BotServices
+from tgbot.fakeapi import FakeBotAPI
+
+WAIT = 60.0  # seconds any one step may take before the run is given up
+FIRST_USER = 1_000_000
+FIRST_GROUP = -1_000_000_000
+
+
+def rss_mb() -> float:
+    """This process's resident set size, in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+# ---------------------------------------------------------------- Telegram and the players
+
+
+def players_process(conn: Connection, games: int, every: int) -> None:
+    try:
+        asyncio.run(_players(conn, games, every))
+    except BaseException:
+        conn.send(("error", traceback.format_exc()))
+        raise
+
+
+async def until(api: FakeBotAPI, found: Any, what: str) -> Any:
+    try:
+        return await api.wait_for(found, WAIT)
+    except Exception as error:
+        raise TimeoutError(f"waited {WAIT:g}s for {what}") from error
+
+
+def button(api: FakeBotAPI, message: dict[str, Any], index: int) -> str:
+    data = [b.callback_data for row in api.keyboard(message) for b in row if b.callback_data]
+    return str(data[index])
+
+
+async def one_game(api: FakeBotAPI, number: int) -> None:
+    group = FIRST_GROUP - number
+    users = [FIRST_USER + 3 * number + i for i in range(3)]
+    api.group(group, f"Mine {number}", admins=(users[0],))
+    for user in users:
+        api.user(user, f"Dwarf {user}")
+        api.send_text(user, user, "/start")
+        api.send_text(group, user, "hello")  # a member of the group
+    await until(api, lambda: all(api.messages_in(u) for u in users), "the /start answers")
+    api.send_text(group, users[0], "/newgame")
+    lobby = await until(
+        api, lambda: next((m for m in api.messages_in(group) if api.keyboard(m)), None), "lobby"
+    )
+    for user in users[1:]:
+        query = api.press(group, user, lobby["message_id"], button(api, lobby, 0))
+        await until(api, lambda q=query: api.answered.get(q), "a join")
+    query = api.press(group, users[0], lobby["message_id"], button(api, lobby, 2))
+    await until(api, lambda: api.answered.get(query), "the start")
+    await until(api, lambda: any(m.get("photo") for m in api.messages_in(group)), "the first board")
+    api.send_text(group, users[0], "/cancel")
+
+    def question() -> dict[str, Any] | None:
+        asked = [m for m in api.messages_in(group) if "text" in m and api.keyboard(m)]
+        return asked[-1] if asked and asked[-1]["message_id"] != lobby["message_id"] else None
+
+    asked = await until(api, question, "/cancel's question")
+    query = api.press(group, users[0], asked["message_id"], button(api, asked, 0))
+    await until(api, lambda: api.answered.get(query), "the cancel")
+
+
+async def _players(conn: Connection, games: int, every: int) -> None:
+    async with FakeBotAPI() as api:
+        conn.send(("server", (api.base_url, api.base_file_url, api.token)))
+        await receive(conn, "polling")
+        for number in itertools.count():
+            if number % every == 0:
+                conn.send(("measure", number))
+                await receive(conn, "measured")
+            if number == games:
+                break
+            await one_game(api, number)
+        conn.send(("done", None))
+        await receive(conn, "stop")  # the bot stops polling first
+
+
+async def receive(conn: Connection, expected: str, seconds: float = 600.0) -> Any:
+    if not await asyncio.to_thread(conn.poll, seconds):
+        raise TimeoutError(f"no {expected!r} from the other process in {seconds:g}s")
+    kind, value = conn.recv()
+    if kind == "error":
+        raise RuntimeError(f"the other process failed:\n{value}")
+    if kind != expected:
+        raise RuntimeError(f"expected {expected!r}, got {kind!r}")
+    return value
+
+
+# ---------------------------------------------------------------- the bot
+
+
+async def quiet(app: Any, bot: BotServices) -> None:
+    announcer = app.bot_data[ANNOUNCER_KEY]
+    deadline = time.perf_counter() + WAIT
+    while time.perf_counter() < deadline:
+        idle = app.update_queue.empty() and app.update_processor.current_concurrent_updates == 0
+        if idle and announcer.position == bot.store.last_position():
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError(f"the bot was still busy after {WAIT:g}s")
+
+
+async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
+    base_url, base_file_url, token = await receive(conn, "server")
+    # Its players are scripts pressing as fast as the bot answers: no throttling.
+    settings = load_settings(telegram_bot_token=token, database_url=url, throttle_presses=0)
+    services = bootstrap(settings)
+    app = build_application(
+        services, settings, base_url=base_url, base_file_url=base_file_url, rate_limit=False
+    )
+    bot: BotServices = app.bot_data[SERVICES_KEY]
+    await app.initialize()
+    await start_background(app)
+    await app.start()
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0.0, timeout=1)
+    conn.send(("polling", None))
+    samples: list[tuple[int, float]] = []
+    traced: tracemalloc.Snapshot | None = None
+    try:
+        while True:
+            kind, value = await asyncio.to_thread(conn.recv)
+            if kind == "error":
+                raise RuntimeError(f"the players' process failed:\n{value}")
+            if kind == "done":
+                return samples
+            await quiet(app, bot)
+            gc.collect()
+            samples.append((int(value), rss_mb()))
+            print(f"  after {value:>5} games: {samples[-1][1]:7.1f} MB", flush=True)
+            if tracemalloc.is_tracing():
+                now = tracemalloc.take_snapshot()
+                if traced is not None:
+                    for stat in now.compare_to(traced, "lineno")[:8]:
+                        print(f"      {stat}", flush=True)
+                traced = now
+            conn.send(("measured", None))
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await stop_background(app)
+        await app.shutdown()
+        services.close()
+
+
+def unbound_every_cache() -> None:
+    """Every LRU as large as it likes, and nothing forgotten when a game ends: the caches
+    as they were before they were bounded."""
+    original = lru.LRU.__init__
+
+    def unbounded(self: Any, size: int) -> None:
+        original(self, 10**12)
+
+    lru.LRU.__init__ = unbounded  # type: ignore[method-assign]
+    BotServices.forget_game = lambda self, game_id: None  # type: ignore[method-assign]
+
+
+def growth_per_100(samples: list[tuple[int, float]]) -> float:
+    """The least-squares slope of memory over the second half of the run, per 100 games."""
+    half = [s for s in samples if s[0] >= samples[-1][0] / 2]
+    if len(half) < 2:
+        return 0.0
+    mean_x = sum(x for x, _ in half) / len(half)
+    mean_y = sum(y for _, y in half) / len(half)
+    num = sum((x - mean_x) * (y - mean_y) for x, y in half)
+    den = sum((x - mean_x) ** 2 for x, _ in half)
+    return 100 * num / den if den else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--every", type=int, default=100, help="games between measurements")
+    parser.add_argument("--unbounded", action="store_true", help="caches without bounds")
+    parser.add_argument("--sqlite", action="store_true", help="on SQLite, not PostgreSQL")
+    parser.add_argument(
+        "--trace", action="store_true", help="print where memory grew (slow: tracemalloc)"
+    )
+    args = parser.parse_args()
+    if args.trace:
+        tracemalloc.start(8)
+    if args.unbounded:
+        unbound_every_cache()
+    ctx = multiprocessing.get_context("spawn")
+    here, there = ctx.Pipe()
+    players = ctx.Process(target=players_process, args=(there, args.games, args.every))
+    players.start()
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{folder}/bench.db" if args.sqlite else create_database()
+        try:
+            upgrade(url)
+            caches = "unbounded" if args.unbounded else "bounded"
+            print(f"bot process on {url.split(':')[0]}, caches {caches}:")
+            started = time.perf_counter()
+            samples = asyncio.run(run_bot(here, url))
+            elapsed = time.perf_counter() - started
+        finally:
+            if not args.sqlite:
+                drop_database(url)
+    here.send(("stop", None))
+    players.join(WAIT)
+    first, last = samples[0][1], samples[-1][1]
+    print(
+        f"\n{samples[-1][0]} games in {elapsed:.0f} s: resident memory {first:.1f} MB "
+        f"before, {last:.1f} MB after ({last - first:+.1f} MB); over the second half "
+        f"{growth_per_100(samples):+.2f} MB per 100 games"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""The throttle counts each user's and each chat's updates in windows: in Redis shared by
+every instance of the bot, else in the process."""
+
+from __future__ import annotations
+
+import pytest
+
+from infra.ratelimit import MemoryBackend, Window
+from tgbot.edits import ShownEdits
+from tgbot.throttle import Limits, Throttle, throttle_for
+
+LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0))
+
+
+async def test_on_redis_every_instance_counts_in_the_same_windows(redis_url: str) -> None:
+    one, other = throttle_for(redis_url, LIMITS), throttle_for(redis_url, LIMITS)
+    assert one is not None and other is not None
+    try:
+        allowed = [await (one if i % 2 else other).allow(7, -100) for i in range(5)]
+        assert allowed == [True, True, True, False, False]
+        # Another user in the same chat: the chat's window has room for two more.
+        assert [await other.allow(8, -100) for _ in range(3)] == [True, True, False]
+    finally:
+        for throttle in (one, other):
+            await throttle.backend.close()  # type: ignore[attr-defined]
+
+
+async def test_in_memory_a_user_and_a_chat_are_counted_apart() -> None:
+    throttle = Throttle(MemoryBackend(), LIMITS)
+    assert [await throttle.allow(7, 7) for _ in range(4)] == [True, True, True, False]
+    assert await throttle.allow(8, 8)  # someone else, in their own private chat
+
+
+def test_a_refused_user_is_told_once_per_window() -> None:
+    now = [0.0]
+    throttle = Throttle(MemoryBackend(), LIMITS, clock=lambda: now[0])
+    assert [throttle.tell(7), throttle.tell(7), throttle.tell(8)] == [True, False, True]
+    now[0] = 61.0
+    assert throttle.tell(7)
+
+
+def test_throttling_can_be_turned_off() -> None:
+    assert throttle_for("", LIMITS, enabled=False) is None
+
+
+@pytest.mark.parametrize("on_redis", [False, True])
+async def test_an_edit_is_skipped_only_when_the_message_shows_it_already(
+    on_redis: bool, request: pytest.FixtureRequest
+) -> None:
+    url = request.getfixturevalue("redis_url") if on_redis else ""
+    one, other = ShownEdits(url), ShownEdits(url)
+    try:
+        assert not await one.claim((-1, 5), b"step 1")
+        assert await one.claim((-1, 5), b"step 1")
+        assert not await one.claim((-1, 6), b"step 1")  # another message
+        if on_redis:  # another instance moved the message on meanwhile: edited again
+            assert not await other.claim((-1, 5), b"step 2")
+            assert not await one.claim((-1, 5), b"step 1")
+        await one.forget((-1, 5))
+        assert not await one.claim((-1, 5), b"step 1")
+    finally:
+        await one.close()
+        await other.close()
+
+
+async def test_without_redis_an_edit_is_trusted_only_briefly() -> None:
+    now = [0.0]
+    shown = ShownEdits(clock=lambda: now[0])
+    assert not await shown.claim((-1, 5), b"step 1")
+    now[0] = 10.0
+    assert await shown.claim((-1, 5), b"step 1")  # a flood of the same press
+    now[0] = 100.0  # another instance may have edited it since: edited again
+    assert not await shown.claim((-1, 5), b"step 1")
