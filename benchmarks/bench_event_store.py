@@ -1,5 +1,7 @@
 """Append and load games with our event store and with the ``eventsourcing`` library's
-application recorder, side by side on the same database (SQLite, then PostgreSQL).
+application recorder, side by side on the same database (SQLite, then PostgreSQL); and
+the hash chain's cost: our append on a database of its own against the append as it
+was before the chain on a database of the schema before it, game by game in turn.
 
     python benchmarks/bench_event_store.py                      1,000 games of ~300 events
     python benchmarks/bench_event_store.py --games 100 --backends sqlite
@@ -10,7 +12,9 @@ game stands in). A finished game runs to 510-580 events, so the appended games a
 one's first ~300 events (``--events``, varied by up to 10 % so snapshots do not all land
 on the last event). Appends go a few events at a time, as commands do.
 
-Printed per backend: append throughput of each recorder and their ratio, the time to load
+Printed per backend: append throughput of each recorder and their ratio, the hash chain's
+cost on append (with it and before it, in the same run), the time to
+check a game's chain (``load(verified=True)`` against a plain load), the time to load
 a game's rows with each, and the time to load and fold a game through the game service —
 the ~300-event games and whole finished games — from the events alone and as production
 loads it: from the snapshot the game service took at the last multiple of
@@ -31,18 +35,35 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy import (  # noqa: E402
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    bindparam,
+    create_engine,
+    func,
+    insert,
+    select,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
 from infra.bootstrap import event_store  # noqa: E402
-from infra.db import make_engine  # noqa: E402
-from infra.event_store import NewEvent  # noqa: E402
+from infra.db import make_engine, writer  # noqa: E402
+from infra.event_store import APPEND_LOCK_ID, ConcurrencyError, NewEvent  # noqa: E402
 from infra.game_service import GameService  # noqa: E402
 from infra.migrations import upgrade  # noqa: E402
 
@@ -119,7 +140,8 @@ def snapshot_version(length: int, batch: int, every: int) -> int:
 class Ours:
     name = "ours"
 
-    def __init__(self, url: str, codec: Any) -> None:
+    def __init__(self, url: str, codec: Any, name: str = "ours") -> None:
+        self.name = name
         self.engine = make_engine(url)
         self.store = event_store(self.engine, codec)  # as the bot builds it
 
@@ -129,6 +151,74 @@ class Ours:
 
     def load(self, stream: str) -> int:
         return len(self.store.load(stream))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+# The events table as it was before the hash chain (revision 0012_computer_players).
+BEFORE_CHAIN = "0012_computer_players"
+_unchained = Table(
+    "events",
+    MetaData(),
+    Column("position", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True),
+    Column("stream_id", String(200)),
+    Column("version", Integer),
+    Column("type", String(100)),
+    Column("schema_version", Integer),
+    Column("payload", JSON().with_variant(JSONB(), "postgresql")),
+    Column("metadata", JSON().with_variant(JSONB(), "postgresql")),
+    Column("recorded_at", DateTime(timezone=True)),
+)
+
+
+class Unchained:
+    """Our append as it was before the hash chain (the same lock, version check and
+    insert; no predecessor's hash read, nothing sealed), on a database of that schema."""
+
+    name = "before the chain"
+
+    def __init__(self, url: str) -> None:
+        upgrade(url, BEFORE_CHAIN)
+        self.engine = make_engine(url)
+        self.postgres = self.engine.dialect.name == "postgresql"
+        version = select(func.coalesce(func.max(_unchained.c.version), 0)).where(
+            _unchained.c.stream_id == bindparam("stream_id")
+        )
+        self.version = version
+        self.lock_and_version = select(
+            func.pg_advisory_xact_lock(APPEND_LOCK_ID), version.scalar_subquery()
+        )
+        self.insert = insert(_unchained).returning(
+            _unchained.c.position, sort_by_parameter_order=True
+        )
+
+    def append(self, stream: str, after: int, batch: Sequence[NewEvent], meta: dict) -> None:
+        with writer(self.engine) as conn:
+            if self.postgres:
+                current = conn.execute(self.lock_and_version, {"stream_id": stream}).one()[1]
+            else:
+                current = conn.execute(self.version, {"stream_id": stream}).scalar_one()
+            if current != after:
+                raise ConcurrencyError(stream, after, current)
+            now = datetime.now(UTC)
+            rows = [
+                {
+                    "stream_id": stream,
+                    "version": after + i,
+                    "type": e.type,
+                    "schema_version": e.schema_version,
+                    "payload": dict(e.payload),
+                    "metadata": meta,
+                    "recorded_at": now,
+                }
+                for i, e in enumerate(batch, start=1)
+            ]
+            list(conn.execute(self.insert, rows))
+
+    def append_game(self, stream: str, game: Sequence[NewEvent], batch: int) -> None:
+        for start in range(0, len(game), batch):
+            self.append(stream, start, game[start : start + batch], {"actor": 1})
 
     def close(self) -> None:
         self.engine.dispose()
@@ -242,6 +332,8 @@ FOLD_TARGET_MS = 10.0
 def bench_backend(
     label: str,
     url: str,
+    chained_url: str,
+    before_url: str,
     games: list[list[NewEvent]],
     finished: list[list[NewEvent]],
     decider: Any,
@@ -251,15 +343,19 @@ def bench_backend(
 ) -> list[bool]:
     """Measure one database; print the figures and return each target's verdict."""
     upgrade(url)
+    upgrade(chained_url)
     ours, theirs = Ours(url, codec), Theirs(url)
+    # The chain's cost: each alone on a database of its own, the same games in turn.
+    chained, before = Ours(chained_url, codec, "chained"), Unchained(before_url)
+    recorders: tuple[Any, ...] = (ours, theirs, chained, before)
     total = sum(len(g) for g in games)
-    streams = {r.name: [f"game-{uuid.uuid4()}" for _ in games] for r in (ours, theirs)}
+    streams = {r.name: [f"game-{uuid.uuid4()}" for _ in games] for r in recorders}
     append: dict[str, float] = {}
-    # Interleave the two recorders game by game so neither gets a warmer database.
-    for recorder in (ours, theirs):
+    # Interleave the recorders game by game so none gets a warmer database.
+    for recorder in recorders:
         append[recorder.name] = 0.0
     for i, game in enumerate(games):
-        for recorder in (ours, theirs) if i % 2 == 0 else (theirs, ours):
+        for recorder in recorders if i % 2 == 0 else recorders[::-1]:
             stream = streams[recorder.name][i]
             append[recorder.name] += timed(
                 lambda r=recorder, s=stream, g=game: r.append_game(s, g, batch)  # type: ignore[misc]
@@ -271,6 +367,10 @@ def bench_backend(
             stream = streams[recorder.name][i]
             load[recorder.name].append(timed(lambda r=recorder, s=stream: r.load(s)))  # type: ignore[misc]
 
+    checked = [
+        timed(lambda s=streams["ours"][i]: ours.store.load(s, verified=True))  # type: ignore[misc]
+        for i in picks
+    ]
     picked = [streams["ours"][i] for i in picks]
     short = fold_times(
         ours, picked, [games[i] for i in picks], decider, codec, batch=batch, every=every
@@ -287,6 +387,15 @@ def bench_backend(
     print(
         f"  append  ours {rate['ours']:9.0f} events/s   eventsourcing "
         f"{rate['eventsourcing']:9.0f} events/s   ratio {ratio:.2f}"
+    )
+    cost = rate[before.name] / rate[chained.name] - 1
+    print(
+        f"  hash chain: append with it {rate[chained.name]:9.0f} events/s   before it "
+        f"{rate[before.name]:9.0f} events/s   cost {cost * 100:+.1f} % time per event"
+    )
+    print(
+        f"  hash chain: load and check a game {statistics.median(checked) * 1000:.2f} ms "
+        f"against {ms['ours']:.2f} ms to load it unchecked"
     )
     print(
         f"  load    ours {ms['ours']:9.2f} ms/game    eventsourcing "
@@ -314,6 +423,8 @@ def bench_backend(
         )
     ours.close()
     theirs.close()
+    chained.close()
+    before.close()
     return verdicts
 
 
@@ -345,6 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 verdicts += bench_backend(
                     "SQLite",
                     f"sqlite:///{scratch}/bench.db",
+                    f"sqlite:///{scratch}/chained.db",
+                    f"sqlite:///{scratch}/before.db",
                     games,
                     finished,
                     decider,
@@ -355,13 +468,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif backend == "postgres":
             admin = create_engine(args.postgres_url, isolation_level="AUTOCOMMIT")
             name = f"saboteur_bench_{uuid.uuid4().hex[:8]}"
+            names = (name, f"{name}_chained", f"{name}_before")
             with admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-            url = make_url(args.postgres_url).set(database=name).render_as_string(False)
+                for each in names:
+                    conn.execute(text(f'CREATE DATABASE "{each}"'))
+            url, chained_url, before_url = (
+                make_url(args.postgres_url).set(database=each).render_as_string(False)
+                for each in names
+            )
             try:
                 verdicts += bench_backend(
                     "PostgreSQL",
                     url,
+                    chained_url,
+                    before_url,
                     games,
                     finished,
                     decider,
@@ -371,7 +491,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             finally:
                 with admin.connect() as conn:
-                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                    for each in names:
+                        conn.execute(text(f'DROP DATABASE IF EXISTS "{each}" WITH (FORCE)'))
                 admin.dispose()
     print(f"\n{verdict(all(verdicts))}: {sum(verdicts)} of {len(verdicts)} targets met")
     return 0 if all(verdicts) else 1

@@ -34,6 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 
 from infra.db import insert_for, reader, writer
+from infra.lru import LRU
 from infra.notifications import RESET, Notice, notify
 from infra.schema import metadata
 
@@ -145,6 +146,12 @@ class StoredMessage:
 K = TypeVar("K")
 V = TypeVar("V")
 
+# How many of each the process keeps in memory: enough for every game running at once on
+# one instance, however many users and games went before.
+CACHED_USERS = 20_000
+CACHED_CHATS = 5_000
+CACHED_MESSAGES = 20_000
+
 
 class BotState:
     """Reads and writes the adapter's tables. Each write is one short transaction.
@@ -163,11 +170,12 @@ class BotState:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._users: dict[int, BotUser | None] = {}
-        self._chat_languages: dict[int, tuple[str | None, str | None]] = {}
-        self._timezones: dict[int, str | None] = {}
-        self._resolved: dict[int, int] = {}
-        self._messages: dict[tuple[str, int, str], StoredMessage | None] = {}
+        # Bounded: the users, chats and messages used last (the rest is read again).
+        self._users: LRU[int, BotUser | None] = LRU(CACHED_USERS)
+        self._chat_languages: LRU[int, tuple[str | None, str | None]] = LRU(CACHED_CHATS)
+        self._timezones: LRU[int, str | None] = LRU(CACHED_CHATS)
+        self._resolved: LRU[int, int] = LRU(CACHED_CHATS)
+        self._messages: LRU[tuple[str, int, str], StoredMessage | None] = LRU(CACHED_MESSAGES)
         # Bumped by every invalidation: a read that saw it change does not cache.
         self._generation = 0
 
@@ -418,6 +426,18 @@ class BotState:
     def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
         return self._cached(self._messages, (stream_id, chat_id, role), _message_row)
 
+    def fresh_message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
+        """:meth:`message` read from the database, not the cache (under a lock another
+        instance held just before, its notice may not have arrived yet)."""
+        self._messages.pop((stream_id, chat_id, role), None)
+        return self.message(stream_id, chat_id, role)
+
+    def forget_game(self, stream_id: str) -> None:
+        """Drop the game's message ids from memory (it ended: they are read again from
+        the database if ever asked)."""
+        for key in [k for k in list(self._messages) if k[0] == stream_id]:
+            self._messages.pop(key, None)
+
     def forget_cached_messages(self) -> None:
         """Read every message id from the database again (another instance may have
         posted and recorded new ones while this one was not announcing)."""
@@ -496,9 +516,18 @@ class BotState:
             ).all()
         return {row.stream_id: int(row.version) for row in rows}
 
-    def claim_game(self, stream_id: str, old: int | None, new: int, name: str = "notifier") -> bool:
+    def claim_game(
+        self,
+        stream_id: str,
+        old: int | None,
+        new: int,
+        name: str = "notifier",
+        then: Callable[[Connection], object] | None = None,
+    ) -> bool:
         """Compare-and-set a game's announced version from ``old`` (None: never announced)
-        to ``new``; False when another writer changed it first."""
+        to ``new``; False when another writer changed it first. ``then`` runs in the same
+        transaction once the claim succeeded (the durable outbox records what the claimed
+        events call for: both commit, or neither)."""
         with self._write() as conn:
             if old is None:  # RETURNING: an insert's rowcount is not reliable everywhere
                 inserted = conn.execute(
@@ -507,17 +536,22 @@ class BotState:
                     .on_conflict_do_nothing(index_elements=["name", "stream_id"])
                     .returning(notifier_games.c.version)
                 ).first()
-                return inserted is not None
-            changed = conn.execute(
-                update(notifier_games)
-                .where(
-                    notifier_games.c.name == name,
-                    notifier_games.c.stream_id == stream_id,
-                    notifier_games.c.version == old,
+                claimed = inserted is not None
+            else:
+                claimed = bool(
+                    conn.execute(
+                        update(notifier_games)
+                        .where(
+                            notifier_games.c.name == name,
+                            notifier_games.c.stream_id == stream_id,
+                            notifier_games.c.version == old,
+                        )
+                        .values(version=new)
+                    ).rowcount
                 )
-                .values(version=new)
-            ).rowcount
-            return bool(changed)
+            if claimed and then is not None:
+                then(conn)
+            return claimed
 
     # The lease -----------------------------------------------------------------------
     def hold_lease(self, holder: str, now_ms: int, ttl_ms: int, name: str = "notifier") -> bool:

@@ -23,7 +23,18 @@ import math
 from collections.abc import Collection, Iterable
 from typing import Final
 
-from sqlalchemy import BigInteger, Column, Engine, Index, String, Table, delete, select, update
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Engine,
+    Index,
+    String,
+    Table,
+    delete,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from infra.db import insert_for, reader, writer
@@ -145,7 +156,11 @@ class Claims:
     def step(self, candidates: Collection[str], now_ms: int) -> frozenset[str]:
         """One round of the claim loop, every :data:`RENEW_EVERY_MS`: renew, then take
         free games among ``candidates`` (the games that need an announcer) up to this
-        instance's fair share, or give up what is over it. Returns the games held."""
+        instance's fair share, or give up what is over it. Returns the games held.
+
+        The share counts every game claimed by any live instance, and the free ones: an
+        instance holding games it already announced still takes its part of the new ones
+        (counting only its own would leave new games to nobody)."""
         held = self.heartbeat(now_ms)
         live = max(1, len(self.live_instances(now_ms)))
         others = {
@@ -153,14 +168,25 @@ class Claims:
             for game, holder in self.holders(candidates, now_ms).items()
             if holder != self.holder
         }
-        share = fair_share(len(set(candidates) | held), live)
+        free = sorted(g for g in candidates if g not in held and g not in others)
+        share = fair_share(self.claimed(now_ms) + len(free), live)
         if len(held) > share:
             surplus = sorted(held)[share:]
             self.give_up(surplus)
             return held - set(surplus)
-        free = sorted(g for g in candidates if g not in held and g not in others)
         wanted = free[: share - len(held)]
         return held | self.take(wanted, now_ms) if wanted else held
+
+    def claimed(self, now_ms: int) -> int:
+        """How many games the live instances hold."""
+        with reader(self.engine) as conn:
+            return int(
+                conn.execute(
+                    select(func.count())
+                    .select_from(game_claims)
+                    .where(game_claims.c.expires_at >= now_ms)
+                ).scalar_one()
+            )
 
     def _held(self, conn: Connection) -> frozenset[str]:
         return frozenset(

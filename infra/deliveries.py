@@ -188,6 +188,15 @@ class Deliveries:
                 .order_by(c.id),
             )
 
+    def owing(self) -> set[str]:
+        """The games that still owe a delivery (pending or unknown): each needs an
+        instance to drive it."""
+        c = deliveries.c
+        with reader(self.engine) as conn:
+            return set(
+                conn.execute(select(c.stream_id).where(c.state.in_(UNSETTLED)).distinct()).scalars()
+            )
+
     def parked(self, stream_ids: Iterable[str] | None = None) -> list[Item]:
         """The deliveries given up on, oldest first (for operators and tests)."""
         query = select(deliveries).where(deliveries.c.state == PARKED)

@@ -10,23 +10,38 @@ On PostgreSQL every append takes one transaction-level advisory lock before it d
 position, so positions become visible in increasing order and a reader following
 :meth:`EventStore.read_all` never passes a position that a slower writer fills in later.
 On SQLite an append is a ``BEGIN IMMEDIATE`` transaction, which serialises writers too.
+
+Every appended event is sealed onto its stream's hash chain (:mod:`infra.chain`): it
+records its predecessor's hash and its own. ``load(..., verified=True)`` (replays,
+exports) and :meth:`EventStore.verify` check the chain and name where it breaks.
 """
 
 from __future__ import annotations
 
 import copyreg
 import io
+import itertools
 import pickle
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, bindparam, delete, func, insert, select
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
+from infra.chain import GENESIS, Break, Sealed, canonical, check, event_hash, moment
 from infra.db import reader, writer
 from infra.schema import events, processed_commands, snapshots
 
@@ -56,6 +71,26 @@ class ConcurrencyError(EventStoreError):
         self.actual = actual
         seen = "" if actual is None else f", it is at {actual}"
         super().__init__(f"stream {stream_id!r} expected at version {expected}{seen}")
+
+
+class BrokenChain(EventStoreError):
+    """A stream's hash chain does not hold: one of its events was changed, removed or
+    inserted outside the event store."""
+
+    def __init__(self, found: Break) -> None:
+        self.found = found
+        self.stream_id = found.stream_id
+        self.version = found.version
+        super().__init__(str(found))
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """What :meth:`EventStore.verify_all` checked, and every break it found."""
+
+    streams: int
+    events: int
+    breaks: list[Break]
 
 
 class DuplicateCommand(EventStoreError):
@@ -168,15 +203,29 @@ _COLUMNS = (
     events.c.recorded_at,
 )
 _FOLD_COLUMNS = tuple(c for c in _COLUMNS if c is not events.c.metadata)
+_SEALED_COLUMNS = (*_COLUMNS, events.c.prev_hash, events.c.hash)
 
 # Appends are the hot path: their statements are built once.
 _VERSION = select(func.coalesce(func.max(events.c.version), 0)).where(
     events.c.stream_id == bindparam("stream_id")
 )
-# PostgreSQL: the append lock and the stream's version in one round trip. The version may
-# be read just before the lock is granted; if another writer got in meanwhile, the insert
+# The hash of the stream's last event (None for a new stream).
+_LAST_HASH = (
+    select(events.c.hash)
+    .where(events.c.stream_id == bindparam("stream_id"))
+    .order_by(events.c.version.desc())
+    .limit(1)
+)
+# The stream's version and last hash, read in one statement (one snapshot: they agree).
+_HEAD = select(_VERSION.scalar_subquery(), _LAST_HASH.scalar_subquery())
+# PostgreSQL: the append lock and the stream's head in one round trip. The head may be
+# read just before the lock is granted; if another writer got in meanwhile, the insert
 # collides with its version and the append fails as stale, as it must.
-_LOCK_AND_VERSION = select(func.pg_advisory_xact_lock(APPEND_LOCK_ID), _VERSION.scalar_subquery())
+_LOCK_AND_HEAD = select(
+    func.pg_advisory_xact_lock(APPEND_LOCK_ID),
+    _VERSION.scalar_subquery(),
+    _LAST_HASH.scalar_subquery(),
+)
 _INSERT = insert(events).returning(events.c.position, sort_by_parameter_order=True)
 
 
@@ -225,14 +274,15 @@ class EventStore:
                     if seen is not None:
                         raise DuplicateCommand(stream_id, idempotency_key, seen)
                 if self._postgres:
-                    current = int(
-                        conn.execute(_LOCK_AND_VERSION, {"stream_id": stream_id}).one()[1]
-                    )
+                    _, version, last = conn.execute(_LOCK_AND_HEAD, {"stream_id": stream_id}).one()
                 else:
-                    current = self._current_version(conn, stream_id)
+                    version, last = conn.execute(_HEAD, {"stream_id": stream_id}).one()
+                current = int(version)
                 if current != expected_version:
                     raise ConcurrencyError(stream_id, expected_version, current)
-                stored = self._insert(conn, stream_id, expected_version, batch, meta)
+                stored = self._insert(
+                    conn, stream_id, expected_version, batch, meta, last or GENESIS
+                )
                 if idempotency_key is not None:
                     conn.execute(
                         insert(processed_commands).values(
@@ -260,22 +310,36 @@ class EventStore:
         after: int,
         batch: Sequence[NewEvent],
         meta: Payload,
+        previous: str = GENESIS,
     ) -> list[StoredEvent]:
         if not batch:
             return []
         now = self.clock()
-        rows: list[dict[str, Any]] = [
-            {
-                "stream_id": stream_id,
-                "version": after + i,
-                "type": e.type,
-                "schema_version": e.schema_version,
-                "payload": dict(e.payload),
-                "metadata": meta,
-                "recorded_at": now,
-            }
-            for i, e in enumerate(batch, start=1)
-        ]
+        if now.tzinfo is not None:  # SQLite keeps no offset: the time is stored in UTC
+            now = now.astimezone(UTC)
+        meta = canonical(meta)
+        at = moment(now)
+        rows: list[dict[str, Any]] = []
+        for i, e in enumerate(batch, start=1):
+            payload = canonical(dict(e.payload))
+            version = after + i
+            sealed = event_hash(
+                previous, stream_id, version, e.type, e.schema_version, payload, meta, at
+            )
+            rows.append(
+                {
+                    "stream_id": stream_id,
+                    "version": version,
+                    "type": e.type,
+                    "schema_version": e.schema_version,
+                    "payload": payload,
+                    "metadata": meta,
+                    "recorded_at": now,
+                    "prev_hash": previous,
+                    "hash": sealed,
+                }
+            )
+            previous = sealed
         result = conn.execute(_INSERT, rows)
         positions = [row[0] for row in result]
         return [
@@ -288,13 +352,26 @@ class EventStore:
     # -- reading -------------------------------------------------------------------
 
     def load(
-        self, stream_id: str, after_version: int = 0, *, with_metadata: bool = True
+        self,
+        stream_id: str,
+        after_version: int = 0,
+        *,
+        with_metadata: bool = True,
+        verified: bool = False,
     ) -> list[StoredEvent]:
         """The stream's events after ``after_version``, oldest first, upcast.
 
         ``with_metadata=False`` leaves each event's metadata empty, which folding a
-        state does not need and which costs a JSON decoding per row.
+        state does not need and which costs a JSON decoding per row. ``verified=True``
+        checks the stream's whole hash chain first (replays, exports) and raises
+        :class:`BrokenChain` where it breaks.
         """
+        if verified:
+            sealed = self._sealed(stream_id)
+            found = check(sealed)
+            if found is not None:
+                raise BrokenChain(found)
+            return [self._from_sealed(row) for row in sealed if row.version > after_version]
         columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
         with reader(self.engine) as conn:
             rows = conn.execute(
@@ -314,6 +391,55 @@ class EventStore:
                 .limit(limit)
             )
             return [self._row(row) for row in rows]
+
+    # -- the hash chain ------------------------------------------------------------
+
+    def verify(self, stream_id: str) -> Break | None:
+        """Where the stream's hash chain breaks, or None when it holds (or is empty)."""
+        return check(self._sealed(stream_id))
+
+    def verify_all(self) -> Verification:
+        """Check every stream's chain, reading the log once in (stream, version) order."""
+        breaks: list[Break] = []
+        streams = count = 0
+        # A transaction of its own: PostgreSQL streams the rows through a server-side
+        # cursor, which lives in one (the statement sees one snapshot of the log).
+        with self.engine.connect() as conn:
+            rows = conn.execution_options(stream_results=True, yield_per=2000).execute(
+                select(*_SEALED_COLUMNS).order_by(events.c.stream_id, events.c.version)
+            )
+            sealed = (Sealed(**row._mapping) for row in rows)
+            for _, stream in itertools.groupby(sealed, key=lambda r: r.stream_id):
+                counted = _Counted(stream)
+                found = check(counted)
+                streams += 1
+                count += counted.seen
+                if found is not None:
+                    breaks.append(found)
+        return Verification(streams, count, breaks)
+
+    def _sealed(self, stream_id: str) -> list[Sealed]:
+        with reader(self.engine) as conn:
+            rows = conn.execute(
+                select(*_SEALED_COLUMNS)
+                .where(events.c.stream_id == stream_id)
+                .order_by(events.c.version)
+            ).all()
+        return [Sealed(**row._mapping) for row in rows]
+
+    def _from_sealed(self, row: Sealed) -> StoredEvent:
+        return self._row(
+            (
+                row.position,
+                row.stream_id,
+                row.version,
+                row.type,
+                row.schema_version,
+                row.payload,
+                row.metadata,
+                row.recorded_at,
+            )
+        )
 
     def version(self, stream_id: str) -> int:
         """The stream's last version (0 for a stream with no events)."""
@@ -416,3 +542,16 @@ class EventStore:
     def delete_snapshots(self) -> None:
         with self.engine.begin() as conn:
             conn.execute(delete(snapshots))
+
+
+class _Counted:
+    """A stream's rows passed through, counted (``check`` stops at a break)."""
+
+    def __init__(self, rows: Iterable[Sealed]) -> None:
+        self._rows = iter(rows)
+        self.seen = 0
+
+    def __iter__(self) -> Iterator[Sealed]:
+        for row in self._rows:
+            self.seen += 1
+            yield row

@@ -1,23 +1,30 @@
-"""The announcer: it follows the event log and tells the chats, once.
+"""The announcer: it follows the event log and tells the chats, at least once and with
+the effects once, on as many instances as run.
 
 Whoever appended an event — a button press in this process, a deadline in a Celery worker,
-another bot instance — the announcer reads :meth:`EventStore.read_all` from its recorded
-position, folds each game's state, asks the presenter what the new events call for
-(:func:`tgbot.presenter.announce.announce`) and hands that to the outbox: read → fold →
-present → deliver. Each game's progress is claimed before its messages go out, so a
-restart goes on where it stopped and repeats nothing, and a game whose announcing failed
-is tried again later without holding up the others. Only the instance that holds the
-lease announces.
+another bot instance — every instance's announcer reads :meth:`EventStore.read_all` from
+its position and notes which games have events not yet announced. It announces only the
+games it holds the claim of (:mod:`infra.claims`): the claims are renewed every
+:data:`~infra.claims.RENEW_EVERY_MS` and spread over the live instances, and the games of
+an instance that died are taken over within 3 s, once its claims lapsed.
+
+For a game it holds, it folds the state, asks the presenter what the new events call for
+(:func:`tgbot.presenter.announce.announce`) and, in one transaction, claims the events as
+announced and records those messages in the durable outbox; then it sends them
+(:mod:`tgbot.delivering`). A takeover drives whatever its predecessor left owing.
+
+An instance whose calls to Telegram keep failing gives its games up for a while
+(:data:`BENCH_SECONDS`), so that an instance that can reach Telegram takes them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import socket
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -26,22 +33,29 @@ from domain.decider import fold
 from domain.events import Event, GameCreated, GameStarted
 from domain.state import GameState
 from infra.archive import imported_streams
+from infra.claims import RENEW_EVERY_MS, Claims
 from infra.db import reader
+from infra.deliveries import Deliveries
 from infra.event_store import StoredEvent
+from infra.lru import LRU
 from tgbot.context import BotServices
+from tgbot.delivering import Batch, Driver, now_ms, planned, prompts_first
 from tgbot.invitations import tell_subscribers
-from tgbot.outbox import DELIVERY, Delivery, Outbox
+from tgbot.outbox import Outbox
+from tgbot.presenter import messages as m
 from tgbot.presenter.announce import Told, announce
 
 log = logging.getLogger(__name__)
 
 ANNOUNCER_KEY: Final = "announcer"  # where the application keeps its announcer (bot_data)
-MAX_FAILURES: Final = 3  # a game's events whose announcing failed this often are given up
-LEASE_MS: Final = 15_000  # how long the announcing instance's lease lasts without renewal
+GIVE_UP_SECONDS: Final = 3.0  # calls to Telegram failing this long: the games are given up
+GIVE_UP_FAILURES: Final = 3  # ... and at least this many of them
+BENCH_SECONDS: Final = 10.0  # how long an instance so benched takes no game
+CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
 
 
 class Announcer:
-    """Follows the event log and announces every event once."""
+    """Follows the event log and announces the games this instance holds."""
 
     def __init__(
         self,
@@ -50,30 +64,45 @@ class Announcer:
         *,
         poll_interval: float = 1.0,
         name: str = "notifier",
+        holder: str | None = None,
     ) -> None:
         self.services = services
         self.outbox = outbox
         self.poll_interval = poll_interval
-        self.name = name  # the position's and the lease's name in the database
+        self.name = name  # the position's name in the database
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        engine = services.store.engine
+        self.claims = Claims(engine, self.holder)
+        self.deliveries = Deliveries(engine)
+        self.driver = Driver(outbox, self.deliveries, self.present_again, self._heard, self.holds)
+        # Every event up to ``position`` is announced, or its game is held elsewhere;
+        # the log is read on from ``read_to``.
         self.position: int | None = None
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.leading = False
-        self.lease_until = 0.0  # monotonic seconds when the lease must be renewed by
-        self.cache: dict[str, tuple[GameState, int]] = {}
-        self.failures: dict[tuple[str, int], int] = {}
-        # Claims to take back (game -> (claimed, announced before)) that failed to be:
-        # taken back before the next catch-up, or the game's events would pass as told.
-        self.unclaims: dict[str, tuple[int, int]] = {}
+        self.read_to = 0
+        # Games with events not announced yet: (position of the first, last version seen).
+        self.waiting: dict[str, tuple[int, int]] = {}
+        self.held: frozenset[str] = frozenset()
+        self.taken: set[str] = set()  # games just taken over: what they owe is driven
+        self.next_step = 0.0  # loop time of the next claims step
+        self.failing_since: float | None = None  # loop time Telegram calls began failing
+        self.failures = 0
+        self.benched_until = 0.0
+        self._stepping = asyncio.Lock()
+        # The last state announced per game (bounded: a lobby left open forever, too).
+        self.cache: LRU[str, tuple[GameState, int]] = LRU(CACHED_GAMES)
+
+    # -- the loop ----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Forever: while this instance holds the lease, catch up, then wait for a wake-up
-        or the poll interval; else wait for the lease."""
+        """Forever: catch up, then wait for a wake-up or the poll interval (the claims
+        are renewed beside, every :data:`RENEW_EVERY_MS`)."""
         wake = self.services.wake
+        claiming = asyncio.create_task(self._claim_forever(), name="claims")
         try:
             while True:
                 wake.clear()
                 try:
-                    handled = await self.catch_up() if await self.lead() else 0
+                    handled = await self.catch_up()
                 except asyncio.CancelledError:
                     raise
                 except Exception:
@@ -85,69 +114,72 @@ class Announcer:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), self.poll_interval)
         finally:
-            if self.leading:
-                await asyncio.shield(asyncio.to_thread(self.resign))
+            claiming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await claiming
+            await asyncio.shield(asyncio.to_thread(self.leave))
 
-    async def lead(self) -> bool:
-        """Whether this instance announces: it takes or renews the lease in the database
-        (renewed when a third of it is used). Whoever takes over reads the position and
-        the messages afresh; the per-game claims keep even an overlap from repeating."""
+    async def _claim_forever(self) -> None:
+        """The claims' own loop, so that slow deliveries never delay their renewal."""
         loop = asyncio.get_running_loop()
-        if self.leading and loop.time() < self.lease_until:
-            return True
-        now_ms = time.time_ns() // 1_000_000
-        botstate = self.services.botstate
-        held = await asyncio.to_thread(
-            botstate.hold_lease, self.holder, now_ms, LEASE_MS, self.name
-        )
-        if held:
-            self.lease_until = loop.time() + LEASE_MS / 3000
-            if not self.leading:
-                log.info("announcer %s announces", self.holder)
-                self.position = None
-                self.cache.clear()
-                botstate.forget_cached_messages()
-        self.leading = held
-        return held
+        while True:
+            try:
+                await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("renewing the claims failed; retrying")
+            await asyncio.sleep(max(0.01, self.next_step - loop.time()))
 
-    def resign(self) -> None:
-        """Give the lease up (a clean shutdown), so another instance takes over at once."""
-        self.leading = False
+    def leave(self) -> None:
+        """Give every game up (a clean shutdown), so other instances take them at once."""
+        self.held = frozenset()
         try:
-            self.services.botstate.release_lease(self.holder, self.name)
-        except Exception:  # the lease runs out by itself
-            log.warning("could not release the announcer lease", exc_info=True)
+            self.claims.leave()
+        except Exception:  # the claims lapse by themselves
+            log.warning("could not give the games up", exc_info=True)
 
     async def catch_up(self, limit: int = 500) -> int:
-        """Announce the events after the recorded position; returns how many were passed.
-
-        Games are announced side by side, each game's events in order. A game that failed
-        neither repeats nor holds up the others: the position stops before its events,
-        which are tried again next time.
-        """
+        """Read the log on, take or renew claims, announce the waiting games held here and
+        drive what they owe; returns how many events were read."""
         botstate = self.services.botstate
         if self.position is None:
-            self.position = await asyncio.to_thread(botstate.position, self.name)
-        for game_id in list(self.unclaims):
-            await self._take_back(game_id)
-        start = self.position
-        records = await asyncio.to_thread(self.services.store.read_all, start, limit)
+            self.position = self.read_to = await asyncio.to_thread(botstate.position, self.name)
+        records = await asyncio.to_thread(self.services.store.read_all, self.read_to, limit)
+        if await self._note(records):
+            await self.step(force=True)  # a game began waiting: take it now if free
+        held = [g for g in self.waiting if g in self.held]
+        await asyncio.gather(*(self.announce_game(g) for g in held))
+        await self.drive_owed()
+        await self._forget_announced()
+        position = min(p for p, _ in self.waiting.values()) - 1 if self.waiting else self.read_to
+        if position > self.position:
+            await asyncio.to_thread(botstate.save_position, position, self.name)
+        self.position = position
+        return len(records)
+
+    async def _note(self, records: Sequence[StoredEvent]) -> bool:
+        """Note the games of ``records`` with events not announced yet; whether any game
+        began waiting."""
         if not records:
-            return 0
+            return False
         by_game: dict[str, list[StoredEvent]] = {}
         for record in records:
             by_game.setdefault(record.stream_id, []).append(record)
         imported, done = await asyncio.to_thread(self._progress, list(by_game))
-        for game_id in imported:
-            del by_game[game_id]
-        failed = await asyncio.gather(
-            *(self.announce_game(g, chunk, done.get(g)) for g, chunk in by_game.items())
-        )
-        stuck = [position for position in failed if position is not None]
-        self.position = min(stuck) - 1 if stuck else records[-1].position
-        if self.position > start:
-            await asyncio.to_thread(botstate.save_position, self.position, self.name)
-        return self.position - start if stuck else len(records)
+        new = False
+        for game_id, chunk in by_game.items():
+            if game_id in imported:
+                continue
+            fresh = [r for r in chunk if game_id not in done or r.version > done[game_id]]
+            if not fresh:
+                continue
+            before = self.waiting.get(game_id)
+            new = new or before is None
+            first = before[0] if before is not None else fresh[0].position
+            self.waiting[game_id] = (first, fresh[-1].version)
+        self.read_to = records[-1].position
+        return new
 
     def _progress(self, game_ids: list[str]) -> tuple[set[str], dict[str, int]]:
         """Of these games, the imported ones (played elsewhere: replayed by their id,
@@ -157,61 +189,155 @@ class Announcer:
         others = [g for g in game_ids if g not in imported]
         return imported, self.services.botstate.game_versions(others, self.name)
 
-    async def _take_back(self, game_id: str) -> None:
-        """Return a game's claim noted in ``unclaims`` (its events are told again)."""
-        claimed, back = self.unclaims[game_id]
-        await asyncio.to_thread(
-            self.services.botstate.claim_game, game_id, claimed, back, self.name
-        )
-        del self.unclaims[game_id]
+    async def _forget_announced(self) -> None:
+        """Stop waiting for games another instance announced."""
+        elsewhere = [g for g in self.waiting if g not in self.held]
+        if not elsewhere:
+            return
+        done = await asyncio.to_thread(self.services.botstate.game_versions, elsewhere, self.name)
+        for game_id in elsewhere:
+            if done.get(game_id, 0) >= self.waiting[game_id][1]:
+                del self.waiting[game_id]
 
-    async def announce_game(
-        self, game_id: str, chunk: Sequence[StoredEvent], done: int | None
-    ) -> int | None:
-        """Announce one game's events after version ``done``; the position of the first
-        event to try again when announcing failed, else None."""
-        botstate = self.services.botstate
-        fresh = [r for r in chunk if done is None or r.version > done]
-        if not fresh:
-            return None
-        claimed = fresh[-1].version
-        if not await asyncio.to_thread(botstate.claim_game, game_id, done, claimed, self.name):
-            self.cache.pop(game_id, None)  # announced by someone else meanwhile
-            return None
-        key = (game_id, fresh[0].version)
-        delivery = Delivery()
-        token = DELIVERY.set(delivery)
+    # -- claims ------------------------------------------------------------------------
+
+    async def step(self, force: bool = False) -> None:
+        """Renew the claims and take free games that need announcing (every
+        :data:`RENEW_EVERY_MS`, or at once when a game began waiting); give them all up
+        while Telegram cannot be reached."""
+        async with self._stepping:
+            await self._step(force)
+
+    async def _step(self, force: bool) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now < self.next_step and not force:
+            return
+        self.next_step = now + RENEW_EVERY_MS / 1000
+        if self.benched_until:
+            if now < self.benched_until:
+                return
+            try:
+                await self.outbox.bot.get_me()
+            except Exception:
+                self.benched_until = loop.time() + BENCH_SECONDS
+                return
+            log.info("announcer %s reaches Telegram again: it takes games again", self.holder)
+            self.benched_until, self.failing_since, self.failures = 0.0, None, 0
+        if (
+            self.failing_since is not None
+            and self.failures >= GIVE_UP_FAILURES
+            and now - self.failing_since >= GIVE_UP_SECONDS
+        ):
+            log.warning(
+                "announcer %s: calls to Telegram failed for %.1f s; its games are given up",
+                self.holder,
+                now - self.failing_since,
+            )
+            await asyncio.to_thread(self.leave)
+            self.benched_until = loop.time() + BENCH_SECONDS
+            return
+        owing = await asyncio.to_thread(self.deliveries.owing)
+        candidates = set(self.waiting) | owing
+        held = await asyncio.to_thread(self.claims.step, candidates, now_ms())
+        taken = held - self.held
+        if taken:
+            log.info("announcer %s takes %d games", self.holder, len(taken))
+            for game_id in taken:
+                self.cache.pop(game_id, None)
+            # Its messages may have been posted anew meanwhile by the instance before.
+            self.services.botstate.forget_cached_messages()
+            self.taken |= taken & owing
+        self.held = held
+        self.taken &= held
+
+    def holds(self, game_id: str) -> bool:
+        """Whether this instance still holds the game (checked before each delivery)."""
+        return game_id in self.held
+
+    def _heard(self, ok: bool) -> None:
+        """A call to Telegram went through (``ok``) or failed."""
+        if ok:
+            self.failing_since, self.failures = None, 0
+            return
+        if self.failing_since is None:
+            self.failing_since = asyncio.get_running_loop().time()
+        self.failures += 1
+
+    # -- announcing --------------------------------------------------------------------
+
+    async def announce_game(self, game_id: str) -> None:
+        """Announce a held game's events after its announced version: claimed as
+        announced and recorded, in one transaction, then delivered."""
         try:
-            await self.announce(game_id, fresh)
+            await self._announce_game(game_id)
         except asyncio.CancelledError:
             raise
         except Exception:
             self.cache.pop(game_id, None)
-            if delivery.sent:
-                # Announcing again would send those messages twice. The claim stays and
-                # the rest of these events goes untold: the lesser evil next to duplicates
-                # (the players' next moves are announced as usual; /hand shows the rest).
-                self.failures.pop(key, None)
-                log.exception(
-                    "game %s: announcing failed after sending; up to %d left", game_id, claimed
-                )
-                return None
-            self.failures[key] = self.failures.get(key, 0) + 1
-            if self.failures[key] >= MAX_FAILURES:
-                del self.failures[key]
-                log.exception("game %s: events up to %d given up", game_id, claimed)
-                return None
             log.exception("game %s: announcing failed; trying again", game_id)
-            self.unclaims[game_id] = (claimed, done or 0)
-            try:
-                await self._take_back(game_id)
-            except Exception:  # taken back before the next catch-up (see catch_up)
-                log.exception("game %s: could not take the claim back yet", game_id)
-            return fresh[0].position
-        finally:
-            DELIVERY.reset(token)
-        self.failures.pop(key, None)
-        return None
+
+    async def _announce_game(self, game_id: str) -> None:
+        botstate = self.services.botstate
+        done = (await asyncio.to_thread(botstate.game_versions, [game_id], self.name)).get(game_id)
+        records = await asyncio.to_thread(self.services.store.load, game_id, done or 0)
+        if not records:
+            self.waiting.pop(game_id, None)
+            return
+        batch = Batch(
+            records[0].version, records[-1].version, int(self.services.service.clock_ms())
+        )
+        messages, after = await self.present(game_id, records, batch.now_ms)
+        plan = planned(game_id, batch, messages)
+        claimed = await asyncio.to_thread(
+            botstate.claim_game,
+            game_id,
+            done,
+            batch.last,
+            self.name,
+            lambda conn: self.deliveries.record(plan, now_ms(), conn),
+        )
+        if self.waiting.get(game_id, (0, 0))[1] <= batch.last:
+            self.waiting.pop(game_id, None)
+        if not claimed:
+            self.cache.pop(game_id, None)  # announced by another instance meanwhile
+            return
+        if after.phase in ("finished", "cancelled"):
+            self.cache.pop(game_id, None)
+        else:
+            self.cache[game_id] = (after, batch.last)
+        settled = await self.driver.drive(
+            game_id, {d.key: msg for d, msg in zip(plan, messages, strict=True)}
+        )
+        if after.phase == "lobby" and any(
+            isinstance(self.services.service.decode(r), GameCreated) for r in records
+        ):
+            await tell_subscribers(self.outbox, self.services, after)  # a new game here
+        if after.phase in ("finished", "cancelled"):
+            # What memory holds of it goes; so does its claim once nothing is owed.
+            await asyncio.to_thread(self.services.forget_game, game_id)
+            if settled:
+                await asyncio.to_thread(self.claims.give_up, [game_id])
+
+    async def drive_owed(self) -> None:
+        """Drive the deliveries owed by held games: those just taken over, and failed
+        ones whose next try came."""
+        if not self.held:
+            return
+        taken, self.taken = self.taken, set()
+        due = await asyncio.to_thread(self.deliveries.due, self.held, now_ms())
+        games = taken | {item.delivery.stream_id for item in due}
+        await asyncio.gather(*(self._drive(g) for g in games))
+
+    async def _drive(self, game_id: str) -> None:
+        try:
+            await self.driver.drive(game_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game %s: delivering failed; trying again", game_id)
+
+    # -- presenting --------------------------------------------------------------------
 
     def state_before(self, game_id: str, version: int) -> GameState:
         cached = self.cache.get(game_id)
@@ -220,28 +346,36 @@ class Announcer:
         decode = self.services.service.decode
         return fold(decode(e) for e in self.services.store.load(game_id) if e.version <= version)
 
-    async def announce(self, game_id: str, records: Sequence[StoredEvent]) -> None:
-        """Read (the state before ``records``), fold, present, deliver."""
+    async def present(
+        self, game_id: str, records: Sequence[StoredEvent], now: int
+    ) -> tuple[list[m.Message], GameState]:
+        """Read (the state before ``records``), fold, present: the messages the events
+        call for and the state after them."""
         first = records[0].version - 1
         decode = self.services.service.decode
         events: list[Event] = [decode(r) for r in records]
         state = await asyncio.to_thread(self.state_before, game_id, first)
-        table = await asyncio.to_thread(self.services.table, game_id, fold(events, state))
+        after = fold(events, state)
+        table = await asyncio.to_thread(self.services.table, game_id, after)
+        table = dataclasses.replace(table, now_ms=now)
         missing: frozenset[int] = frozenset()
         if any(isinstance(e, GameStarted) for e in events):
-            missing = await asyncio.to_thread(self._never_opened, fold(events, state))
+            missing = await asyncio.to_thread(self._never_opened, after)
         told = [
             Told(event, int(r.recorded_at.timestamp() * 1000), _name(r.metadata))
             for event, r in zip(events, records, strict=True)
         ]
         messages, after = announce(table, state, first, told, missing=missing)
-        await self.outbox.deliver(messages)
-        if after.phase == "lobby" and any(isinstance(e, GameCreated) for e in events):
-            await tell_subscribers(self.outbox, self.services, after)  # a new game here
-        if after.phase in ("finished", "cancelled"):
-            self.cache.pop(game_id, None)
-        else:
-            self.cache[game_id] = (after, first + len(records))
+        return prompts_first(messages), after
+
+    async def present_again(self, game_id: str, batch: Batch) -> Sequence[m.Message]:
+        """A recorded batch's messages, presented again from the log."""
+        records = await asyncio.to_thread(self.services.store.load, game_id, batch.first - 1)
+        records = [r for r in records if r.version <= batch.last]
+        if not records:
+            return []
+        messages, _ = await self.present(game_id, records, batch.now_ms)
+        return messages
 
     def _never_opened(self, state: GameState) -> frozenset[int]:
         users = self.services.botstate.users(state.seating)

@@ -7,14 +7,18 @@ Telegram already has by its ``file_id``, turns plain keyboards into Telegram's m
 handles what Telegram answers — a user who blocked the bot, a group that became a
 supergroup, "message is not modified" — with one retry policy: a flood limit is waited out
 and the call tried again, a network error is tried again only when repeating it cannot
-show a message twice. (The application's rate limiter only paces calls; it never retries.)
+show a message twice. Every call waits for the rate limiter (:mod:`infra.ratelimit`, one
+for all the instances on Redis): prompts go before other messages, and those before board
+and lobby redraws; a board redraw still waiting is replaced by a newer one of the same
+game and chat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -43,8 +47,11 @@ from telegram.error import (
 )
 
 from infra.botstate import BotState
+from infra.locks import Locks
+from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
+from tgbot.edits import ShownEdits, fingerprint
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
 from tgbot.presenter import messages as m
@@ -66,23 +73,64 @@ UNSENT: Final = (
 )
 NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 HTML: Final = ParseMode.HTML
+# Edits skipped when the message shows the same already (pictures: see send_picture).
+TEXT_EDITS: Final = ("edit_message_text", "edit_message_caption", "edit_message_reply_markup")
 
 
 @dataclass
 class Delivery:
-    """Whether a batch sent anything that delivering it again would send a second time
-    (a message sent, or a send whose answer was lost); edits and deletes repeat safely."""
+    """One recorded delivery being carried out (see :mod:`tgbot.delivering`): whether it
+    sent anything that delivering it again would send a second time (a message sent, or a
+    send whose answer was lost); edits and deletes repeat safely. While it sent nothing,
+    a call that fails raises :class:`Undelivered` instead of being dropped, so the
+    delivery is tried again later."""
 
     sent: bool = False
 
 
+class Undelivered(Exception):
+    """A delivery's call failed: ``uncertain`` when it may have reached Telegram (the
+    answer was lost), else it surely did not."""
+
+    def __init__(self, method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
+        super().__init__(f"{method} to {chat_id}: {error}")
+        self.uncertain = uncertain
+
+
 DELIVERY: ContextVar[Delivery | None] = ContextVar("delivery", default=None)
+
+
+def _undelivered(method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
+    """Within a delivery that sent nothing yet, a failed call is raised."""
+    delivery = DELIVERY.get()
+    if delivery is not None and not delivery.sent:
+        raise Undelivered(method, chat_id, error, uncertain=uncertain)
 
 
 def _went_out(method: str) -> None:
     delivery = DELIVERY.get()
     if delivery is not None and not method.startswith(REPEATABLE):
         delivery.sent = True
+
+
+# How the message being delivered is paced: its priority, and what may replace it.
+PACE: ContextVar[tuple[Priority, Hashable | None]] = ContextVar(
+    "pace", default=(Priority.MESSAGE, None)
+)
+
+
+def pace(message: m.Message) -> tuple[Priority, Hashable | None]:
+    """A message's place in the rate limiter's queue: prompts before other messages
+    before board and lobby redraws; a board's redraw is replaced by a newer one of the
+    same game and chat while it waits."""
+    match message:
+        case m.Prompt() | m.ClosedPrompt() | m.PromptStep():
+            return Priority.PROMPT, None
+        case m.Board():
+            return Priority.BOARD, ("board", message.game, message.chat)
+        case m.Lobby() | m.LobbyClosed():
+            return Priority.BOARD, None
+    return Priority.MESSAGE, None
 
 
 def never_sent(error: BaseException) -> bool:
@@ -111,7 +159,7 @@ def draw(picture: Picture) -> bytes:
     return render.png_bytes(image)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)  # a board is about 1 MB: enough for the board, then the prompt
 def _board(picture: Picture) -> Image.Image:
     highlight = dict(picture.marks) if picture.marks else picture.last
     image = render.render_image(
@@ -125,11 +173,23 @@ def _board(picture: Picture) -> Image.Image:
 class Outbox:
     """Delivers messages to Telegram for one bot (see the module's docstring)."""
 
-    def __init__(self, bot: Bot, botstate: BotState, photos: PhotoCache, key: bytes) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        botstate: BotState,
+        photos: PhotoCache,
+        key: bytes,
+        shown: ShownEdits | None = None,
+        locks: Locks | None = None,
+        limiter: RateLimiter | None = None,
+    ) -> None:
         self.bot = bot
+        self.limiter = limiter
         self.botstate = botstate
         self.photos = photos
         self.key = key
+        self.shown = shown if shown is not None else ShownEdits()
+        self.locks = locks or Locks(botstate.engine)
         self._locks: dict[str, asyncio.Lock] = {}
 
     # -- the port the handlers and the announcer use ---------------------------------
@@ -140,6 +200,13 @@ class Outbox:
         return [await self.deliver_one(message) for message in messages]
 
     async def deliver_one(self, message: m.Message) -> Any:
+        token = PACE.set(pace(message))
+        try:
+            return await self._deliver_one(message)
+        finally:
+            PACE.reset(token)
+
+    async def _deliver_one(self, message: m.Message) -> Any:
         match message:
             case m.Text():
                 sent = await self.call(
@@ -147,7 +214,9 @@ class Outbox:
                     "send_message",
                     text=message.text,
                     parse_mode=HTML,
-                    reply_markup=self.markup(message.keyboard, message.game, message.version),
+                    reply_markup=self.markup(
+                        message.keyboard, message.game, message.version, message.chat
+                    ),
                 )
                 for player in message.about:  # told once per game: noted
                     message_id = sent.message_id if isinstance(sent, Message) else 0
@@ -169,7 +238,9 @@ class Outbox:
                         "send_message",
                         text=message.text,
                         parse_mode=HTML,
-                        reply_markup=self.markup(message.keyboard, message.game, message.version),
+                        reply_markup=self.markup(
+                            message.keyboard, message.game, message.version, message.player
+                        ),
                     ),
                 )
             case m.PromptStep():
@@ -181,10 +252,12 @@ class Outbox:
                     message_id=message.message_id,
                     text=message.text,
                     parse_mode=HTML,
-                    reply_markup=self.markup(message.keyboard, message.game, message.version),
+                    reply_markup=self.markup(
+                        message.keyboard, message.game, message.version, message.chat
+                    ),
                 )
             case m.Photo():
-                markup = self.markup(message.keyboard, message.game, message.version)
+                markup = self.markup(message.keyboard, message.game, message.version, message.chat)
                 return await self._picture(
                     message.chat, message.picture, message.caption, markup, message.message_id
                 )
@@ -206,13 +279,22 @@ class Outbox:
                 return await self._lobby_closed(message)
         raise TypeError(f"not a message: {message!r}")  # pragma: no cover
 
-    def lock(self, game_id: str) -> asyncio.Lock:
-        """Held while a game's lobby message is drawn or closed: one at a time."""
-        return self._locks.setdefault(game_id, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def lock(self, game_id: str) -> AsyncIterator[None]:
+        """Held while a game's lobby message is drawn or closed: one at a time, on every
+        instance (a lock in the database; in this process, waited for on the loop)."""
+        async with (
+            self._locks.setdefault(game_id, asyncio.Lock()),
+            self.locks.holding(f"lobby:{game_id}"),
+        ):
+            yield
 
-    def markup(self, keyboard: Keyboard, game: str, version: int) -> InlineKeyboardMarkup | None:
+    def markup(
+        self, keyboard: Keyboard, game: str, version: int, chat: int
+    ) -> InlineKeyboardMarkup | None:
         """A plain keyboard as Telegram's markup, each press encoded for ``game`` at
-        ``version`` (or the game its button names)."""
+        ``version`` (or the game its button names) and bound to ``chat``, the chat the
+        message goes to: a press from anywhere else is refused."""
         if not keyboard:
             return None
         rows = []
@@ -220,7 +302,7 @@ class Outbox:
             buttons = []
             for button in row:
                 if button.press is not None:
-                    data = encode(button.press.data(button.game or game, version), self.key)
+                    data = encode(button.press.data(button.game or game, version), self.key, chat)
                     buttons.append(InlineKeyboardButton(button.label, callback_data=data))
                 elif button.web_app is not None:
                     buttons.append(
@@ -240,9 +322,9 @@ class Outbox:
         await asyncio.to_thread(self.botstate.forget_message, game, chat, slot)
 
     async def _board(self, message: m.Board) -> Any:
-        chat = self.botstate.resolve_chat(message.chat)
-        markup = self.markup(message.keyboard, message.game, message.version)
-        stored = self.botstate.message(message.game, chat, Slot.BOARD)
+        chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
+        markup = self.markup(message.keyboard, message.game, message.version, chat)
+        stored = await asyncio.to_thread(self.botstate.message, message.game, chat, Slot.BOARD)
         if stored is not None and not message.new:
             done = await self._picture(
                 chat, message.picture, message.caption, markup, stored.message_id
@@ -259,7 +341,7 @@ class Outbox:
     async def _prompt(self, message: m.Prompt) -> Any:
         player, game = message.player, message.game
         png = await asyncio.to_thread(draw, message.picture)
-        markup = self.markup(message.keyboard, game, message.version)
+        markup = self.markup(message.keyboard, game, message.version, player)
         sent = await self.reach(
             player,
             game,
@@ -270,7 +352,7 @@ class Outbox:
         )
         if isinstance(sent, Message):
             # One live prompt per player: the earlier one keeps its text, loses its buttons.
-            earlier = self.botstate.message(game, player, Slot.PROMPT)
+            earlier = await asyncio.to_thread(self.botstate.message, game, player, Slot.PROMPT)
             if earlier is not None and earlier.message_id != sent.message_id:
                 await self.reach(
                     player,
@@ -283,8 +365,8 @@ class Outbox:
 
     async def _closed(self, message: m.ClosedPrompt) -> Any:
         player, game = message.player, message.game
-        markup = self.markup(message.keyboard, game, message.version)
-        stored = self.botstate.message(game, player, Slot.PROMPT)
+        markup = self.markup(message.keyboard, game, message.version, player)
+        stored = await asyncio.to_thread(self.botstate.message, game, player, Slot.PROMPT)
         if stored is None:
             if not message.or_send:
                 return None
@@ -317,7 +399,7 @@ class Outbox:
         return done
 
     async def _step(self, message: m.PromptStep) -> Any:
-        markup = self.markup(message.keyboard, message.game, message.version)
+        markup = self.markup(message.keyboard, message.game, message.version, message.chat)
         if message.picture is None:
             return await self.call(
                 message.chat,
@@ -360,20 +442,24 @@ class Outbox:
         A drawing older than the one shown is dropped; ``settings`` None keeps showing
         what the message shows (its settings, or its buttons)."""
         async with self.lock(message.game):
-            chat = self.botstate.resolve_chat(message.chat)
-            stored = self.botstate.message(message.game, chat, Slot.LOBBY)
+            chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
+            stored = await asyncio.to_thread(
+                self.botstate.fresh_message, message.game, chat, Slot.LOBBY
+            )
             if stored is not None and stored.version > message.version:
                 return None  # a newer drawing is shown already
             settings = message.settings
             if settings is None:
-                marker = self.botstate.message(message.game, chat, Slot.SETTINGS)
+                marker = await asyncio.to_thread(
+                    self.botstate.fresh_message, message.game, chat, Slot.SETTINGS
+                )
                 settings = (
                     stored is not None
                     and marker is not None
                     and (marker.message_id == stored.message_id)
                 )
             keyboard = message.settings_keyboard if settings else message.keyboard
-            markup = self.markup(keyboard, message.game, message.version)
+            markup = self.markup(keyboard, message.game, message.version, chat)
             if stored is not None and message.anew:
                 deleted = await self.call(chat, "delete_message", message_id=stored.message_id)
                 if deleted is None:
@@ -406,8 +492,10 @@ class Outbox:
 
     async def _lobby_closed(self, message: m.LobbyClosed) -> Any:
         async with self.lock(message.game):
-            chat = self.botstate.resolve_chat(message.chat)
-            stored = self.botstate.message(message.game, chat, Slot.LOBBY)
+            chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
+            stored = await asyncio.to_thread(
+                self.botstate.fresh_message, message.game, chat, Slot.LOBBY
+            )
             if stored is None:
                 if message.or_send:
                     return await self.call(
@@ -440,7 +528,10 @@ class Outbox:
             was_open = user is not None and user.private_chat
             if user is not None:
                 await asyncio.to_thread(self.botstate.set_private_chat, player, False)
-            told = self.botstate.message(game, player, Slot.UNREACHABLE) is not None
+            told = (
+                await asyncio.to_thread(self.botstate.message, game, player, Slot.UNREACHABLE)
+                is not None
+            )
             if notice is not None and (was_open or not told):
                 await self.deliver_one(notice)
             return None
@@ -453,7 +544,26 @@ class Outbox:
         """``send_photo`` or ``edit_message_media`` of ``png`` with its HTML ``caption``:
         by the ``file_id`` Telegram gave the same picture before, if any; should Telegram
         refuse that id (it forgot the file), once more with the bytes. The id of what was
-        sent is remembered. None when Telegram refused."""
+        sent is remembered. None when Telegram refused. An edit to what the message
+        shows already is not sent (True)."""
+        if method != "edit_message_media":
+            return await self._send_picture(chat_id, method, png, caption, kwargs)
+        chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
+        message = (chat_id, int(kwargs["message_id"]))
+        shows = fingerprint(png, caption, _markup_json(kwargs.get("reply_markup")))
+        if await self.shown.claim(message, shows):
+            return True  # it shows this already: nothing to upload
+        sent = None
+        try:
+            sent = await self._send_picture(chat_id, method, png, caption, kwargs)
+        finally:
+            if sent is None:  # refused or failed: what it shows is unknown now
+                await self.shown.forget(message)
+        return sent
+
+    async def _send_picture(
+        self, chat_id: int, method: str, png: bytes, caption: str, kwargs: dict[str, Any]
+    ) -> Any:
         known = self.photos.file_id(png)
         if known is not None:
             try:
@@ -476,18 +586,54 @@ class Outbox:
         self.photos.remember(png, sent)
         return sent
 
+    async def _paced(self, chat_id: int, method: str) -> bool:
+        """Wait for the rate limiter (if any) to let a call to ``chat_id`` go; False when
+        a newer board edit for the same chat took its place."""
+        if self.limiter is None:
+            return True
+        priority, coalesce = PACE.get()
+        if not method.startswith("edit_"):
+            coalesce = None  # only an edit may be replaced by a newer one
+        return await self.limiter.acquire(chat_id, priority, group=chat_id < 0, coalesce=coalesce)
+
     async def call(self, chat_id: int, method: str, *, strict: bool = False, **kwargs: Any) -> Any:
         """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused
         (``strict``: a BadRequest is raised instead, but for "not modified"). Forbidden
         in a private chat is raised (see :meth:`reach`)."""
-        chat_id = self.botstate.resolve_chat(chat_id)
+        chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
+        shows = None
+        if method in TEXT_EDITS and "message_id" in kwargs:
+            shows = fingerprint(
+                method,
+                kwargs.get("text"),
+                kwargs.get("caption"),
+                _markup_json(kwargs.get("reply_markup")),
+            )
+            if await self.shown.claim((chat_id, kwargs["message_id"]), shows):
+                return True  # identical to the last edit: nothing to send
+        result = None
+        try:
+            result = await self._call(chat_id, method, strict=strict, **kwargs)
+        finally:
+            if shows is not None and result is None:  # refused or failed: unknown now
+                await self.shown.forget((chat_id, kwargs["message_id"]))
+        return result
+
+    async def _call(self, chat_id: int, method: str, *, strict: bool, **kwargs: Any) -> Any:
+        last: TelegramError | None = None
         for attempt in range(ATTEMPTS):
+            if not await self._paced(chat_id, method):
+                return True  # a newer board for the same chat replaced this one
             try:
                 result = await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
             except RetryAfter as error:
-                await asyncio.sleep(_seconds(error.retry_after))
+                last = error
+                if self.limiter is not None:  # the chat (or the bot) waits; so will we
+                    await self.limiter.retry_after(chat_id, _seconds(error.retry_after))
+                else:
+                    await asyncio.sleep(_seconds(error.retry_after))
             except ChatMigrated as error:
-                self.botstate.set_migrated(chat_id, error.new_chat_id)
+                await asyncio.to_thread(self.botstate.set_migrated, chat_id, error.new_chat_id)
                 if method not in ("send_message", "send_photo"):
                     return None  # the message lives in the old chat: the caller sends anew
                 chat_id = error.new_chat_id
@@ -510,9 +656,11 @@ class Outbox:
                     log.warning(
                         "%s to %s may have arrived; not repeated: %s", method, chat_id, error
                     )
+                    _undelivered(method, chat_id, error, uncertain=True)
                     _went_out(method)
                     return None
                 log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
+                last = error
                 if attempt + 1 < ATTEMPTS:
                     await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
             except TelegramError as error:
@@ -521,8 +669,13 @@ class Outbox:
             else:
                 _went_out(method)
                 return result
-        log.warning("%s to %s dropped after %d attempts", method, chat_id, ATTEMPTS)
+        log.warning("%s to %s failed %d times: %s", method, chat_id, ATTEMPTS, last)
+        _undelivered(method, chat_id, last, uncertain=False)
         return None
+
+
+def _markup_json(markup: Any) -> str:
+    return markup.to_json() if isinstance(markup, InlineKeyboardMarkup) else repr(markup)
 
 
 def _picture(

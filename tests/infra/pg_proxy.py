@@ -4,13 +4,19 @@
 the server's answer and closes the connection instead of passing it on, so the client
 cannot know whether its transaction counted. ``cut("before")``: the next COMMIT never
 reaches the server (which rolls the transaction back when the connection closes).
+``cut(when, marker=b"...")``: the next COMMIT of a transaction whose statements contain
+``marker`` (an SQL fragment such as a table's name; statements psycopg prepared are
+followed by their name).
+``delay``: every message to the server is held that long (a database far away).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -19,6 +25,8 @@ from sqlalchemy.engine import make_url
 # A simple-protocol Query message "COMMIT", and the server's CommandComplete for it.
 COMMIT_QUERY = b"Q\x00\x00\x00\x0bCOMMIT\x00"
 COMMIT_DONE = b"C\x00\x00\x00\x0bCOMMIT\x00"
+# A named statement in a Parse message (psycopg names its prepared statements _pg3_N).
+PARSED = re.compile(rb"(_pg3_\d+)\x00([^\x00]*)\x00")
 
 
 class PgProxy:
@@ -30,7 +38,9 @@ class PgProxy:
         self.port = self._listener.getsockname()[1]
         self._lock = threading.Lock()
         self._armed: str | None = None
+        self._marker: bytes | None = None
         self.cuts = 0
+        self.delay = 0.0  # seconds each message to the server is held (a slow network)
         self._closed = False
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -43,20 +53,33 @@ class PgProxy:
             .render_as_string(hide_password=False)
         )
 
-    def cut(self, when: str) -> None:
-        """Drop the connection of the next COMMIT, ``"before"`` or ``"after"`` it."""
+    def cut(self, when: str, marker: bytes | None = None) -> None:
+        """Drop the connection of the next COMMIT (of a transaction that ran ``marker``),
+        ``"before"`` or ``"after"`` it."""
         assert when in ("before", "after")
         with self._lock:
             self._armed = when
+            self._marker = marker
+
+    @property
+    def armed(self) -> bool:
+        return self._armed is not None
 
     def close(self) -> None:
         self._closed = True
         self._listener.close()
 
-    def _take(self) -> str | None:
+    def _take(self, marked: set[bytes]) -> str | None:
+        """The armed cut, taken, if it applies to a transaction that ran ``marked``."""
         with self._lock:
+            if self._marker is not None and self._marker not in marked:
+                return None
             when, self._armed = self._armed, None
             return when
+
+    @property
+    def marker(self) -> bytes | None:
+        return self._marker
 
     def _accept(self) -> None:
         while not self._closed:
@@ -76,6 +99,19 @@ class _Link:
         self.client = client
         self.server = server
         self.cut_on_answer = threading.Event()
+        self.prepared: dict[bytes, bytes] = {}  # statement name -> its SQL
+        self.marked: set[bytes] = set()  # the markers the open transaction ran
+
+    def _note(self, data: bytes) -> None:
+        marker = self.proxy.marker
+        for name, query in PARSED.findall(data):
+            self.prepared[name] = query
+        if marker is None:
+            return
+        if marker in data or any(
+            marker in self.prepared.get(name, b"") for name in re.findall(rb"_pg3_\d+", data)
+        ):
+            self.marked.add(marker)
 
     def start(self) -> None:
         threading.Thread(target=self._upstream, daemon=True).start()
@@ -90,13 +126,19 @@ class _Link:
     def _upstream(self) -> None:
         with contextlib.suppress(OSError):
             while data := self.client.recv(65536):
-                when = self.proxy._take() if COMMIT_QUERY in data else None
+                self._note(data)
+                when = None
+                if COMMIT_QUERY in data:
+                    when = self.proxy._take(self.marked)
+                    self.marked = set()
                 if when == "before":
                     self.proxy.cuts += 1
                     self._close()
                     return
                 if when == "after":
                     self.cut_on_answer.set()
+                if self.proxy.delay:
+                    time.sleep(self.proxy.delay)
                 self.server.sendall(data)
         self._close()
 

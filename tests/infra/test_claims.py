@@ -93,3 +93,25 @@ def test_an_instance_that_leaves_frees_everything_and_is_no_longer_counted(
 
     assert a.live_instances(T0) == ["b"]
     assert b.step(GAMES, T0 + 1) == set(GAMES)
+
+
+def test_games_waiting_are_taken_while_every_instance_holds_games_already_announced(
+    engine: Engine,
+) -> None:
+    # Three instances hold 4, 5 and 5 games whose events they announced (no longer
+    # waiting for an announcer); 6 new games wait, and nobody holds them.
+    a, b, c = Claims(engine, "a"), Claims(engine, "b"), Claims(engine, "c")
+    held = [f"h{i:02}" for i in range(14)]
+    a.take(held[:4], T0)
+    b.take(held[4:9], T0)
+    c.take(held[9:], T0)
+    waiting = [f"w{i}" for i in range(6)]
+
+    now = T0
+    for _ in range(6):  # three seconds of claim loops
+        now += RENEW_EVERY_MS
+        for instance in (a, b, c):
+            instance.step(waiting, now)
+
+    taken = a.held() | b.held() | c.held()
+    assert set(waiting) <= taken, f"never announced: {sorted(set(waiting) - taken)}"

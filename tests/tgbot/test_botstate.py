@@ -152,3 +152,28 @@ def test_a_cache_cleared_by_another_thread_meanwhile_still_answers(state: BotSta
     assert state.message("g1", -5, "board") == StoredMessage(42, 3)
     assert state.resolve_chat(-5) == -5
     assert state.user(1) is None
+
+
+def test_the_caches_keep_only_the_rows_used_last_and_read_the_others_again(
+    fresh_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import infra.botstate
+
+    monkeypatch.setattr(infra.botstate, "CACHED_USERS", 10)
+    monkeypatch.setattr(infra.botstate, "CACHED_MESSAGES", 10)
+    engine = make_engine(fresh_db_url)
+    try:
+        state = BotState(engine)
+        for user in range(1, 101):
+            state.save_user(user, f"U{user}", language="en")
+            state.save_message(f"g{user}", -1, "board", user, 1)
+            assert state.user(user) is not None
+            assert state.message(f"g{user}", -1, "board") is not None
+
+        assert len(state._users) == 10 and len(state._messages) == 10
+        first = state.user(1)  # forgotten, read again
+        assert first is not None and first.name == "U1"
+        board = state.message("g1", -1, "board")
+        assert board == StoredMessage(1, 1)
+    finally:
+        engine.dispose()

@@ -1,0 +1,212 @@
+"""Announcing on several instances of the bot, on one PostgreSQL database: each game is
+announced by the instance that holds its claim, one that dies or cannot reach Telegram
+hands its games over within seconds, and no message is lost or sent twice."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import pytest
+
+from domain.commands import CreateGame, JoinGame
+from infra.migrations import upgrade
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.instances_harness import (
+    CutProxy,
+    instance,
+    move,
+    new_game,
+    prompts,
+    seat_players,
+    until,
+)
+from tgbot.context import BotServices
+from tgbot.presenter import lobby as lobby_view
+from tgbot.presenter import messages as m
+from tgbot.presenter.messages import Slot
+
+pytestmark = pytest.mark.timeout(120)
+GROUP = -7007
+PLAYERS = [71, 72, 73]
+GAME = "gtakeover"
+
+
+@pytest.fixture
+def pg(empty_database: Callable[[str], str]) -> str:
+    url = empty_database("postgres")
+    upgrade(url)
+    return url
+
+
+def sent_twice(api: FakeBotAPI) -> list[str]:
+    """Messages sent twice with the same text and buttons to the same chat."""
+    seen: set[str] = set()
+    twice = []
+    for call in api.calls:
+        if call.method in ("sendMessage", "sendPhoto"):
+            shown = call.get("text") or call.get("caption")
+            key = f"{call['chat_id']}|{shown}|{call.get('reply_markup')}"
+            if key in seen:
+                twice.append(key)
+            seen.add(key)
+    return twice
+
+
+async def test_a_killed_instances_games_are_announced_by_another_within_3_seconds(
+    pg: str,
+) -> None:
+    loop = asyncio.get_running_loop()
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+        await api.wait_for(lambda: prompts(api, first) or None, 10)
+        assert GAME in a.announcer.held
+        async with instance(api, pg, "b") as b:
+            await asyncio.sleep(1.0)  # b runs, and a keeps its game (one each at most)
+            assert GAME not in b.announcer.held
+
+            await a.kill()
+            killed = loop.time()
+            player = move(b.bot_services, GAME)  # a press, handled by b
+            before = len(prompts(api, player))
+            await api.wait_for(lambda: len(prompts(api, player)) > before or None, 10)
+            took = loop.time() - killed
+
+            assert took <= 3.0
+            assert GAME in b.announcer.held
+            assert sent_twice(api) == []
+
+
+async def test_an_instance_killed_between_recording_and_sending_leaves_no_prompt_lost(
+    pg: str,
+) -> None:
+    loop = asyncio.get_running_loop()
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+        await api.wait_for(lambda: prompts(api, first) or None, 10)
+        async with instance(api, pg, "b") as b:
+            # a records what the next move calls for, then hangs in its first call to
+            # Telegram and is killed there.
+            hung = asyncio.Event()
+
+            async def hang(message: object) -> object:
+                hung.set()
+                await asyncio.Event().wait()
+                return None
+
+            a.announcer.outbox.deliver_one = hang  # type: ignore[method-assign]
+            player = move(a.bot_services, GAME)
+            await asyncio.wait_for(hung.wait(), 10)
+            await a.kill()
+            killed = loop.time()
+
+            await api.wait_for(lambda: prompts(api, player) or None, 10)
+            took = loop.time() - killed
+
+            await until(lambda: not b.announcer.deliveries.owing())
+            assert took <= 3.0
+            assert len(prompts(api, player)) == 1
+            assert sent_twice(api) == []
+
+
+async def test_a_prompt_that_keeps_failing_is_retried_then_parked_and_logged_not_dropped(
+    pg: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        a.announcer.deliveries.max_attempts = 2
+        first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+        await api.wait_for(lambda: prompts(api, first) or None, 10)
+        state, _ = a.bot_services.load(GAME)
+        assert state.pending is not None
+        next_player = state.seating[(state.seating.index(first) + 1) % len(PLAYERS)]
+        api.fail_next("sendPhoto", 502, "Bad Gateway", chat_id=next_player, times=1000)
+
+        with caplog.at_level(logging.ERROR, logger="infra.deliveries"):
+            player = move(a.bot_services, GAME)
+            assert player == next_player
+            await until(lambda: a.announcer.deliveries.parked([GAME]), 20)
+            parked = a.announcer.deliveries.parked([GAME])
+
+        tries = [c for c in api.calls_of("sendPhoto") if c["chat_id"] == player]
+        assert len(tries) >= 2  # tried again after a pause
+        assert [i.delivery.chat_id for i in parked] == [player]
+        assert parked[0].delivery.decision is not None
+        logged = " ".join(r.getMessage() for r in caplog.records)
+        assert "parked" in logged and GAME in logged
+        assert f"decision {parked[0].delivery.decision}" in logged
+
+
+async def test_an_instance_cut_off_from_telegram_gives_its_games_to_one_that_is_not(
+    pg: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        proxy = CutProxy(api.port)
+        through = f"http://127.0.0.1:{proxy.port}/bot"
+        async with instance(api, pg, "a", base_url=through) as a:
+            seat_players(api, a.bot_services, GROUP, PLAYERS)
+            first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+            await api.wait_for(lambda: prompts(api, first) or None, 10)
+            async with instance(api, pg, "b") as b:
+                await asyncio.sleep(1.0)
+                assert GAME in a.announcer.held and GAME not in b.announcer.held
+
+                proxy.cut()  # a still reaches the database, no longer Telegram
+                player = move(b.bot_services, GAME)
+                before = len(prompts(api, player))
+                await api.wait_for(lambda: len(prompts(api, player)) > before or None, 20)
+
+                assert GAME in b.announcer.held and GAME not in a.announcer.held
+                assert a.announcer.benched_until > 0
+
+
+async def test_two_instances_redrawing_one_lobby_at_once_leave_one_lobby(pg: str) -> None:
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a, instance(api, pg, "b") as b:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        handle = a.bot_services.service.handle
+        handle(GAME, CreateGame(PLAYERS[0], "P71", "base", chat_id=GROUP))
+        await until(lambda: [m for m in api.messages_in(GROUP) if api.keyboard(m)])
+        await until(lambda: not a.announcer.deliveries.owing())
+        handle(GAME, JoinGame(PLAYERS[1], "P72"))
+        await until(lambda: "P72" in str(api.messages_in(GROUP)[-1].get("text")))
+        api.slow("deleteMessage", 0.3)
+
+        # Each instance brings the lobby down anew at once (two /settings, say).
+        def drawn(services: BotServices) -> m.Message:
+            state, version = services.load(GAME)
+            table = services.table(GAME, state)
+            return lobby_view.lobby(state, version, table, settings=True, anew=True)
+
+        outboxes = [a.announcer.outbox, b.announcer.outbox]
+        services = [a.bot_services, b.bot_services]
+        await asyncio.gather(
+            *(o.deliver([drawn(s)]) for o, s in zip(outboxes, services, strict=True))
+        )
+
+        lobbies = [m for m in api.messages_in(GROUP) if api.keyboard(m)]
+        assert len(lobbies) == 1
+        stored = a.bot_services.botstate.fresh_message(GAME, GROUP, Slot.LOBBY)
+        assert stored is not None and stored.message_id == lobbies[0]["message_id"]
+
+
+async def test_a_move_on_one_instance_is_announced_at_once_by_the_instance_holding_the_game(
+    pg: str,
+) -> None:
+    loop = asyncio.get_running_loop()
+    # a looks at the log only when woken (its poll is a minute): by the database's notice.
+    async with FakeBotAPI() as api, instance(api, pg, "a", poll=60.0) as a:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+        await api.wait_for(lambda: prompts(api, first) or None, 10)
+        async with instance(api, pg, "b", poll=60.0) as b:
+            await until(lambda: b.announcer.position is not None)
+            assert GAME in a.announcer.held and GAME not in b.announcer.held
+
+            moved = loop.time()
+            player = move(b.bot_services, GAME)  # a press, handled by b
+            await api.wait_for(lambda: prompts(api, player) or None, 10)
+
+            assert loop.time() - moved < 2.0

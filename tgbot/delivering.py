@@ -1,0 +1,284 @@
+"""Delivering a game's announcements at least once, with their effects once.
+
+The announcer presents a batch of a game's events as messages; what those messages are is
+recorded in the durable outbox (:mod:`infra.deliveries`) in the transaction that claims
+the batch (:meth:`infra.botstate.BotState.claim_game`), before anything is sent. Then
+:meth:`Driver.drive` sends what the game owes, in order, each delivery marked ``unknown``
+just before its call and ``sent`` after it. Whoever drives the game next (this instance
+after a failure, another one that took the game over after a crash) finds what is still
+owed and drives it to a safe end:
+
+- a delivery still ``pending`` surely never went out: it is sent;
+- one left ``unknown`` (its instance died during the call, or its answer was lost) is
+  repeated when repeating is safe: an edit shows the same, a prompt sent again takes its
+  player's live prompt over and removes the older one's buttons, a board or lobby fills
+  its slot again; any other message (a line in a chat) is taken as arrived, not repeated;
+- a delivery whose call failed is tried again with backoff
+  (:func:`infra.deliveries.backoff_ms`) without holding up the game's later ones, and
+  parked (logged with the game and the decision) once it failed too often;
+- a prompt, board or lobby that a newer one to the same chat replaced is superseded: it
+  is never sent after its successor, and a board redraw that fell behind a newer one is
+  not sent at all (only the latest board goes).
+
+A recorded delivery keeps no copy of its message: it names its batch (first and last
+version, and the clock's now when it was presented) and its place in it, and the driver
+presents the batch again from the event log when it must send it without the message at
+hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from telegram import Message
+
+from infra.deliveries import PENDING, UNKNOWN, Deliveries, Delivery, Item
+from infra.ratelimit import Priority
+from tgbot.outbox import DELIVERY, Outbox, Undelivered, pace
+from tgbot.outbox import Delivery as Sending
+from tgbot.presenter import messages as m
+
+log = logging.getLogger(__name__)
+
+PROMPT: Final = "prompt"  # a player's prompt, or its closing
+BOARD: Final = "board"  # the group's board redrawn
+NEW_BOARD: Final = "board-new"  # the group's board posted anew
+LOBBY: Final = "lobby"
+EDIT: Final = "edit"  # any other edit
+MESSAGE: Final = "message"  # a message sent into a chat
+REPEATABLE: Final = frozenset({PROMPT, BOARD, NEW_BOARD, LOBBY, EDIT})  # safe to repeat if unknown
+SUPERSEDED_BY_NEWER: Final = frozenset({PROMPT, BOARD, LOBBY})
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A game's events ``first`` to ``last``, presented at ``now_ms``."""
+
+    first: int
+    last: int
+    now_ms: int
+
+
+# Presents a game's batch again: its messages, in order.
+Presenter = Callable[[str, Batch], Awaitable[Sequence[m.Message]]]
+
+
+def kind_of(message: m.Message) -> str:
+    """What a message does, as the outbox records it.
+
+    >>> kind_of(m.Unbuttoned(chat=1, message_id=2)), kind_of(m.Text(chat=1, text="hi"))
+    ('edit', 'message')
+    """
+    match message:
+        case m.Prompt() | m.ClosedPrompt():
+            return PROMPT
+        case m.Board():
+            return NEW_BOARD if message.new else BOARD
+        case m.Lobby() | m.LobbyClosed():
+            return LOBBY
+        case m.TextEdit() | m.PromptStep() | m.Unbuttoned():
+            return EDIT
+        case m.Photo() if message.message_id is not None:
+            return EDIT
+    return MESSAGE
+
+
+def prompts_first(messages: Sequence[m.Message]) -> list[m.Message]:
+    """``messages`` with players' prompts moved ahead of what goes to other chats (a
+    group's board redraw may wait on the group's rate limit; a prompt should not wait
+    behind it). Each chat still gets its own messages in the order given.
+
+    >>> board = m.Text(-1, "board")
+    >>> prompt = m.ClosedPrompt(7, "closed")
+    >>> [type(x).__name__ for x in prompts_first([board, prompt])]
+    ['ClosedPrompt', 'Text']
+    >>> news = m.Text(7, "news")  # the player's own chat keeps its order
+    >>> [type(x).__name__ for x in prompts_first([board, news, prompt])]
+    ['Text', 'Text', 'ClosedPrompt']
+    """
+    first: list[m.Message] = []
+    rest: list[m.Message] = []
+    held: set[int] = set()  # chats with a message left behind: theirs keep their order
+    for message in messages:
+        chat = chat_of(message)
+        if pace(message)[0] == Priority.PROMPT and chat not in held:
+            first.append(message)
+        else:
+            rest.append(message)
+            held.add(chat)
+    return first + rest
+
+
+def chat_of(message: m.Message) -> int:
+    player = getattr(message, "player", None)
+    return int(player if player is not None else getattr(message, "chat", 0))
+
+
+def planned(game_id: str, batch: Batch, messages: Sequence[m.Message]) -> list[Delivery]:
+    """The deliveries a batch's messages call for, one each, keyed by game, batch and
+    place (recording them again records nothing)."""
+    return [
+        Delivery(
+            key=f"{game_id}:{batch.last}:{index}",
+            stream_id=game_id,
+            version=batch.last,
+            chat_id=chat_of(message),
+            kind=kind_of(message),
+            payload={
+                "first": batch.first,
+                "last": batch.last,
+                "now": batch.now_ms,
+                "index": index,
+                "count": len(messages),
+            },
+            decision=message.version if isinstance(message, m.Prompt) else None,
+        )
+        for index, message in enumerate(messages)
+    ]
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Driver:
+    """Drives games' recorded deliveries to an end (see the module's docstring).
+    ``on_result`` hears whether each call to Telegram went through (the announcer gives
+    its games up when they keep failing); ``holds`` says whether this instance still
+    holds a game's claim (none is sent for a game it lost)."""
+
+    def __init__(
+        self,
+        outbox: Outbox,
+        deliveries: Deliveries,
+        present: Presenter,
+        on_result: Callable[[bool], None] = lambda ok: None,
+        holds: Callable[[str], bool] = lambda game_id: True,
+    ) -> None:
+        self.outbox = outbox
+        self.holds = holds
+        self.deliveries = deliveries
+        self.present = present
+        self.on_result = on_result
+
+    async def drive(self, game_id: str, known: Mapping[str, m.Message] | None = None) -> bool:
+        """Send what ``game_id`` still owes whose time has come, oldest first; ``known``:
+        messages at hand by their delivery's key. True when nothing is left owing."""
+        items = await asyncio.to_thread(self.deliveries.unsettled, game_id)
+        presented: dict[Batch, Sequence[m.Message]] = {}
+        settled = True
+        for position, item in enumerate(items):
+            d = item.delivery
+            if not self.holds(game_id):
+                return False  # another instance drives it now
+            if item.state == PENDING and item.next_attempt_at > now_ms():
+                settled = False
+                continue  # waits for its next try; the later ones go on
+            # A redraw that fell behind a newer one is never sent (only the latest board
+            # goes); a prompt or lobby only once it failed (in order, each replaces the
+            # one before anyway).
+            retried = item.attempts > 0 or item.state == UNKNOWN or d.kind == BOARD
+            if (
+                retried
+                and d.kind in SUPERSEDED_BY_NEWER
+                and any(
+                    later.delivery.chat_id == d.chat_id and later.delivery.kind == d.kind
+                    for later in items[position + 1 :]
+                )
+            ):
+                await asyncio.to_thread(
+                    self.deliveries.supersede, game_id, d.chat_id, d.kind, item.id + 1
+                )
+                continue
+            message = (known or {}).get(d.key) or await self._message(item, presented)
+            if message is None:
+                await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
+                continue
+            if item.state == UNKNOWN and d.kind not in REPEATABLE:
+                log.warning(
+                    "game %s: %s to %s may have arrived; not repeated", game_id, d.kind, d.chat_id
+                )
+                await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
+                continue
+            if not await self._send(item, message):
+                settled = False
+        return settled
+
+    async def _send(self, item: Item, message: m.Message) -> bool:
+        """One delivery: marked unknown, sent, marked sent (or failed)."""
+        d = item.delivery
+        if item.state == PENDING:
+            await asyncio.to_thread(self.deliveries.mark_unknown, item.id, now_ms(), "sending")
+        sending = Sending()
+        token = DELIVERY.set(sending)
+        try:
+            result = await self.outbox.deliver_one(message)
+        except Undelivered as error:
+            self.on_result(False)
+            if error.uncertain and d.kind not in REPEATABLE:
+                await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
+                return True
+            await self._failed(item, str(error))
+            return False
+        except Exception as error:
+            if sending.sent:  # it went out: repeating it would show it twice
+                log.exception("game %s: delivery %s failed after sending", d.stream_id, d.key)
+                await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
+                return True
+            log.exception("game %s: delivery %s failed", d.stream_id, d.key)
+            await self._failed(item, repr(error))
+            return False
+        finally:
+            DELIVERY.reset(token)
+        self.on_result(True)
+        message_id = result.message_id if isinstance(result, Message) else None
+        await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id)
+        if d.kind in SUPERSEDED_BY_NEWER:  # an older one retried later must not undo it
+            await asyncio.to_thread(
+                self.deliveries.supersede, d.stream_id, d.chat_id, d.kind, item.id
+            )
+        return True
+
+    async def _failed(self, item: Item, error: str) -> None:
+        await asyncio.to_thread(self.deliveries.mark_failed, item.id, now_ms(), error)
+
+    async def _message(
+        self, item: Item, presented: dict[Batch, Sequence[m.Message]]
+    ) -> m.Message | None:
+        """The delivery's message, its batch presented again from the event log."""
+        payload: Mapping[str, Any] = item.delivery.payload
+        batch = Batch(int(payload["first"]), int(payload["last"]), int(payload["now"]))
+        if batch not in presented:
+            presented[batch] = await self.present(item.delivery.stream_id, batch)
+        messages = presented[batch]
+        index = int(payload["index"])
+        d = item.delivery
+        if len(messages) == int(payload["count"]) and _same(messages[index], d):
+            return messages[index]
+        # Presented otherwise now (a player opened the private chat meanwhile, say): the
+        # message of the same kind to the same chat (for a prompt, the same decision).
+        alike = [message for message in messages if _same(message, d)]
+        if len(alike) == 1:
+            return alike[0]
+        log.warning(
+            "game %s: events %d to %d present %d messages now, %d then; delivery %s dropped",
+            d.stream_id,
+            batch.first,
+            batch.last,
+            len(messages),
+            payload["count"],
+            d.key,
+        )
+        return None
+
+
+def _same(message: m.Message, delivery: Delivery) -> bool:
+    """Whether ``message`` is what ``delivery`` was recorded for."""
+    if kind_of(message) != delivery.kind or chat_of(message) != delivery.chat_id:
+        return False
+    return delivery.decision is None or getattr(message, "version", None) == delivery.decision
