@@ -10,9 +10,14 @@
    - T1: the strategy's gold-diggers win at least 25 points more rounds against random
      saboteurs than random gold-diggers do (sr - rr);
    - T2: the strategy's saboteurs, likewise against random gold-diggers (rs - rr). Random
-     gold-diggers never reach the treasure, so random saboteurs already win every round
-     and no saboteur can win 25 points more: T2 is printed, and also measured against the
-     strategy's gold-diggers (T2*: ss - sr, the saboteur side's rounds);
+     gold-diggers almost never reach the treasure, so random saboteurs already win nearly
+     every round (rr) and no saboteur can win 25 points more: the literal figure is
+     printed, marked SAT where rr leaves less than 25 points to win, and there it says
+     nothing about the saboteurs. The meaningful figure is then T2*: the strategy's
+     saboteurs against the strategy's gold-diggers, compared with random saboteurs against
+     the same gold-diggers (ss - sr, the saboteur side's rounds), which is the same
+     question asked of gold-diggers that do reach the treasure. A row passes T2 on the
+     literal figure where it is not saturated, else on T2*;
    - T3: with the strategy in every seat, neither side wins more than 75% of rounds.
 
 2. The strategy's decision time on a 40-card maze (built as ``bench_board.py`` builds it),
@@ -65,6 +70,8 @@ def strength(games: int, seed: int, editions: list[str], counts: list[int]) -> b
     print(header)
     print("-" * len(header))
     passed = True
+    tally: dict[str, int] = {"T1": 0, "T2": 0, "T3": 0}
+    rows = 0
     for edition in editions:
         for players in counts:
             runs: dict[str, dict[str, Any]] = {
@@ -83,15 +90,21 @@ def strength(games: int, seed: int, editions: list[str], counts: list[int]) -> b
             t1 = rate["sr"]["diggers"] - rate["rr"]["diggers"]
             t2 = rate["rs"]["saboteurs"] - rate["rr"]["saboteurs"]
             t2_star = rate["ss"]["saboteurs"] - rate["sr"]["saboteurs"]
+            saturated = rate["rr"]["saboteurs"] > 1.0 - LEAD
+            t2_ok = t2_star >= LEAD if saturated else t2 >= LEAD
             worst = max(rate["ss"].values())
-            ok = t1 >= LEAD and t2_star >= LEAD and worst <= BALANCE
+            ok = t1 >= LEAD and t2_ok and worst <= BALANCE
             passed = passed and ok
+            tally["T1"] += t1 >= LEAD
+            tally["T2"] += t2_ok
+            tally["T3"] += worst <= BALANCE
+            rows += 1
             print(
                 f"{edition:<10}{players:>3} | "
                 f"{rate['rr']['diggers']:>6.0%}→{rate['sr']['diggers']:<4.0%}{t1:>+5.0%} "
                 f"{verdict(t1 >= LEAD):>5} | "
                 f"{rate['rr']['saboteurs']:>6.0%}→{rate['rs']['saboteurs']:<4.0%}{t2:>+6.0%} "
-                f"{verdict(t2 >= LEAD):>5} | "
+                f"{'SAT' if saturated else verdict(t2 >= LEAD):>5} | "
                 f"{rate['sr']['saboteurs']:>6.0%}→{rate['ss']['saboteurs']:<4.0%}{t2_star:>+6.0%} "
                 f"{verdict(t2_star >= LEAD):>5} | "
                 f"{rate['ss']['diggers']:>10.0%} / {rate['ss']['saboteurs']:<8.0%} "
@@ -99,6 +112,10 @@ def strength(games: int, seed: int, editions: list[str], counts: list[int]) -> b
                 f"{runs['ss']['contested_rounds']:>6} {runs['ss']['decision_ms_p99']:>7}",
                 flush=True,
             )
+    print(
+        f"\nrows passing: T1 {tally['T1']}/{rows}, T2 (literal where not SAT, else T2*) "
+        f"{tally['T2']}/{rows}, T3 {tally['T3']}/{rows}"
+    )
     return passed
 
 
@@ -156,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         args.editions.split(","),
         [int(p) for p in args.players.split(",")],
     )
-    print("\nT1, T2* and T3 " + ("all pass" if strong else "do not all pass"))
+    print("T1, T2 and T3 " + ("all pass" if strong else "do not all pass"))
     return 0 if fast and strong else 1
 
 

@@ -8,10 +8,13 @@ can change from round to round and, after swap hats, within one).
 
 The sides: the *saboteurs* are the saboteur dwarves; the *diggers* are every other dwarf
 (base: the gold-diggers; saboteur2: blue and green gold-diggers, the boss, the profiteer
-and the geologists, who all play for the tunnel or at least not against it). The diggers
-win a round when the treasure is reached, the saboteurs when it is not, whoever of them
-the scoring pays. A side's win rate counts only *contested* rounds, those dealt at least
-one dwarf of each side: a round without a saboteur has nobody to stop the tunnel.
+and the geologists, who all play for the tunnel or at least not against it). The saboteurs
+win a round when the treasure is not reached. The diggers win it when it is reached, in
+Saboteur 2 only when a team wins it (RULES.md §6.2): a treasure reached behind a door of
+each colour, which neither team can pass, pays the boss alone (and the profiteer, who
+always wins), and that round is won by neither side. A side's win rate counts only
+*contested* rounds, those dealt at least one dwarf of each side: a round without a
+saboteur has nobody to stop the tunnel.
 
 The domain reads no clock: the caller lends its wall clock (``clock``) for the games per
 second and its CPU clock (``cpu_clock``) for the decision times, which other processes
@@ -33,10 +36,12 @@ from dataclasses import replace
 from typing import Any, Final
 
 from domain import rng
+from domain.board import teams_can_pass
 from domain.cards import PLAYER_LIMITS, Edition, Role
 from domain.commands import Command, CreateGame, JoinGame, StartGame
 from domain.decider import evolve, execute, initial_state
 from domain.events import GameEnded, RoundEnded, RoundStarted
+from domain.scoring import winning_teams
 from domain.state import GameState, PlayerId
 from domain.strategy import Memory, choose, random_move, seat_moves
 from domain.view import describe, view_for
@@ -53,6 +58,19 @@ def side_of(role: str) -> str:
     ('saboteurs', 'diggers')
     """
     return "saboteurs" if role == Role.SABOTEUR.value else "diggers"
+
+
+def winning_side(state: GameState, ended: RoundEnded) -> str | None:
+    """The side that won the round ``ended`` ends, ``state`` being the game as it ended
+    (its board as left): ``None`` when the treasure was reached but no team of gold-diggers
+    wins it, the boss then winning alone (RULES.md §6.2)."""
+    if not ended.treasure_reached:
+        return "saboteurs"
+    if state.edition != "saboteur2":
+        return "diggers"
+    blue, green = teams_can_pass(state.board)
+    by = state.roles.get(ended.reached_by) if ended.reached_by is not None else None
+    return "diggers" if winning_teams(True, by, blue, green) else None
 
 
 class _Game:
@@ -77,8 +95,11 @@ class _Game:
         self.state = initial_state()
         # Each round: how it ended, each seat's kind then, and the gold each seat got
         # from it (the treasure, the saboteurs' pay, thefts).
-        self.rounds: list[tuple[RoundEnded, dict[PlayerId, str], dict[PlayerId, int]]] = []
-        self._ended: tuple[RoundEnded, dict[PlayerId, str]] | None = None
+        # and the side that won it (None: neither).
+        self.rounds: list[
+            tuple[RoundEnded, dict[PlayerId, str], str | None, dict[PlayerId, int]]
+        ] = []
+        self._ended: tuple[RoundEnded, dict[PlayerId, str], str | None] | None = None
         self._gold: dict[PlayerId, int] = {}
         self.run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60))
         for player in range(2, players + 1):
@@ -102,7 +123,8 @@ class _Game:
                 self._settle(current)
             current = evolve(current, event)
             if isinstance(event, RoundEnded):
-                self._ended = (event, {p: self.kind(p, current) for p in current.seating})
+                kinds = {p: self.kind(p, current) for p in current.seating}
+                self._ended = (event, kinds, winning_side(current, event))
             elif isinstance(event, GameEnded) and self._ended is not None:
                 self._settle(current)
 
@@ -156,21 +178,23 @@ def tournament(
     kind_wins: Counter[str] = Counter()
     kind_gold: Counter[str] = Counter()
     role_gold: Counter[str] = Counter()
-    rounds = contested = 0
+    rounds = contested = unwon = 0
     for _ in range(games):
         game = _Game(edition, players, next(numbers) >> 1, seats, sides, cpu_clock)
         game.play()
         timings.extend(game.timings)
-        for ended, kinds, gold in game.rounds:
+        for ended, kinds, winning, gold in game.rounds:
             rounds += 1
             roles = dict(ended.roles)
             present = {side_of(r) for r in roles.values()}
-            winning = "diggers" if ended.treasure_reached else "saboteurs"
             if len(present) == 2:
                 contested += 1
                 for side in SIDES:
                     side_rounds[side] += 1
-                side_wins[winning] += 1
+                if winning is None:
+                    unwon += 1
+                else:
+                    side_wins[winning] += 1
             for player, role in roles.items():
                 won = player in ended.winners
                 role_rounds[role] += 1
@@ -190,6 +214,8 @@ def tournament(
         "sides": dict(sides) if sides is not None else None,
         "rounds": rounds,
         "contested_rounds": contested,
+        # Contested rounds won by neither side: the treasure reached, no team passing.
+        "unwon_rounds": unwon,
         "side_win_rate": {s: _rate(side_wins[s], side_rounds[s]) for s in SIDES},
         "role_win_rate": {r: _rate(role_wins[r], role_rounds[r]) for r in sorted(role_rounds)},
         "kind_win_rate": {k: _rate(kind_wins[k], kind_rounds[k]) for k in sorted(kind_rounds)},

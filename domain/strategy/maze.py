@@ -18,7 +18,8 @@ itself), so :meth:`Maze.after` recomputes the few placements worth a closer look
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -53,6 +54,27 @@ STONES: Final = ("goal_stone_a", "goal_stone_b")
 _NONE: Final[Mapping[Cell, str]] = {}
 _STEPS: Final = ((N, 0, 1), (E, 1, 0), (S, 0, -1), (W, -1, 0))
 MARGIN: Final = 2  # empty rows and columns searched around the maze
+# How much a second open end as near as the first counts: the soft distance to a goal is
+# -SOFT * ln(sum over the open ends of exp(-distance / SOFT)), so two ends one card away
+# are SOFT * ln 2 nearer than one. Closing one of two ways in is a setback the diggers'
+# next turns feel (they need a card that fits the one left), though the nearest end stays.
+SOFT: Final = 0.5
+
+
+def _weight(d: float) -> float:
+    return math.exp(-d / SOFT) if d < CAP else 0.0
+
+
+def soft(weights: float) -> float:
+    """The soft distance of a goal whose open ends weigh ``weights`` in all."""
+    return -SOFT * math.log(weights) if weights > _FLOOR else float(CAP)
+
+
+_FLOOR: Final = math.exp(-CAP / SOFT)
+
+
+def _weights(found: Field, ends: Iterable[Cell]) -> float:
+    return sum(_weight(found.get(end, CAP)) for end in ends)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +84,7 @@ class Outcome:
     distance: Mapping[Cell, float]
     reached: tuple[Cell, ...]  # face-down goals the move reaches
     ends: int  # open ends left: the more, the harder the tunnel is to block
+    soft: Mapping[Cell, float]  # the soft distance to each face-down goal (0: reached now)
 
 
 class Maze:
@@ -70,6 +93,7 @@ class Maze:
     __slots__ = (
         "_best",
         "_ends",
+        "_weights",
         "avoid",
         "board",
         "distance",
@@ -77,6 +101,7 @@ class Maze:
         "goals",
         "live",
         "reached",
+        "soft",
     )
 
     def __init__(self, board: geo.Board, avoid: Door | None = None) -> None:
@@ -101,6 +126,8 @@ class Maze:
         self.fields = {goal: grid.field(goal, indexes) for goal in self.goals}
         self._best: dict[Cell, tuple[int, Cell | None, int]] = {}
         self.distance: dict[Cell, int] = {}
+        self._weights = {goal: _weights(found, ends) for goal, found in self.fields.items()}
+        self.soft = {goal: soft(w) for goal, w in self._weights.items()}
         for goal, found in self.fields.items():
             first, where, second = CAP, None, CAP
             for end in ends:
@@ -138,19 +165,26 @@ class Maze:
             if joined:
                 _faced(board, cell, segment, opened, reached)
         distance: dict[Cell, float] = {}
+        softened: dict[Cell, float] = {}
+        new = opened.difference(self._ends)
         for goal, found in self.fields.items():
             if goal in reached:
-                distance[goal] = 0
+                distance[goal] = softened[goal] = 0
                 continue
             first, where, second = self._best[goal]
             best = second if where == cell else first
-            for there in opened:
+            weights = self._weights[goal]
+            if cell in self._ends:
+                weights -= _weight(found.get(cell, CAP))
+            for there in new:
                 d = found.get(there, CAP)
+                weights += _weight(d)
                 if d < best:
                     best = d
             distance[goal] = best
+            softened[goal] = min(soft(weights), best)
         ends = len(self._ends.union(opened)) - (cell in self._ends)
-        return Outcome(distance, tuple(sorted(reached)), ends)
+        return Outcome(distance, tuple(sorted(reached)), ends, softened)
 
     def after(
         self, board: geo.Board, placed: Cell | None = None, kinds: Mapping[Cell, str] = _NONE
@@ -164,11 +198,13 @@ class Maze:
         maze = Maze(board, self.avoid)
         reached = maze.reached
         distance: dict[Cell, float] = {g: 0.0 for g in reached}
+        softened: dict[Cell, float] = dict(distance)
         stones = [g for g in reached if kinds.get(g) != TREASURE]
         if placed is None or not stones:
             for goal in self.goals:
                 distance.setdefault(goal, maze.distance.get(goal, CAP))
-            return Outcome(distance, reached, len(maze._ends))
+                softened.setdefault(goal, maze.soft.get(goal, CAP))
+            return Outcome(distance, reached, len(maze._ends), softened)
         # Each stone turned opens the maze on; average over what the unknown ones are.
         options: list[geo.Board] = [board]
         for goal in stones:
@@ -185,7 +221,8 @@ class Maze:
         for goal in self.goals:
             if goal not in distance:
                 distance[goal] = sum(m.distance.get(goal, CAP) for m in mazes) / len(mazes)
-        return Outcome(distance, reached, len(maze._ends))
+                softened[goal] = sum(m.soft.get(goal, CAP) for m in mazes) / len(mazes)
+        return Outcome(distance, reached, len(maze._ends), softened)
 
 
 class Field:

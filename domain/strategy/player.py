@@ -16,7 +16,7 @@ from typing import Final
 
 from domain import board as geo
 from domain import rng
-from domain.cards import BREAKS, REPAIRS, Action, Card, Door, Edition, Role, Tool, card
+from domain.cards import Action, Card, Door, Edition, Tool, card
 from domain.commands import (
     ChooseTheftVictim,
     Command,
@@ -26,10 +26,11 @@ from domain.commands import (
     PlacePath,
     PlayAction,
 )
-from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
+from domain.strategy.actions import NEVER, action_worth, pass_worth, removal_worth, riches
 from domain.strategy.maze import Maze, Outcome
 from domain.strategy.memory import CAP, Memory, is_dead_end
 from domain.strategy.suspicion import suspicion
+from domain.strategy.teams import rival_first
 from domain.strategy.values import Profile, card_family, keep_value, profile
 from domain.view import View
 
@@ -41,14 +42,15 @@ REACH: Final = 8.0  # the treasure reached, in cards of distance
 LOOK_AGAIN: Final = 5  # placements whose estimate is recomputed exactly
 TWIN: Final = 0.5  # what a card is worth keeping when the hand holds another like it
 ONE_WILL_DO: Final = frozenset({"repair", Action.MAP.value, Action.FREE_AT_LAST.value})
+BLOCKS: Final = frozenset({"dead_end", "break", Action.ROCKFALL.value, Action.TRAPPED.value})
+URGENCY: Final = 0.6  # how much of a saboteur's block's keep the tunnel's nearness takes
 ROCKFALL_LOOKS: Final = 4  # cards near the front a rockfall is weighed on
 JITTER: Final = 0.02
 TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
 LEEWAY: Final = 1.0  # own turns left before the saboteur stops hiding
 CAUTION: Final = 0.9  # the most a saboteur holds back while the tunnel is far
-HIDE_HARM: Final = 0.5  # how much of that caution holds back its attacks on players
+FINISH: Final = 0.5  # the chance a player free to place holds a card that ends the tunnel
 FOUND_OUT: Final = 0.7  # past this suspicion at the table, a saboteur stops hiding
-NEVER: Final = -100.0
 
 
 @dataclass(slots=True)
@@ -65,12 +67,19 @@ class _Seat:
     exposed: float  # how suspect the table finds this seat (its public conduct alone)
     treasure: Mapping[geo.Cell, float]  # chance each face-down goal is the treasure
     expected: float  # expected distance to the treasure now
+    soft: float  # the same in soft distance (the ways in counted too, see Maze)
     wait: float  # saboteur: how much a block is still worth keeping for later (0..1)
     caution: float  # saboteur: how much its sabotage should still look like play (0..1)
     broken: frozenset[Tool]
     trapped: bool
     fronts: Mapping[PlayerId, tuple[str, ...]]
     seating: tuple[PlayerId, ...]
+    # Saboteur 2's team gold-digger: the tunnel as the other team can pass it, and the
+    # chance a digger of that team is the first after this seat to end a tunnel.
+    rivals: Maze | None = None
+    rival: float = 0.0
+    # Saboteur 2's saboteur: the tunnel as each team can pass it (and its soft distance).
+    teams: tuple[tuple[Maze, float], ...] = ()
     _near: frozenset[geo.Cell] | None = None
 
     def keep(self, held: Card) -> float:
@@ -79,6 +88,10 @@ class _Seat:
         # A mending card like another in hand is worth less: one of them will do (two
         # breaks or two dead ends each do their own harm).
         family = card_family(held)
+        if self.who.saboteur and family in BLOCKS:
+            # A block kept for later is worth less the nearer the tunnel: later may be
+            # too late.
+            value *= 1.0 - URGENCY * (1.0 - self.wait)
         if family not in ONE_WILL_DO:
             return value
         twins = any(
@@ -86,11 +99,12 @@ class _Seat:
         )
         return value * (TWIN if twins else 1.0)
 
-    def worth(self, outcome: Outcome) -> float:
-        """Cards of distance gained toward the treasure (and the chance of reaching it)."""
-        after = sum(p * outcome.distance.get(g, CAP) for g, p in self.treasure.items())
+    def worth(self, outcome: Outcome, before: float | None = None) -> float:
+        """Cards of distance gained toward the treasure (and the chance of reaching it),
+        from the soft distance ``before`` (by default the seat's own maze's)."""
+        after = sum(p * outcome.soft.get(g, CAP) for g, p in self.treasure.items())
         found = sum(self.treasure.get(g, 0.0) for g in outcome.reached)
-        return self.expected - after + REACH * found
+        return (self.soft if before is None else before) - after + REACH * found
 
     def near_front(self) -> frozenset[geo.Cell]:
         """The few cards nearest where the tunnel goes on (those a rockfall is worth
@@ -164,6 +178,7 @@ def _seat(view: View, memory: Memory) -> _Seat:
     maze = Maze(view.board, _OTHER.get(who.door) if who.door is not None else None)
     treasure = _treasure_odds(view, memory, odds)
     expected = sum(p * maze.distance.get(g, CAP) for g, p in treasure.items())
+    softly = sum(p * maze.soft.get(g, CAP) for g, p in treasure.items())
     fronts = {s.player: s.front for s in view.seats}
     mine = fronts.get(me, ())
     broken = frozenset(Tool(k.removeprefix("broken_")) for k in mine if k.startswith("broken_"))
@@ -180,6 +195,18 @@ def _seat(view: View, memory: Memory) -> _Seat:
             caution = 0.0
             if edition == "base":
                 wait = 0.0  # its tools will be broken soon, and mended only by repairs
+    rivals, rival = None, 0.0
+    if edition == "saboteur2" and who.door is not None:
+        free = {
+            p: not any(k.startswith("broken_") or k == "trapped" for k in front)
+            for p, front in fronts.items()
+        }
+        rival = rival_first(seating, me, who.door, odds, memory, view.inspected, free, FINISH)
+        rivals = Maze(view.board, who.door) if rival > 0 else None
+    teams: tuple[tuple[Maze, float], ...] = ()
+    if edition == "saboteur2" and who.saboteur:
+        ways = (Maze(view.board, Door.GREEN), Maze(view.board, Door.BLUE))
+        teams = tuple((m, sum(p * m.soft.get(g, CAP) for g, p in treasure.items())) for m in ways)
     return _Seat(
         view,
         memory,
@@ -191,12 +218,16 @@ def _seat(view: View, memory: Memory) -> _Seat:
         seen_by_table.get(me, 0.0),
         treasure,
         expected,
+        softly,
         wait,
         caution,
         broken,
         "trapped" in mine,
         fronts,
         seating,
+        rivals,
+        rival,
+        teams,
     )
 
 
@@ -234,17 +265,17 @@ def _score(seat: _Seat, move: Command) -> float:
             return _placement(seat, move, exact=False)
         case PlayAction():
             held = card(seat.edition, move.card)
-            return _action(seat, move, held) - seat.keep(held)
+            return action_worth(seat, move, held) - seat.keep(held)
         case Pass():
-            return _pass(seat, move.cards)
+            return pass_worth(seat, move.cards)
         case DiscardToRemove():
-            return _removal(seat, move.removed) - sum(
+            return removal_worth(seat, move.removed) - sum(
                 seat.keep(card(seat.edition, c)) for c in move.cards
             )
         case PickGold():
             return float(move.value)
         case ChooseTheftVictim():
-            return _riches(seat, move.victim)
+            return riches(seat, move.victim)
         case _:
             return NEVER
 
@@ -253,6 +284,7 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
     held = card(seat.edition, move.card)
     spec = held.path
     assert spec is not None
+    board = None
     if exact:
         tile = geo.Tile(held.kind, held.id, move.rotated)
         board = geo.with_tile(seat.maze.board, move.cell, tile)
@@ -260,6 +292,18 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
     else:
         outcome = seat.maze.placement(held.kind, move.cell, move.rotated)
     gained = seat.worth(outcome)
+    if seat.rivals is not None:
+        gained -= _left_to_rivals(seat, seat.rivals, move, held.kind, board)
+    if seat.teams:
+        # A team's gold-digger digs only the tunnel its team can pass: a door across the
+        # way in stops a whole team, and the doors of both stop them all but the boss.
+        for team, before in seat.teams:
+            if board is not None:
+                done = team.after(board, move.cell, seat.view.known_goals)
+            else:
+                done = team.placement(held.kind, move.cell, move.rotated)
+            gained += seat.worth(done, before)
+        gained /= 1 + len(seat.teams)
     who = seat.who
     value = who.dig * gained
     if who.saboteur:
@@ -282,124 +326,18 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
     return value - seat.keep(held)
 
 
-def _action(seat: _Seat, move: PlayAction, held: Card) -> float:
-    action = held.action
-    assert action is not None
-    target = move.target_player
-    who = seat.who
-    if action is Action.ROCKFALL and move.target_cell is not None:
-        return _rockfall(seat, move.target_cell)
-    if action is Action.MAP and move.target_cell is not None:
-        chance = seat.treasure.get(move.target_cell, 0.0)
-        unknown = sum(1 for p in seat.treasure.values() if 0 < p < 1)
-        if not 0 < chance < 1:
-            return -0.5
-        return (0.45 if who.saboteur else 0.55) + 0.15 * (unknown - 2) + 0.1 * chance
-    if target is None:
-        return NEVER
-    suspect = seat.odds.get(target, 0.5)
-    if action in BREAKS or action is Action.TRAPPED:
-        return _harm(seat, target, suspect, action)
-    if action in REPAIRS or action is Action.FREE_AT_LAST:
-        return _help(seat, target, suspect)
-    match action:
-        case Action.THEFT:
-            return 0.6
-        case Action.HANDS_OFF:
-            return -1.0 if target == seat.me else 0.2
-        case Action.INSPECTION:
-            if target in seat.view.inspected:
-                return -1.0
-            return 0.5 * (1.0 - abs(2.0 * suspect - 1.0)) * max(who.attack, 0.5)
-        case Action.SWAP_HATS:
-            if target == seat.me:
-                return 0.4 if who.saboteur and seat.exposed > 0.8 else -0.5
-            if who.saboteur:
-                return 0.3 * (1.0 - suspect) - 0.2
-            return (1.0 if suspect >= 1.0 else 0.8 * (2.0 * suspect - 1.0)) * who.attack
-        case Action.SWAP_HAND:
-            if who.saboteur:
-                return 0.35 * (1.0 - suspect) - 0.1
-            return -0.3
-    return NEVER
-
-
-def _harm(seat: _Seat, target: PlayerId, suspect: float, action: Action) -> float:
-    """Break a tool of, or trap, ``target``."""
-    who = seat.who
-    if target == seat.me:
-        return NEVER
-    front = seat.fronts.get(target, ())
-    stopped = any(k.startswith("broken_") for k in front) or "trapped" in front
-    strength = 0.35 if stopped else 1.0
-    if action is Action.TRAPPED:
-        strength *= 1.15  # also costs them the round's gold
-    if who.saboteur:
-        busy = min(seat.memory.conduct(target).progress / 2.0, 1.0)
-        value = (1.0 - suspect) * (0.6 + 0.5 * busy) - suspect * 0.8
-        # Late in the round, whoever plays next matters most: they could get there first.
-        seating = seat.seating
-        ahead = (seating.index(target) - seating.index(seat.me)) % len(seating)
-        soon = 1.0 + 0.5 * (1.0 - seat.caution) * (1.0 - (ahead - 1) / max(len(seating) - 1, 1))
-        # In Saboteur 2 two cards discarded mend anything: a harm far from the end is
-        # mended long before it matters, so it waits like a block.
-        later = 1.0 - seat.wait if seat.edition == "saboteur2" else 1.0
-        return who.attack * value * strength * soon * later * (1.0 - HIDE_HARM * seat.caution)
-    return who.attack * 0.9 * (2.0 * suspect - 1.0) * strength
-
-
-def _help(seat: _Seat, target: PlayerId, suspect: float) -> float:
-    """Repair a tool of, or free, ``target`` (the move is legal: they need it)."""
-    who = seat.who
-    front = seat.fronts.get(target, ())
-    still = sum(1 for k in front if k.startswith("broken_") or k == "trapped") - 1
-    freed = 1.0 if still == 0 else 0.45
-    if target == seat.me:
-        return (0.6 if who.saboteur else 0.4 + 0.7 * abs(who.dig)) * freed
-    if who.saboteur:
-        return who.attack * 0.6 * (2.0 * suspect - 1.0) * freed
-    return who.attack * 0.8 * (1.0 - 2.0 * suspect) * freed
-
-
-def _rockfall(seat: _Seat, cell: geo.Cell) -> float:
-    if cell not in seat.near_front():
-        return -0.5  # far from where the tunnel goes on: it changes nothing
-    board = seat.maze.board
-    tile = board[cell]
-    outcome = seat.maze.after(geo.without_tile(board, cell))
-    gained = seat.worth(outcome)
-    who = seat.who
-    value = who.dig * gained
-    value = value * (1.0 - seat.wait) if who.saboteur and value > 0 else value - 0.05
-    spec = tile.spec
-    if spec.door is not None and who.door is not None and spec.door is not who.door:
-        value += 0.5
-    value -= who.crystals * spec.crystals
-    return value
-
-
-def _pass(seat: _Seat, cards: tuple[int, ...]) -> float:
-    kept = [seat.keep(card(seat.edition, c)) for c in cards]
-    # Each card beyond the first is worth giving up only if it is worth little.
-    return -sum(kept) + 0.12 * (len(cards) - 1) + (0.05 if seat.who.saboteur else 0.0)
-
-
-def _removal(seat: _Seat, removed: str) -> float:
-    if removed == "theft":
-        return NEVER
-    front = seat.fronts.get(seat.me, ())
-    still = sum(1 for k in front if k.startswith("broken_") or k == "trapped") - 1
-    return (0.6 if seat.who.saboteur else 1.0) * (1.0 if still == 0 else 0.45)
-
-
-def _riches(seat: _Seat, victim: PlayerId) -> float:
-    """Saboteur 2: the gold ``victim`` has won, as far as the round results show."""
-    total = 0.0
-    for result in seat.view.round_results:
-        roles = dict(result.roles)
-        share = saboteur2_share(len(result.winners))
-        for winner in result.winners:
-            if winner == victim:
-                role = Role(roles.get(winner, Role.BLUE_DIGGER.value))
-                total += max(0, share - SABOTEUR2_DISCOUNT.get(role, 0))
-    return total
+def _left_to_rivals(
+    seat: _Seat, rivals: Maze, move: PlacePath, kind: str, board: geo.Board | None
+) -> float:
+    """What a placement loses a team's digger by leaving the treasure one card from the
+    other team's way in, the next seat most likely theirs."""
+    if board is not None:
+        outcome = rivals.after(board, move.cell, seat.view.known_goals)
+    else:
+        outcome = rivals.placement(kind, move.cell, move.rotated)
+    threat = sum(
+        p
+        for g, p in seat.treasure.items()
+        if 0 < outcome.distance.get(g, CAP) <= 1 < rivals.distance.get(g, CAP)
+    )
+    return REACH * seat.rival * threat

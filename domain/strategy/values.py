@@ -47,8 +47,9 @@ PROFILES: Final[dict[str, Profile]] = {
     # and itself). It plays safe: it leans against the tunnel and attacks hardly anyone.
     Role.PROFITEER.value: Profile(-0.4, attack=0.25),
     # Geologists are paid in crystals on the table, whoever wins: they place crystals and
-    # keep them there, and let the tunnel be.
-    Role.GEOLOGIST.value: Profile(0.0, attack=0.3, crystals=0.7),
+    # keep them there. The treasure reached ends the round, and the laying of crystals with
+    # it, so they lean a little against the tunnel.
+    Role.GEOLOGIST.value: Profile(-0.2, attack=0.3, crystals=0.7),
     Role.SABOTEUR.value: Profile(-1.0),
 }
 

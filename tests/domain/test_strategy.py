@@ -274,3 +274,117 @@ def test_a_geologist_lays_crystals() -> None:
     setup = dealt("saboteur2", hands={1: (SAB2_EW[2], CRYSTAL[0])}, roles={1: "geologist"})
     move = _decide([*setup, *_sab2_tunnel(2)])
     assert isinstance(move, PlacePath) and move.card == CRYSTAL[0]
+
+
+def _two_ways_in() -> list[Event]:
+    """A tunnel whose two open ends nearest the treasure, (7, 0) and (8, 1), are each
+    one card from it."""
+    return [
+        *_tunnel(6),  # crosses to (5, 0), a straight at (6, 0)
+        PathPlaced(2, CROSS[-1], (5, 1), False),
+        PathPlaced(3, EW[1], (6, 1), False),
+        PathPlaced(2, ids("base", "t_esw")[0], (7, 1), False),
+    ]
+
+
+def test_a_saboteur_closes_one_of_two_ways_into_the_treasure_though_the_other_stays_open() -> None:
+    setup = dealt(hands={1: (DEAD_CROSS[0], CROSS[4])}, roles={1: "saboteur"})
+    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    move = _decide([*setup, *_two_ways_in(), peek, DecisionOpened(2, 1, "turn", T0)])
+    assert isinstance(move, PlacePath) and move.card == DEAD_CROSS[0]
+    assert move.cell in ((7, 0), (8, 1))
+
+
+GREEN_NS = ids("saboteur2", "green_door_ns_w")
+SAB2_DEAD = ids("saboteur2", "dead_cross")
+
+
+@pytest.mark.parametrize(("door", "extends"), [(False, False), (True, True)])
+def test_a_blue_gold_digger_leaves_no_treasure_one_card_away_for_the_green_team(
+    door: bool, extends: bool
+) -> None:
+    """The next seat laid a green door: ending the tunnel at the treasure (at (8, 0), the
+    seat mapped it) would most likely win it for the green team alone. A blue door on the
+    way in bars that team, so with one in hand the blue gold-digger does go on."""
+    straight = BLUE_EW[0] if door else SAB2_EW[2]
+    setup = dealt(
+        "saboteur2",
+        players=4,
+        hands={1: (straight, SAB2_DEAD[0])},
+        roles={1: "blue_digger", 3: "boss", 4: "geologist"},
+    )
+    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+                        result="goal_treasure")  # fmt: skip
+    green = PathPlaced(2, GREEN_NS[0], (1, 1), False)
+    move = _decide([*setup, *_sab2_tunnel(5), green, peek, DecisionOpened(2, 1, "turn", T0)])
+    assert (isinstance(move, PlacePath) and move.cell == (6, 0)) is extends
+
+
+def test_a_saboteur_bars_the_blue_team_with_a_green_door_where_a_blue_door_bars_the_green() -> None:
+    """The tunnel runs through a blue door (the green team cannot pass it): a green door at
+    its end stops the blue team too, and with it every gold-digger but the boss."""
+    setup = dealt(
+        "saboteur2", hands={1: (GREEN_EW[0], SAB2_EW[2], SAB2_CROSS[4])}, roles={1: "saboteur"}
+    )
+    tunnel = [*_sab2_tunnel(2), PathPlaced(2, BLUE_EW[0], (3, 0), False)]
+    tunnel += [PathPlaced(3, SAB2_EW[0], (4, 0), False), PathPlaced(2, SAB2_EW[1], (5, 0), False)]
+    move = _decide([*setup, *tunnel])
+    assert isinstance(move, PlacePath) and move.card == GREEN_EW[0] and move.cell == (6, 0)
+
+
+def test_a_geologist_does_not_end_the_round_that_pays_it_for_crystals_laid() -> None:
+    setup = dealt("saboteur2", hands={1: (SAB2_EW[2], CRYSTAL[0])}, roles={1: "geologist"})
+    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+                        result="goal_treasure")  # fmt: skip
+    tunnel = [*_sab2_tunnel(5), PathPlaced(3, SAB2_EW[0], (6, 0), False)]
+    events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
+    for seed in range(6):
+        move = _decide(events, seed=seed)
+        assert not (isinstance(move, PlacePath) and move.cell == (7, 0))
+
+
+# ----------------------------------------------------------------------- the tournament
+
+
+@pytest.mark.parametrize(
+    ("doors", "side"),
+    [((), "diggers"), ((BLUE_EW[0],), "diggers"), ((BLUE_EW[0], GREEN_EW[0]), None)],
+)
+def test_the_tournament_counts_a_treasure_behind_both_teams_doors_as_no_side_s_win(
+    doors: tuple[int, ...], side: str | None
+) -> None:
+    """The boss reaches the treasure at (8, 0). Behind a blue and a green door neither
+    team can pass and the boss wins alone (RULES.md §6.2): the gold-diggers did not win."""
+    from domain.tournament import winning_side
+
+    setup = dealt("saboteur2", players=4, hands={1: (SAB2_EW[2],)}, roles={1: "boss"})
+    plain = [*SAB2_CROSS, *SAB2_EW[:2]]
+    cards = [plain[0], plain[1], *doors, *plain[2 : 6 - len(doors)]]
+    tunnel = [PathPlaced(2, card, (x, 0), False) for x, card in enumerate(cards, start=1)]
+    state = given([*setup, *tunnel])
+    events = decide(state, PlacePath(1, SAB2_EW[2], (7, 0), False, at=T0))
+    ended = next(e for e in events if isinstance(e, RoundEnded))
+    for event in events[: events.index(ended)]:
+        state = evolve(state, event)
+    assert ended.treasure_reached and ended.reached_by == 1
+    assert winning_side(state, ended) == side
+    diggers = [p for p, role in ended.roles if role in ("blue_digger", "green_digger")]
+    assert 1 in ended.winners
+    assert any(p in ended.winners for p in diggers) == (side == "diggers")
+
+
+SAB2_ROCKFALL = ids("saboteur2", "rockfall")
+
+
+def test_a_saboteur_lays_a_dead_end_at_the_treasure_rather_than_cut_the_tunnel_behind() -> None:
+    """A rockfall on the tunnel behind its end cuts the cards beyond off, but they still
+    lie there: one card in the hole joins them again. A dead end before the treasure
+    costs the diggers more."""
+    setup = dealt("saboteur2", hands={1: (SAB2_ROCKFALL[0], SAB2_DEAD[0])}, roles={1: "saboteur"})
+    tunnel = [*_sab2_tunnel(5), PathPlaced(3, BLUE_EW[0], (6, 0), False)]
+    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+                        result="goal_treasure")  # fmt: skip
+    events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
+    for seed in range(4):
+        move = _decide(events, seed=seed)
+        assert isinstance(move, PlacePath) and move.cell == (7, 0), move

@@ -1,0 +1,153 @@
+"""The computer player's action cards, passes and theft: what each is worth to the seat, in
+the unit :mod:`domain.strategy.player` scores every move in (cards of distance the tunnel
+gains toward the treasure)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from domain import board as geo
+from domain.cards import BREAKS, REPAIRS, Action, Card, Role, card
+from domain.commands import PlayAction
+from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
+from domain.strategy.maze import Maze, Outcome
+
+if TYPE_CHECKING:
+    from domain.strategy.player import _Seat as Seat
+
+PlayerId = int
+
+HIDE_HARM: Final = 0.5  # how much of a saboteur's caution holds back its attacks on players
+NEVER: Final = -100.0
+
+
+def action_worth(seat: Seat, move: PlayAction, held: Card) -> float:
+    action = held.action
+    assert action is not None
+    target = move.target_player
+    who = seat.who
+    if action is Action.ROCKFALL and move.target_cell is not None:
+        return _rockfall(seat, move.target_cell)
+    if action is Action.MAP and move.target_cell is not None:
+        chance = seat.treasure.get(move.target_cell, 0.0)
+        unknown = sum(1 for p in seat.treasure.values() if 0 < p < 1)
+        if not 0 < chance < 1:
+            return -0.5
+        return (0.45 if who.saboteur else 0.55) + 0.15 * (unknown - 2) + 0.1 * chance
+    if target is None:
+        return NEVER
+    suspect = seat.odds.get(target, 0.5)
+    if action in BREAKS or action is Action.TRAPPED:
+        return _harm(seat, target, suspect, action)
+    if action in REPAIRS or action is Action.FREE_AT_LAST:
+        return _help(seat, target, suspect)
+    match action:
+        case Action.THEFT:
+            return 0.6
+        case Action.HANDS_OFF:
+            return -1.0 if target == seat.me else 0.2
+        case Action.INSPECTION:
+            if target in seat.view.inspected:
+                return -1.0
+            return 0.5 * (1.0 - abs(2.0 * suspect - 1.0)) * max(who.attack, 0.5)
+        case Action.SWAP_HATS:
+            if target == seat.me:
+                return 0.4 if who.saboteur and seat.exposed > 0.8 else -0.5
+            if who.saboteur:
+                return 0.3 * (1.0 - suspect) - 0.2
+            return (1.0 if suspect >= 1.0 else 0.8 * (2.0 * suspect - 1.0)) * who.attack
+        case Action.SWAP_HAND:
+            if who.saboteur:
+                return 0.35 * (1.0 - suspect) - 0.1
+            return -0.3
+    return NEVER
+
+
+def _harm(seat: Seat, target: PlayerId, suspect: float, action: Action) -> float:
+    """Break a tool of, or trap, ``target``."""
+    who = seat.who
+    if target == seat.me:
+        return NEVER
+    front = seat.fronts.get(target, ())
+    stopped = any(k.startswith("broken_") for k in front) or "trapped" in front
+    strength = 0.35 if stopped else 1.0
+    if action is Action.TRAPPED:
+        strength *= 1.15  # also costs them the round's gold
+    if who.saboteur:
+        busy = min(seat.memory.conduct(target).progress / 2.0, 1.0)
+        value = (1.0 - suspect) * (0.6 + 0.5 * busy) - suspect * 0.8
+        # Late in the round, whoever plays next matters most: they could get there first.
+        seating = seat.seating
+        ahead = (seating.index(target) - seating.index(seat.me)) % len(seating)
+        soon = 1.0 + 0.5 * (1.0 - seat.caution) * (1.0 - (ahead - 1) / max(len(seating) - 1, 1))
+        # In Saboteur 2 two cards discarded mend anything: a harm far from the end is
+        # mended long before it matters, so it waits like a block.
+        later = 1.0 - seat.wait if seat.edition == "saboteur2" else 1.0
+        return who.attack * value * strength * soon * later * (1.0 - HIDE_HARM * seat.caution)
+    return who.attack * 0.9 * (2.0 * suspect - 1.0) * strength
+
+
+def _help(seat: Seat, target: PlayerId, suspect: float) -> float:
+    """Repair a tool of, or free, ``target`` (the move is legal: they need it)."""
+    who = seat.who
+    front = seat.fronts.get(target, ())
+    still = sum(1 for k in front if k.startswith("broken_") or k == "trapped") - 1
+    freed = 1.0 if still == 0 else 0.45
+    if target == seat.me:
+        return (0.6 if who.saboteur else 0.4 + 0.7 * abs(who.dig)) * freed
+    if who.saboteur:
+        return who.attack * 0.6 * (2.0 * suspect - 1.0) * freed
+    return who.attack * 0.8 * (1.0 - 2.0 * suspect) * freed
+
+
+def _rockfall(seat: Seat, cell: geo.Cell) -> float:
+    if cell not in seat.near_front():
+        return -0.5  # far from where the tunnel goes on: it changes nothing
+    board = seat.maze.board
+    tile = board[cell]
+    outcome = _refillable(seat.maze, seat.maze.after(geo.without_tile(board, cell)))
+    gained = seat.worth(outcome)
+    who = seat.who
+    value = who.dig * gained
+    value = value * (1.0 - seat.wait) if who.saboteur and value > 0 else value - 0.05
+    spec = tile.spec
+    if spec.door is not None and who.door is not None and spec.door is not who.door:
+        value += 0.5
+    value -= who.crystals * spec.crystals
+    return value
+
+
+def _refillable(before: Maze, outcome: Outcome) -> Outcome:
+    """A rockfall's outcome as the table can mend it: the cards it cuts off the tunnel
+    still lie there, and one card laid in the hole joins them again, so no goal ends up
+    more than one card farther than it was (the maze alone counts them as rock)."""
+    soft = {g: min(d, before.soft.get(g, d) + 1.0) for g, d in outcome.soft.items()}
+    distance = {g: min(d, before.distance.get(g, d) + 1.0) for g, d in outcome.distance.items()}
+    return Outcome(distance, outcome.reached, outcome.ends, soft)
+
+
+def pass_worth(seat: Seat, cards: tuple[int, ...]) -> float:
+    kept = [seat.keep(card(seat.edition, c)) for c in cards]
+    # Each card beyond the first is worth giving up only if it is worth little.
+    return -sum(kept) + 0.12 * (len(cards) - 1) + (0.05 if seat.who.saboteur else 0.0)
+
+
+def removal_worth(seat: Seat, removed: str) -> float:
+    if removed == "theft":
+        return NEVER
+    front = seat.fronts.get(seat.me, ())
+    still = sum(1 for k in front if k.startswith("broken_") or k == "trapped") - 1
+    return (0.6 if seat.who.saboteur else 1.0) * (1.0 if still == 0 else 0.45)
+
+
+def riches(seat: Seat, victim: PlayerId) -> float:
+    """Saboteur 2: the gold ``victim`` has won, as far as the round results show."""
+    total = 0.0
+    for result in seat.view.round_results:
+        roles = dict(result.roles)
+        share = saboteur2_share(len(result.winners))
+        for winner in result.winners:
+            if winner == victim:
+                role = Role(roles.get(winner, Role.BLUE_DIGGER.value))
+                total += max(0, share - SABOTEUR2_DISCOUNT.get(role, 0))
+    return total

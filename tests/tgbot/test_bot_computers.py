@@ -1,0 +1,234 @@
+"""Computer players in the group: seated from the lobby, playing their turns like anyone,
+taking over the seats of people who leave, are handed over, or are away."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain.cards import Role
+from domain.events import ComputerPlayerAdded
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import (
+    Table,
+    bot_services,
+    open_game,
+    press_and_wait,
+    running_bot,
+    seat,
+    settle,
+)
+from tests.tgbot.test_bot_lobby import button, buttons
+from tgbot.texts import Texts
+
+GROUP = -7013
+PLAYERS = [131, 132, 133]
+CREATOR = PLAYERS[0]
+
+pytestmark = pytest.mark.timeout(180)
+
+
+async def press_lobby(api: FakeBotAPI, app: Any, user: int, lobby_id: int, label: str) -> Any:
+    lobby = api.messages[GROUP][lobby_id]
+    return await press_and_wait(api, app, GROUP, user, lobby_id, button(api, lobby, label))
+
+
+async def test_the_creator_seats_and_unseats_computer_players_named_with_a_robot(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:1])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:1]))["message_id"]
+            for _ in range(2):
+                await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+            state, _ = services.load(game_id)
+            assert len(state.computers) == 2
+            names = [state.names[p] for p in state.seating[1:]]
+            assert all(name.startswith("🤖 ") for name in names)
+            shown = api.messages[GROUP][lobby_id]["text"]
+            assert f"Players (3/10): P{CREATOR}, {names[0]}, {names[1]}" in shown
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Remove computer player")
+            state, _ = services.load(game_id)
+            assert [state.names[p] for p in state.computers] == names[:1]
+            assert names[1] not in api.messages[GROUP][lobby_id]["text"]
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Remove computer player")
+            answer = await press_lobby(api, app, CREATOR, lobby_id, "Remove computer player")
+            assert answer["text"] == "There is no computer player to remove."
+            assert answer["show_alert"]
+
+
+async def test_a_player_neither_creator_nor_admin_may_not_seat_or_unseat_computers(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:2])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:2]))["message_id"]
+            await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+            _, before = services.load(game_id)
+            for label in ("Add computer player", "Remove computer player"):
+                answer = await press_lobby(api, app, PLAYERS[1], lobby_id, label)
+                assert answer["text"] == "Only the game's creator or a group admin may do that."
+            _, after = services.load(game_id)
+            assert after == before
+
+
+async def test_computer_players_are_seated_up_to_the_editions_maximum(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:1])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:1]))["message_id"]
+            for _ in range(9):  # the base game seats ten
+                await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            answer = await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            assert answer["text"] == "The game is full."
+            services = bot_services(app)
+            state, _ = services.load(str(services.active_game(GROUP)))
+            assert len(state.seating) == 10 and len(state.computers) == 9
+
+
+@pytest.mark.parametrize("edition", ["base", "saboteur2"])
+async def test_a_person_and_computer_players_play_a_game_to_the_end(db: str, edition: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:1])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:1], edition))["message_id"]
+            for _ in range(3 if edition == "base" else 2):
+                await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            await press_lobby(api, app, CREATOR, lobby_id, "Start")
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+            table = Table(api, app, GROUP, PLAYERS[:1])
+            made = await table.play_with_computers(game_id)
+            state, _ = services.load(game_id)
+            assert state.phase == "finished"
+            assert made > 0 and table.presses > 0
+            # The computers' moves are told to the group like anyone's, with no role.
+            names = [
+                e.name
+                for e in services.service.events(game_id)
+                if isinstance(e, ComputerPlayerAdded)
+            ]
+            captions = [str(m.get("caption", "")) for m in api.messages_in(GROUP)]
+            told = [c for c in captions if any(n in c for n in names)]
+            assert told
+            roles = [Texts("en").role_name(r.value) for r in Role]
+            assert not [c for c in told if any(f"({r})" in c for r in roles)]
+            assert "The game is over" in "\n".join(captions)
+
+            # Statistics keep the person and the computer players apart.
+            api.send_text(GROUP, CREATOR, "/stats")
+            await settle(api, app)
+            stats = api.last_message(GROUP)["text"]
+            assert f"Computer players here — seats: {len(names)}, " in stats
+            assert "This group — 1 finished game, " in stats
+
+
+async def test_the_settings_choose_what_away_seats_do_and_how_gold_is_picked(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:2])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:2]))["message_id"]
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+            state, _ = services.load(game_id)
+            assert (state.away_play, state.gold_pick) == ("computer", "auto")
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Settings")
+            settings_shown = api.messages[GROUP][lobby_id]
+            refused = await press_and_wait(
+                api, app, GROUP, PLAYERS[1], lobby_id, button(api, settings_shown, "pass")
+            )
+            assert refused["text"] == "Only the game's creator or a group admin may do that."
+            assert services.load(game_id)[0].away_play == "computer"
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Away players pass")
+            await press_lobby(api, app, CREATOR, lobby_id, "each picks")
+            state, _ = services.load(game_id)
+            assert (state.away_play, state.gold_pick) == ("pass", "manual")
+            marks = [b.text for b in buttons(api, api.messages[GROUP][lobby_id])]
+            assert "• Away players pass" in marks and "• 💰 Gold: each picks" in marks
+
+            # Saboteur 2 pays its gold without a pick: no such choice there.
+            await press_lobby(api, app, CREATOR, lobby_id, "Saboteur 2")
+            marks = [b.text for b in buttons(api, api.messages[GROUP][lobby_id])]
+            assert not [m for m in marks if "Gold:" in m]
+
+
+async def practise(api: FakeBotAPI, app: Any, player: int, size: str) -> dict[str, Any]:
+    """``/practice`` in private, the base game chosen, then ``size`` players; returns the
+    message the choices were made on (as it first read)."""
+    api.send_text(player, player, "/practice")
+    await settle(api, app)
+    chosen = api.last_message(player)
+    base = buttons(api, chosen)[0].callback_data
+    assert base is not None
+    await press_and_wait(api, app, player, player, chosen["message_id"], base)
+    sizes = api.messages[player][chosen["message_id"]]
+    assert sizes["text"] == "Saboteur: how many players, you included?"
+    assert [b.text for b in buttons(api, sizes)] == [str(n) for n in range(3, 11)]
+    await press_and_wait(api, app, player, player, chosen["message_id"], button(api, sizes, size))
+    return chosen
+
+
+async def test_practice_in_private_plays_a_whole_game_there_with_computers_uncounted(
+    db: str,
+) -> None:
+    player = PLAYERS[1]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [player])
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            api.send_text(GROUP, player, "/practice")
+            await settle(api, app)
+            assert "our private chat" in api.last_message(GROUP)["text"]
+
+            chosen = await practise(api, app, player, "3")
+            assert "does not count in any statistics" in chosen["text"]
+            services = bot_services(app)
+            game_id = services.active_game(player)
+            assert game_id is not None
+            state, _ = services.load(game_id)
+            assert state.practice and state.phase == "playing" and state.edition == "base"
+            assert state.humans() == (player,) and len(state.computers) == 2
+
+            table = Table(api, app, player, [player])
+            await table.play_with_computers(game_id)
+            assert services.load(game_id)[0].phase == "finished"
+            captions = [str(m.get("caption", "")) for m in api.messages_in(player)]
+            assert "The game is over" in "\n".join(captions)  # the board, in the private chat
+            assert {c.get("chat_id") for c in api.calls if c.get("chat_id")} <= {GROUP, player}
+
+            api.send_text(player, player, "/stats")
+            await settle(api, app)
+            assert (
+                f"P{player} — 0 games played, 0 wins, 0 gold." in (api.last_message(player)["text"])
+            )
+
+
+async def test_a_practice_game_can_be_cancelled_in_the_private_chat(db: str) -> None:
+    player = PLAYERS[2]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [player])
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            await practise(api, app, player, "3")
+            services = bot_services(app)
+            game_id = services.active_game(player)
+            assert game_id is not None
+
+            api.send_text(player, player, "/cancel")
+            await settle(api, app)
+            question = api.last_message(player)
+            assert "Cancel the running game?" in question["text"]
+            await press_and_wait(
+                api, app, player, player, question["message_id"], button(api, question, "Yes")
+            )
+            assert services.load(game_id)[0].phase == "cancelled"
+            assert services.active_game(player) is None

@@ -1,0 +1,120 @@
+"""``/practice`` in private: a game of one's chosen edition and size against computer
+players, played entirely in the private chat (its "group" is that chat) and left out of
+the statistics (the game is created as a practice game).
+
+The edition and the size are chosen with buttons; the choices so far travel in the
+callback data (``value``: the edition's index, ``page``: the number of seats).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Final
+
+from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
+
+from domain.cards import PLAYER_LIMITS, Edition
+from domain.commands import AddComputerPlayer, Command, CreateGame, StartGame
+from tgbot import callback as cb
+from tgbot import keyboards as kb
+from tgbot.context import BotContext
+from tgbot.handlers.common import display_name, error_text, execute, remember, user_texts
+from tgbot.texts import Texts
+
+# The buttons name no game yet: this stands in for one.
+PRACTICE_DATA: Final = "practice"
+
+
+def _button(
+    context: BotContext, chat: int, label: str, edition: int, seats: int | None = None
+) -> InlineKeyboardButton:
+    """A button of the private chat ``chat`` (its signature binds it there)."""
+    data = cb.CallbackData(kb.PRACTICE, PRACTICE_DATA, 0, value=edition, page=seats)
+    key = context.services.callback_key
+    return InlineKeyboardButton(label, callback_data=cb.encode(data, key, chat))
+
+
+def editions_markup(context: BotContext, texts: Texts, chat: int) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [[_button(context, chat, texts.t(f"edition.{e}"), i)] for i, e in enumerate(kb.EDITIONS)]
+    )
+
+
+def sizes_markup(context: BotContext, edition: int, chat: int) -> InlineKeyboardMarkup:
+    low, high = PLAYER_LIMITS[kb.EDITIONS[edition]]
+    sizes = [_button(context, chat, str(n), edition, n) for n in range(max(low, 2), high + 1)]
+    return InlineKeyboardMarkup([sizes[i : i + 4] for i in range(0, len(sizes), 4)])
+
+
+async def practice(update: Update, context: BotContext) -> None:
+    """``/practice``: in private, the edition to choose; in a group, where to send it."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    texts = await user_texts(context, user)
+    if chat.type != Chat.PRIVATE:
+        await message.reply_text(texts.t("practice.private_only"))
+        return
+    await remember(context, user, private_chat=True)
+    await message.reply_text(
+        texts.t("practice.choose_edition"), reply_markup=editions_markup(context, texts, chat.id)
+    )
+
+
+async def on_press(
+    update: Update, context: BotContext, query: CallbackQuery, data: cb.CallbackData, user: User
+) -> None:
+    """An edition chosen (the sizes follow), or a size (the game starts)."""
+    texts = await user_texts(context, user)
+    message = query.message
+    edition = data.value if data.value is not None else -1
+    if message is None or message.chat.id != user.id or not 0 <= edition < len(kb.EDITIONS):
+        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        return
+    if data.page is None:
+        await query.answer()
+        await query.edit_message_text(
+            texts.t("practice.choose_size", edition=texts.t(f"edition.{kb.EDITIONS[edition]}")),
+            reply_markup=sizes_markup(context, edition, user.id),
+        )
+        return
+    low, high = PLAYER_LIMITS[kb.EDITIONS[edition]]
+    if not max(low, 2) <= data.page <= high:
+        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        return
+    chosen: Edition = kb.EDITIONS[edition]
+    error = await start_practice(update, context, user, chosen, data.page)
+    if error is not None:
+        await query.answer(error, show_alert=True)
+        return
+    await query.answer()
+    await query.edit_message_reply_markup(None)
+
+
+async def start_practice(
+    update: Update, context: BotContext, user: User, edition: Edition, seats: int
+) -> str | None:
+    """Open, fill with computer players and start a practice game in ``user``'s private
+    chat: None when it started, else why not."""
+    services = context.services
+    texts = await user_texts(context, user)
+    if await asyncio.to_thread(services.active_game, user.id) is not None:
+        return texts.t("practice.already")
+    game_id = await asyncio.to_thread(services.next_game_id, user.id)
+    create = CreateGame(user.id, display_name(user), edition, user.id, practice=True)
+    commands: list[Command] = [
+        create,
+        *(AddComputerPlayer(user.id) for _ in range(seats - 1)),
+        StartGame(user.id),
+    ]
+    for step, command in enumerate(commands):
+        error = await execute(
+            services,
+            game_id,
+            command,
+            idempotency_key=f"tg:{update.update_id}:{step}",
+            metadata={"telegram_update_id": update.update_id},
+        )
+        if error is not None:
+            return error_text(texts, error)
+    return None

@@ -1,0 +1,153 @@
+"""A running game's seats handed to the computer (RULES.md §7).
+
+``/leave`` asks the player first (two buttons only they may press), then the computer plays
+their seat to the end, with their dwarf, hand and gold. The creator or a group admin hands
+an absent player's seat over with the board's button or ``/kick`` in reply to that player's
+message; that player's own next press (``/back``, "I'm back", a move) takes it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from telegram import CallbackQuery, Message, Update, User
+
+from domain.commands import HandSeatToComputer
+from domain.state import GameState, PlayerId
+from tgbot import keyboards as kb
+from tgbot.callback import CallbackData
+from tgbot.context import BotContext
+from tgbot.handlers import group
+from tgbot.handlers.common import acted_by, display_name, error_text, run
+from tgbot.handlers.group import active_game, may_manage
+from tgbot.presenter.messages import Text, TextEdit
+from tgbot.texts import Texts, esc
+
+
+def can_leave(state: GameState, player: PlayerId) -> str | None:
+    """Why ``player`` cannot leave the running game (an error code), or None."""
+    if not state.is_player(player) or state.is_computer(player):
+        return "not_a_player"
+    if state.handed_over.get(player) == "left":
+        return "left_the_game"
+    return None
+
+
+async def leave(update: Update, context: BotContext) -> None:
+    """``/leave``: before the game starts, the seat is left at once; in a running game,
+    the player is asked first."""
+    found = await active_game(update, context)
+    if found is None:
+        return
+    game_id, texts = found
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
+    if state.phase == "playing":
+        await ask_leave(update, context, game_id, texts)
+    else:
+        await group.leave(update, context)
+
+
+async def ask_leave(update: Update, context: BotContext, game_id: str, texts: Texts) -> None:
+    """``/leave`` in a running game: the question, with the player's two buttons."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    services = context.services
+    state, version = await asyncio.to_thread(services.load, game_id)
+    refused = can_leave(state, user.id)
+    if refused is not None:
+        await message.reply_text(error_text(texts, refused))
+        return
+    question = texts.t("leave.confirm", name=esc(display_name(user)))
+    keys = kb.keyboard(kb.leave_rows(texts, user.id))
+    if services.outbox is not None:
+        await services.outbox.deliver([Text(state.chat_id, question, keys, game_id, version)])
+
+
+async def kick(update: Update, context: BotContext) -> None:
+    """``/kick`` in reply to a player's message: the creator or an admin hands that
+    player's seat to the computer."""
+    found = await active_game(update, context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if found is None or chat is None or user is None or message is None:
+        return
+    game_id, texts = found
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
+    replied = message.reply_to_message
+    target = replied.from_user if replied is not None else None
+    if state.phase != "playing":
+        await message.reply_text(texts.t("kick.not_running"))
+        return
+    if target is None:
+        await message.reply_text(texts.t("kick.usage"))
+        return
+    answer = await hand_over(update, context, game_id, state, user, target.id, texts)
+    await message.reply_text(answer or texts.t("kick.done", name=esc(state.names[target.id])))
+
+
+async def hand_over(
+    update: Update,
+    context: BotContext,
+    game_id: str,
+    state: GameState,
+    user: User,
+    player: PlayerId,
+    texts: Texts,
+) -> str | None:
+    """``user`` hands ``player``'s seat to the computer: None when done, else why not."""
+    chat = update.effective_chat
+    chat_id = chat.id if chat is not None else state.chat_id
+    if not await may_manage(context, state, chat_id, user):
+        return texts.t("lobby.only_creator")
+    if player == user.id:
+        return texts.t("kick.self")
+    if not state.is_player(player):
+        return error_text(texts, "not_a_player")
+    # The creator acts for an admin who is not at the table (the metadata names the admin),
+    # unless the seat is the creator's own: handing over one's own seat is leaving.
+    actor = user.id
+    if not state.is_player(user.id) and state.creator is not None and state.creator != player:
+        actor = state.creator
+    command = HandSeatToComputer(actor, player)
+    error = await run(context, game_id, command, update, acted_by(user))
+    return error_text(texts, error) if error is not None else None
+
+
+async def on_press(
+    update: Update, context: BotContext, query: CallbackQuery, data: CallbackData, user: User
+) -> None:
+    """The leave question's answer, or the board's hand-over button."""
+    chat, message = update.effective_chat, query.message
+    services = context.services
+    if chat is None or not isinstance(message, Message) or data.player is None:
+        await query.answer()
+        return
+    texts = services.texts_for_chat(chat.id, user.language_code)
+    state, _ = await asyncio.to_thread(services.load, data.game)
+    if state.chat_id != chat.id or state.phase != "playing":
+        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        return
+    if data.action == kb.HAND_OVER:
+        refused = await hand_over(update, context, data.game, state, user, data.player, texts)
+        await query.answer(refused, show_alert=refused is not None)
+        return
+    if data.player != user.id:
+        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        return
+    name = esc(display_name(user))
+    if data.action == kb.LEAVE_NO:
+        await query.answer()
+        await _edit(context, chat.id, message, texts.t("leave.stayed", name=name))
+        return
+    error = await run(context, data.game, HandSeatToComputer(user.id, user.id), update)
+    if error is not None:
+        await query.answer(error_text(texts, error), show_alert=True)
+        return
+    await query.answer()
+    await _edit(context, chat.id, message, texts.t("leave.done", name=name))
+
+
+async def _edit(context: BotContext, chat_id: int, message: Message, text: str) -> None:
+    outbox = context.services.outbox
+    if outbox is not None:
+        await outbox.deliver([TextEdit(chat_id, message.message_id, text)])
