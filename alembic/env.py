@@ -14,6 +14,7 @@ from logging.config import fileConfig
 
 from alembic import context
 
+from infra import redaction
 from infra.db import connect_or_explain, make_engine
 from infra.schema import metadata
 from infra.settings import ConfigurationError, load_settings, normalise_database_url
@@ -32,6 +33,7 @@ for _name in TABLE_MODULES:
     with suppress(ImportError):
         importlib.import_module(_name)
 
+redaction.install_from_environment()
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
     fileConfig(config.config_file_name, disable_existing_loggers=False)

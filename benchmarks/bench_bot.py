@@ -43,6 +43,7 @@ edition are printed side by side. Run (PostgreSQL at TEST_POSTGRES_URL or 127.0.
 
     python -m benchmarks.bench_bot --games 20 --seconds 30
     python -m benchmarks.bench_bot --flows miniapp --editions base
+    python -m benchmarks.bench_bot --instances 1 2   (web processes: see bench_instances)
 
 Telegram's own flood limits (AIORateLimiter) are off: they would measure Telegram's
 quotas, not the bot.
@@ -553,7 +554,10 @@ async def _run(
     announcer_module.Announcer.catch_up = catch_up  # type: ignore[method-assign]
     base_url, base_file_url, token = await receive(conn, "server")
     seeds = iter(range(seed * 10_000, seed * 10_000 + 10_000_000))
-    settings = load_settings(telegram_bot_token=token, database_url=url, **MINIAPP)
+    # The movers are scripts pressing as fast as the bot answers: no throttling.
+    settings = load_settings(
+        telegram_bot_token=token, database_url=url, throttle_presses=0, **MINIAPP
+    )
     services = bootstrap(settings, seeds=lambda: next(seeds))
     app = build_application(
         services,
@@ -760,7 +764,23 @@ def main() -> None:
         help="profile the bot process during the run (every thread, cProfile: slower);"
         " write PREFIX.<edition>.<flow>.pstats and print the top functions",
     )
+    parser.add_argument(
+        "--instances",
+        nargs="+",
+        type=int,
+        metavar="N",
+        help="run the bot as N web processes instead (e.g. --instances 1 2: side by side):"
+        " updates/s, p99, Telegram calls/s, restart to first announcement after a kill"
+        " (see benchmarks/bench_instances.py)",
+    )
     args = parser.parse_args()
+    if args.instances:
+        from benchmarks import bench_instances
+
+        results = bench_instances.run(args.instances, args.games, args.seconds)
+        print(f"\n== {args.games} games of the base game, by webhook, instances side by side")
+        print("\n".join(bench_instances.report(results)))
+        return
     for edition in args.editions:
         results = {}
         for flow in args.flows:

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 from sqlalchemy import Connection, select
 
-from infra.event_store import EventStore, NewEvent, StoredEvent
+from infra.event_store import BrokenChain, EventStore, NewEvent, StoredEvent
 from infra.schema import events
 
 FORMAT = "saboteur-bot/events"
@@ -100,9 +100,13 @@ def from_line(line: str) -> ArchivedEvent:
 
 
 def export_game(store: EventStore, game_id: str) -> Iterator[str]:
-    """The game's events as JSON lines, oldest first, as stored (not upcast)."""
+    """The game's events as JSON lines, oldest first, as stored (not upcast).
+
+    Raises :class:`~infra.event_store.BrokenChain` (nothing exported) when the game's
+    hash chain does not hold.
+    """
     plain = EventStore(store.engine)  # no upcasters: export what was recorded
-    stored = plain.load(game_id)
+    stored = plain.load(game_id, verified=True)
     if not stored:
         raise GameNotFound(game_id)
     for event in stored:
@@ -224,6 +228,9 @@ def main_export(argv: Sequence[str] | None = None, out: TextIO | None = None) ->
         lines = list(export_game(store, args.game_id))
     except GameNotFound:
         print(f"no game {args.game_id!r}", file=sys.stderr)
+        return 1
+    except BrokenChain as error:
+        print(f"game {args.game_id!r} not exported: {error}", file=sys.stderr)
         return 1
     text = "".join(line + "\n" for line in lines)
     if args.out is not None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from celery import Celery
 
+from infra import redaction
 from infra.settings import ConfigurationError, Settings, load_settings
 
 # A sent task not acknowledged within this long is handed to another worker by Redis.
@@ -86,7 +87,9 @@ def _app_or_exit() -> Celery:
     # `celery -A infra.celery_app ...` imports this module: a setting that cannot be used
     # ends the worker or beat with one line, as it ends saboteur-bot.
     try:
-        return create_app()
+        settings = load_settings()
+        redaction.install(settings)  # before the worker or beat logs anything
+        return create_app(settings)
     except ConfigurationError as error:
         print(f"celery: {error}", file=sys.stderr)
         raise SystemExit(2) from None

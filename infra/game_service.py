@@ -172,6 +172,11 @@ class GameService:
             while len(self._known) > self.known_games:
                 self._known.popitem(last=False)
 
+    def forget(self, game_id: str) -> None:
+        """Drop the game's state from memory (it ended: it is read again if ever asked)."""
+        with self._known_lock:
+            self._known.pop(game_id, None)
+
     def decode(self, stored: StoredEvent) -> Any:
         return self.codec.decode(stored.type, stored.payload, stored.schema_version)
 

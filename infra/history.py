@@ -410,18 +410,6 @@ def is_finished(engine: Engine, game_id: str) -> bool:
     return row is not None
 
 
-def played_in(engine: Engine, player_id: int, chat_id: int) -> bool:
-    """Whether the player finished a game in the group (under any id it had)."""
-    stats = chat_player_stats
-    with reader(engine) as conn:
-        row = conn.execute(
-            select(stats.c.player_id)
-            .where(stats.c.player_id == player_id, stats.c.chat_id.in_(group_chats(conn, chat_id)))
-            .limit(1)
-        ).first()
-    return row is not None
-
-
 def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -> PlayerFigures:
     """A player's figures in one group, or across every group when ``chat_id`` is None."""
     stats, roles = chat_player_stats, role_wins

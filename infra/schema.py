@@ -47,6 +47,10 @@ events = Table(
     Column("payload", Json, nullable=False),
     Column("metadata", Json, nullable=False),
     Column("recorded_at", DateTime(timezone=True), nullable=False),
+    # The stream's hash chain (infra.chain): the predecessor's hash and this event's. A row
+    # inserted around the event store gets "" and fails `saboteur-bot verify`.
+    Column("prev_hash", String(64), nullable=False, server_default=""),
+    Column("hash", String(64), nullable=False, server_default=""),
     UniqueConstraint("stream_id", "version", name="uq_events_stream_version"),
 )
 

@@ -7,6 +7,8 @@ switch to PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from functools import cached_property
 
@@ -18,7 +20,7 @@ from sqlalchemy.exc import ArgumentError
 DEFAULT_DATABASE_URL = "sqlite:///./saboteur.db"
 DEFAULT_BROKER_URL = "sqla+sqlite:///./celery-broker.db"
 # The languages the message catalogs (tgbot/locales) are written in.
-LANGUAGES = ("en", "es", "pl")
+LANGUAGES = ("en", "es", "pl", "de")
 MIN_SECRET_LENGTH = 16
 
 
@@ -57,7 +59,11 @@ class Settings(BaseSettings):
     )
 
     telegram_bot_token: str = ""
+    # What the processes (bot, web, worker, beat) connect as: in production a role that
+    # may read and append events but never change them (`saboteur-bot db-roles`).
     database_url: str = DEFAULT_DATABASE_URL
+    # What `saboteur-bot migrate` connects as: the owner of the tables (empty: DATABASE_URL).
+    migration_database_url: str = ""
     redis_url: str = ""
     celery_broker_url: str = ""
     # A self-hosted Bot API server (https://github.com/tdlib/telegram-bot-api), e.g.
@@ -87,11 +93,26 @@ class Settings(BaseSettings):
     # the public HTTPS address of its page (web_app buttons); empty: no Mini App buttons.
     miniapp_name: str = ""
     miniapp_url: str = ""
+    # What one user (and one chat) may send — presses, commands, private messages — in
+    # THROTTLE_SECONDS before being told to slow down; 0: no throttling.
+    throttle_presses: int = Field(default=12, ge=0)
+    throttle_chat_presses: int = Field(default=40, ge=0)
+    throttle_seconds: float = Field(default=6.0, gt=0)
 
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
         return normalise_database_url(value or DEFAULT_DATABASE_URL)
+
+    @field_validator("migration_database_url")
+    @classmethod
+    def _migration_database_url(cls, value: str) -> str:
+        if not value.strip():
+            return ""
+        try:
+            return normalise_database_url(value)
+        except ConfigurationError as error:
+            raise ValueError(str(error).replace("DATABASE_URL", "MIGRATION_DATABASE_URL")) from None
 
     @field_validator("redis_url")
     @classmethod
@@ -170,6 +191,11 @@ class Settings(BaseSettings):
         return self.celery_broker_url or self.redis_url or DEFAULT_BROKER_URL
 
     @property
+    def migration_url(self) -> str:
+        """What the migrations run as: MIGRATION_DATABASE_URL, else DATABASE_URL."""
+        return self.migration_database_url or self.database_url
+
+    @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
 
@@ -218,6 +244,17 @@ class Settings(BaseSettings):
                 f"(at least {MIN_SECRET_LENGTH} characters, e.g. from "
                 "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
             )
+
+
+def webhook_secret(secret: str) -> str:
+    """The webhook's secret token for a signing secret (Telegram allows 1–256 of
+    ``A-Za-z0-9_-``).
+
+    >>> token = webhook_secret("some secret key")
+    >>> len(token), token == webhook_secret("some secret key") != webhook_secret("other")
+    (32, True)
+    """
+    return hmac.new(secret.encode(), b"saboteur-bot webhook", hashlib.sha256).hexdigest()[:32]
 
 
 def load_settings(**overrides: object) -> Settings:

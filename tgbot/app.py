@@ -21,23 +21,35 @@ from telegram import (
 )
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
 from infra.bootstrap import Services, bootstrap
 from infra.notifications import RESET, Listener, Notice, listener
+from infra.ratelimit import limiter
 from infra.settings import Settings
+from tgbot import throttle
 from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
 from tgbot.announcer import Announcer
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
-from tgbot.handlers import between_games, callbacks, group, history, private, timezone
+from tgbot.handlers import (
+    between_games,
+    callbacks,
+    group,
+    history,
+    practice,
+    private,
+    seats,
+    timezone,
+)
 from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
@@ -51,6 +63,7 @@ GROUP_COMMANDS = (
     "newgame",
     "join",
     "leave",
+    "kick",
     "cancel",
     "settings",
     "hand",
@@ -62,7 +75,17 @@ GROUP_COMMANDS = (
     "notify",
 )
 HISTORY_COMMANDS = ("history", "stats", "replay")
-PRIVATE_COMMANDS = ("start", "hand", "back", "rules", "help", "language", "history", "stats")
+PRIVATE_COMMANDS = (
+    "start",
+    "practice",
+    "hand",
+    "back",
+    "rules",
+    "help",
+    "language",
+    "history",
+    "stats",
+)
 
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
@@ -97,10 +120,11 @@ def build_application(
         builder = builder.get_updates_request(AiohttpRequest(connection_pool_size=1))
     else:
         builder = builder.updater(None)
-    if rate_limit:
-        # Calls are paced to Telegram's limits; a flood limit still answered with
-        # retry_after is waited out and retried by the outbox alone (one retry policy).
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=0))
+    if rate_limit and bot_services.limiter is None:
+        # The outbox paces its calls to Telegram's limits, on every instance together
+        # when REDIS_URL is set; a flood limit answered with retry_after holds the chat
+        # (or the bot) back, and the outbox alone tries again (one retry policy).
+        bot_services.limiter = limiter(settings.redis_url)
     if base_url is None and settings.bot_api_urls is not None:
         base_url, base_file_url = settings.bot_api_urls
     if base_url is not None:
@@ -117,13 +141,18 @@ def build_application(
 def register(app: BotApplication) -> None:
     """Every handler, in order."""
     command = CommandHandler
+    # First of all: a user or chat sending faster than people play gets "slow down".
+    app.add_handler(TypeHandler(Update, throttle.on_update), group=-2)
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, private.migrated))
+    app.add_handler(ChatMemberHandler(private.member_changed, ChatMemberHandler.CHAT_MEMBER))
     app.add_handler(command("newgame", group.newgame))
     app.add_handler(command("join", group.join))
-    app.add_handler(command("leave", group.leave))
+    app.add_handler(command("leave", seats.leave))
+    app.add_handler(command("kick", seats.kick))
     app.add_handler(command("cancel", group.cancel))
     app.add_handler(command("settings", group.settings))
     app.add_handler(command("start", private.start))
+    app.add_handler(command("practice", practice.practice))
     app.add_handler(command("hand", private.hand))
     app.add_handler(command("back", private.back))
     app.add_handler(command("rules", private.rules))
@@ -160,7 +189,14 @@ async def start_background(app: BotApplication) -> None:
     with contextlib.suppress(TelegramError):
         await set_profile(app)
     services.bot_username = app.bot.username or ""
-    outbox = Outbox(app.bot, services.botstate, services.photos, services.callback_key)
+    outbox = Outbox(
+        app.bot,
+        services.botstate,
+        services.photos,
+        services.callback_key,
+        services.shown,
+        limiter=services.limiter,
+    )
     services.outbox = outbox
     announcer = Announcer(
         services, outbox, poll_interval=float(app.bot_data.get("poll_interval", 1.0))
@@ -184,6 +220,14 @@ def listen(services: BotServices) -> Listener | None:
 
 
 async def stop_background(app: BotApplication) -> None:
+    services: BotServices = app.bot_data[SERVICES_KEY]
+    # The throttle's and the shown edits' Redis connections.
+    for close in (getattr(getattr(services.throttle, "backend", None), "close", None),):
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+    with contextlib.suppress(Exception):
+        await services.shown.close()
     heard: Listener | None = app.bot_data.pop(LISTENER_KEY, None)
     if heard is not None:
         await asyncio.to_thread(heard.stop)

@@ -10,8 +10,11 @@
     saboteur-bot replay GAME_ID --out FILE   a finished game as an animated GIF
     saboteur-bot export GAME_ID       a game's events as JSON lines
     saboteur-bot import FILE          load exported events under a new game id
-    saboteur-bot migrate              bring the database schema up to date
+    saboteur-bot migrate              bring the database schema up to date (as
+                                      MIGRATION_DATABASE_URL's owner, granting
+                                      DATABASE_URL's runtime role its privileges)
     saboteur-bot projections rebuild  rebuild the read models from the event log
+    saboteur-bot verify [GAME_ID]     check the hash chain of one game's events, or all
 
 To add a subcommand: a ``_name(args) -> int`` function and one ``sub.add_parser`` call
 in :func:`parser` with ``set_defaults(func=_name)``.
@@ -28,6 +31,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+from infra import redaction
 from infra.settings import ConfigurationError, Settings, load_settings
 
 
@@ -39,6 +43,7 @@ def _module(name: str) -> Any:
 
 def _settings() -> Settings:
     settings = load_settings()
+    redaction.install(settings)
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -119,11 +124,28 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
+    from infra.db import make_engine
     from infra.migrations import upgrade
+    from infra.roles import grant_runtime_role, runtime_role_of
 
     settings = _settings()
-    upgrade(settings.database_url)
-    print(f"database is at the latest schema ({_safe(settings.database_url)})")
+    upgrade(settings.migration_url)
+    print(f"database is at the latest schema ({_safe(settings.migration_url)})")
+    runtime = runtime_role_of(settings.database_url, settings.migration_url)
+    if runtime is None:
+        return 0
+    engine = make_engine(settings.migration_url)
+    try:
+        with engine.begin() as conn:
+            granted = grant_runtime_role(conn, *runtime)
+    finally:
+        engine.dispose()
+    made = "created and granted" if granted.created else "granted"
+    print(
+        f"runtime role {granted.role!r} {made}: may read and append "
+        f"{', '.join(granted.append_only)}, read {', '.join(granted.read_only)}, "
+        f"read and write {len(granted.read_write)} read-model and state tables"
+    )
     return 0
 
 
@@ -144,6 +166,38 @@ def _projections_rebuild(args: argparse.Namespace) -> int:
     finally:
         services.close()
     print(f"read models (games, statistics, history, deadlines) rebuilt from {count} events")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from infra.db import make_engine
+    from infra.event_store import EventStore
+    from infra.migrations import require_current
+
+    settings = _settings()
+    engine = make_engine(settings.database_url)
+    try:
+        require_current(engine)
+        store = EventStore(engine)  # the events as stored: the chain seals those
+        if args.game_id is not None:
+            if store.version(args.game_id) == 0:
+                print(f"no game {args.game_id!r}", file=sys.stderr)
+                return 1
+            found = store.verify(args.game_id)
+            breaks = [] if found is None else [found]
+            checked = f"game {args.game_id!r} ({store.version(args.game_id)} events)"
+        else:
+            result = store.verify_all()
+            breaks = result.breaks
+            checked = f"{result.streams} streams, {result.events} events"
+    finally:
+        engine.dispose()
+    for found in breaks:
+        print(f"BROKEN: {found}")
+    if breaks:
+        print(f"{len(breaks)} broken of {checked}", file=sys.stderr)
+        return 1
+    print(f"hash chains hold: {checked}")
     return 0
 
 
@@ -192,8 +246,18 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("rest", nargs=argparse.REMAINDER)
         command.set_defaults(func=func)
 
-    migrate = sub.add_parser("migrate", help="bring the database schema up to date")
+    migrate = sub.add_parser(
+        "migrate",
+        help="bring the database schema up to date (as MIGRATION_DATABASE_URL, granting "
+        "DATABASE_URL's role what the processes need)",
+    )
     migrate.set_defaults(func=_migrate)
+
+    verify = sub.add_parser(
+        "verify", help="check the hash chain of a game's events (GAME_ID), or of all"
+    )
+    verify.add_argument("game_id", nargs="?", metavar="GAME_ID")
+    verify.set_defaults(func=_verify)
 
     projections = sub.add_parser("projections", help="manage the read models")
     projections_sub = projections.add_subparsers(title="actions", metavar="ACTION", required=True)
@@ -215,6 +279,8 @@ PASSTHROUGH = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Before anything can log: no secret ever reaches a log of this process.
+    redaction.install_from_environment()
     if argv and argv[0] in PASSTHROUGH:
         args = argparse.Namespace(func=PASSTHROUGH[argv[0]], rest=argv[1:])
     else:

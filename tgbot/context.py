@@ -11,6 +11,7 @@ import asyncio
 import base64
 import datetime as dt
 import hashlib
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -24,13 +25,19 @@ from infra.botstate import BotState
 from infra.db import reader
 from infra.event_store import EventStore
 from infra.game_service import GameService
+from infra.lru import LRU
 from infra.projector import Projector
+from infra.ratelimit import RateLimiter
 from infra.schema import events, games
 from tgbot.callback import keys_from_secrets
+from tgbot.edits import ShownEdits
+from tgbot.i18n import pick_language
+from tgbot.membership import Memberships
 from tgbot.photos import PhotoCache
 from tgbot.presenter.audience import Table
 from tgbot.presenter.messages import Message
-from tgbot.texts import Texts, pick_language
+from tgbot.texts import Texts
+from tgbot.throttle import Throttle, limits_of, throttle_for
 from tgbot.zones import zone
 
 
@@ -67,6 +74,7 @@ class WakeUp(asyncio.Event):
 
 
 SERVICES_KEY = "services"
+CACHED_TITLES = 2048  # games whose group's title is kept in memory
 ACTIVE = ("lobby", "playing")
 
 
@@ -85,15 +93,21 @@ class BotServices:
     default_language: str = "en"
     wake: WakeUp = field(default_factory=WakeUp)
     photos: PhotoCache = field(default_factory=PhotoCache)
+    members: Memberships = field(default_factory=Memberships)
+    throttle: Throttle | None = field(default_factory=throttle_for)
+    shown: ShownEdits = field(default_factory=ShownEdits)
     outbox: OutboxPort | None = None
+    # Paces the outbox's calls to Telegram's limits (shared by the instances on Redis).
+    limiter: RateLimiter | None = None
     bot_username: str = ""
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
-    _titles: dict[str, str] = field(default_factory=dict)
+    _titles: LRU[str, str] = field(default_factory=lambda: LRU(CACHED_TITLES))
 
     @classmethod
     def from_services(cls, services: Services) -> BotServices:
         """Wrap the composition root's services (see :func:`infra.bootstrap.bootstrap`)."""
+        settings = services.settings
         return cls(
             services.games,
             services.store,
@@ -103,6 +117,16 @@ class BotServices:
             services.settings.default_language,
             miniapp_name=services.settings.miniapp_name,
             miniapp_url=services.settings.miniapp_url,
+            throttle=throttle_for(
+                settings.redis_url,
+                limits_of(
+                    settings.throttle_presses,
+                    settings.throttle_chat_presses,
+                    settings.throttle_seconds,
+                ),
+                enabled=bool(settings.throttle_presses or settings.throttle_chat_presses),
+            ),
+            shown=ShownEdits(settings.redis_url),
         )
 
     @property
@@ -143,6 +167,12 @@ class BotServices:
             if any(isinstance(p, dict) and p.get("id") == user_id for p in row.players or ())
         ]
 
+    def forget_game(self, game_id: str) -> None:
+        """The game ended: what memory holds of it goes (all of it can be read again)."""
+        self.service.forget(game_id)
+        self.botstate.forget_game(game_id)
+        self._titles.pop(game_id, None)
+
     def next_game_id(self, chat_id: int) -> str:
         """A short id (12 characters at most, as callback data requires) that two racing
         ``/newgame`` compute alike, so only one of them can create the game."""
@@ -150,7 +180,7 @@ class BotServices:
             count = conn.execute(
                 select(func.count()).select_from(games).where(games.c.chat_id == chat_id)
             ).scalar_one()
-        return game_id_for(chat_id, int(count) + 1)
+        return game_id_for(chat_id, int(count) + 1, self.callback_key)
 
     def zone(self, chat_id: int) -> dt.tzinfo:
         """The time zone the group shows times in (UTC unless it chose one)."""
@@ -191,22 +221,27 @@ class BotServices:
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:
         user = self.botstate.user(user_id)
         chosen = user.language if user is not None else None
-        return Texts(pick_language(chosen or telegram_language, self.default_language))
+        return Texts(pick_language(chosen, telegram_language, self.default_language))
 
     def texts_for_chat(self, chat_id: int, telegram_language: str | None = None) -> Texts:
         """A group's language: its choice, else its last game's creator's, else the
         language of whoever wrote (``telegram_language``), else the default."""
         chosen, learned = self.botstate.chat_languages(chat_id)
-        return Texts(pick_language(chosen or learned or telegram_language, self.default_language))
+        return Texts(pick_language(chosen, learned, telegram_language, self.default_language))
 
 
-def game_id_for(chat_id: int, number: int) -> str:
-    """A game's id: the same for the same chat and number, short enough for a button.
+def game_id_for(chat_id: int, number: int, key: bytes) -> str:
+    """A game's id: the same for the same chat and number (two racing ``/newgame`` compute
+    the same one, so only one creates the game), short enough for a button, and keyed by
+    the bot's secret so that nobody can work out a group's next id from an earlier one.
 
-    >>> game_id_for(-100123, 1) == game_id_for(-100123, 1) != game_id_for(-100123, 2)
+    >>> game_id_for(-100123, 1, b"k") == game_id_for(-100123, 1, b"k")
     True
+    >>> len({game_id_for(-100123, 2, b"k"), game_id_for(-100123, 1, b"k"),
+    ...      game_id_for(-100123, 1, b"other")})
+    3
     """
-    digest = hashlib.sha256(f"{chat_id}:{number}".encode()).digest()
+    digest = hmac.new(key, f"game:{chat_id}:{number}".encode(), hashlib.sha256).digest()
     return "g" + base64.urlsafe_b64encode(digest).decode()[:10]
 
 

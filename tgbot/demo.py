@@ -84,7 +84,8 @@ async def play(args: argparse.Namespace, url: str) -> int:
     await api.start()
     rng = random.Random(args.seed)
     seeds = iter(range(args.seed * 1000, args.seed * 1000 + 1_000_000))
-    settings = load_settings(telegram_bot_token=api.token, database_url=url)
+    # Its players are scripts pressing as fast as the bot answers: no throttling.
+    settings = load_settings(telegram_bot_token=api.token, database_url=url, throttle_presses=0)
     services = bootstrap(settings, seeds=lambda: next(seeds))
     app = build_application(
         services,

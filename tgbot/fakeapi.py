@@ -26,6 +26,7 @@ import itertools
 import json
 import socket
 import struct
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -73,6 +74,7 @@ class Call:
     method: str
     params: Mapping[str, Any]
     files: Mapping[str, bytes] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic, compare=False)  # when it came
 
     def __getitem__(self, key: str) -> Any:
         return self.params[key]
@@ -323,12 +325,17 @@ class FakeBotAPI:
 
     # ---------------------------------------------------------------- injecting updates
 
-    def send_text(self, chat: JSON | int, user: JSON | int, text: str) -> JSON:
-        """The user writes ``text`` in ``chat``; a leading ``/command`` (optionally
-        ``/command@botname``) gets its ``bot_command`` entity, as Telegram sends it."""
+    def send_text(
+        self, chat: JSON | int, user: JSON | int, text: str, reply_to: JSON | None = None
+    ) -> JSON:
+        """The user writes ``text`` in ``chat`` (in reply to message ``reply_to``); a leading
+        ``/command`` (optionally ``/command@botname``) gets its ``bot_command`` entity, as
+        Telegram sends it."""
         chat_json = self._chat(chat)
         user_json = self._user(user)
         extra: JSON = {"text": text}
+        if reply_to is not None:
+            extra["reply_to_message"] = reply_to
         if text.startswith("/"):
             command = text.split(maxsplit=1)[0]
             extra["entities"] = [
@@ -352,6 +359,8 @@ class FakeBotAPI:
         callback query id (see :attr:`answered`)."""
         chat_json = self._chat(chat)
         user_json = self._user(user)
+        if chat_json["type"] != "private":  # whoever sees a group's message is in it
+            self.members.setdefault(chat_json["id"], set()).add(user_json["id"])
         message = self.messages.get(chat_json["id"], {}).get(message_id)
         if message is None:  # a message the fake never saw: make a plausible one
             message = {

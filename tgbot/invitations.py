@@ -82,7 +82,7 @@ async def tell_subscribers(sender: Sender, services: BotServices, state: GameSta
     link = f"https://t.me/{public}" if public else None
     told = 0
     for player in reachable:
-        texts = services.texts_for_user(player)
+        texts = await asyncio.to_thread(services.texts_for_user, player)
         markup = (
             InlineKeyboardMarkup([[InlineKeyboardButton(texts.t("notify.open_group"), url=link)]])
             if link

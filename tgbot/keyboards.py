@@ -27,12 +27,12 @@ from domain.commands import (
     PlacePath,
     PlayAction,
 )
-from domain.decider import tools_broken
+from domain.decider import AWAY_PLAY, GOLD_PICKS, tools_broken
 from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES
 from tgbot import texts as texts_module
 from tgbot.callback import CallbackData
-from tgbot.texts import Texts, card_shape, is_symmetric
+from tgbot.texts import Texts, card_shape, cell_text, is_symmetric
 
 # Press actions (callback codes). The first group: the group lobby; the rest: a
 # player's private prompt.
@@ -45,8 +45,17 @@ SET_EDITION: Final = "e"
 SET_TIMER: Final = "t"
 SET_LANGUAGE: Final = "g"
 LOBBY: Final = "b"
+ADD_COMPUTER: Final = "ca"  # seat a computer player
+REMOVE_COMPUTER: Final = "cr"  # unseat the last computer player seated
+SET_AWAY: Final = "aw"  # value: index in AWAY_PLAY
+SET_GOLD_PICK: Final = "gk"  # value: index in GOLD_PICKS
 STOP: Final = "xs"  # a running game: "yes, cancel it" (asked by /cancel)
 KEEP: Final = "xk"  # a running game: "no, play on"
+# A running game's seats (player: whose seat). /leave asks first: leave, or stay.
+LEAVE_YES: Final = "ly"
+LEAVE_NO: Final = "ln"
+PRACTICE: Final = "pr"  # /practice: value the edition's index, page the seats (once chosen)
+HAND_OVER: Final = "ho"  # the creator or an admin hands an absent player's seat over
 
 MENU: Final = "m"  # back to the decision's first step
 CARD: Final = "c"  # a card was picked: show where it may go (or why it cannot)
@@ -65,12 +74,28 @@ PLAY_AGAIN: Final = "pa"  # game: the finished game whose players are invited
 NOTIFY: Final = "nt"  # game: the game whose message it sits on (any: the chat is what counts)
 
 LOBBY_ACTIONS: Final = frozenset(
-    {JOIN, LEAVE, START, CANCEL, SETTINGS, SET_EDITION, SET_TIMER, SET_LANGUAGE, LOBBY}
+    {
+        JOIN,
+        LEAVE,
+        START,
+        CANCEL,
+        SETTINGS,
+        SET_EDITION,
+        SET_TIMER,
+        SET_LANGUAGE,
+        LOBBY,
+        ADD_COMPUTER,
+        REMOVE_COMPUTER,
+        SET_AWAY,
+        SET_GOLD_PICK,
+    }
 )
+SETTING_ACTIONS: Final = frozenset({SET_EDITION, SET_TIMER, SET_LANGUAGE, SET_AWAY, SET_GOLD_PICK})
 RUNNING_ACTIONS: Final = frozenset({STOP, KEEP})
 PROMPT_ACTIONS: Final = frozenset(
     {MENU, CARD, PLACE, ACT, PASS_MENU, PASS, REMOVE_MENU, REMOVE, GOLD, THEFT, LEGEND}
 )
+SEAT_ACTIONS: Final = frozenset({LEAVE_YES, LEAVE_NO, HAND_OVER})
 COMMAND_ACTIONS: Final = frozenset({PLACE, ACT, PASS, REMOVE, GOLD, THEFT})
 
 TIMER_PRESETS: Final = tuple(seconds for _, seconds in texts_module.TIMER_PRESETS)
@@ -181,6 +206,10 @@ def lobby_rows(texts: Texts) -> list[Row]:
             Button(texts.t("lobby.button_start"), Press(START)),
             Button(texts.t("lobby.button_settings"), Press(SETTINGS)),
         ],
+        [
+            Button(texts.t("lobby.button_add_computer"), Press(ADD_COMPUTER)),
+            Button(texts.t("lobby.button_remove_computer"), Press(REMOVE_COMPUTER)),
+        ],
         [Button(texts.t("lobby.button_cancel"), Press(CANCEL))],
     ]
 
@@ -203,11 +232,27 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
         )
         for i, code in enumerate(LANGUAGES)
     ]
+    away = [
+        Button(
+            mark(state.away_play == a, texts.t(f"settings.button_away_{a}")),
+            Press(SET_AWAY, value=i),
+        )
+        for i, a in enumerate(AWAY_PLAY)
+    ]
+    picks = [
+        Button(
+            mark(state.gold_pick == g, texts.t(f"settings.button_gold_{g}")),
+            Press(SET_GOLD_PICK, value=i),
+        )
+        for i, g in enumerate(GOLD_PICKS)
+    ]
     last: Row = [
         Button(texts.t("turn.button_back"), Press(LOBBY)),
         Button(texts.t("lobby.button_join"), Press(JOIN)),
     ]
-    return [editions, *_chunks(timers, 2), languages, last]
+    # Saboteur 2 pays its gold without a pick: the choice is the base game's only.
+    gold = [picks] if state.edition == "base" else []
+    return [editions, *_chunks(timers, 2), away, *gold, languages, last]
 
 
 def stop_rows(texts: Texts) -> list[Row]:
@@ -218,6 +263,22 @@ def stop_rows(texts: Texts) -> list[Row]:
             Button(texts.t("cancel.button_no"), Press(KEEP)),
         ]
     ]
+
+
+def leave_rows(texts: Texts, player: PlayerId) -> list[Row]:
+    """/leave in a running game asks the player first: leave (the computer plays on), or stay."""
+    return [
+        [
+            Button(texts.t("leave.button_yes"), Press(LEAVE_YES, player=player)),
+            Button(texts.t("leave.button_no"), Press(LEAVE_NO, player=player)),
+        ]
+    ]
+
+
+def hand_over_row(texts: Texts, player: PlayerId, name: str) -> Row:
+    """The group's board: the creator or an admin hands the seat of the player it waits
+    for to the computer."""
+    return [Button(texts.t("board.button_hand_over", name=name), Press(HAND_OVER, player=player))]
 
 
 # ---------------------------------------------------------------------------- turns
@@ -399,12 +460,23 @@ def _action_label(
 ) -> str:
     if move.target_cell is not None:
         cell = move.target_cell
-        return labels.get(cell) or texts.t(GOAL_NAMES.get(cell, "bot.goal_middle"))
+        if cell in labels:
+            return labels[cell]
+        if cell in GOAL_NAMES:
+            return texts.t(GOAL_NAMES[cell])
+        # A card in the maze with no letter on a preview (the card's one target, played
+        # from the hand's own button): the card there and its coordinates.
+        tile = state.board.get(cell)
+        lying = texts.kind_name(tile.kind, tile.rotated) if tile is not None else "?"
+        return texts.t("turn.target_cell", card=lying, cell=cell_text(cell))
     if move.target_player == player:
         name = texts.t("turn.yourself")
     else:
         name = state.names.get(move.target_player, "?") if move.target_player is not None else "?"
-    if move.tool is not None:
+    # The tool only where the card leaves a choice (a repair of one of two tools).
+    action = card(state.edition, move.card).action
+    tools = [t for t in Tool if action is not None and t.value in action.value]
+    if move.tool is not None and len(tools) > 1:
         return texts.t("turn.target_tool", name=name, tool=texts.tool_name(move.tool.value))
     return name
 

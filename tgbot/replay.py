@@ -62,6 +62,11 @@ class GameNotFoundError(ReplayError):
     """No events are stored under that game id."""
 
 
+class GameTamperedError(ReplayError):
+    """The game's stored events fail their hash chain (changed outside the event store):
+    it is not replayed."""
+
+
 class GameCancelledError(GameNotFinishedError):
     """The game was cancelled before it ended: there is no finished game to replay."""
 

@@ -295,6 +295,7 @@ def main_replay(argv: Sequence[str] | None = None) -> int:
 
     from infra.bootstrap import event_store
     from infra.db import make_engine
+    from infra.event_store import BrokenChain
     from infra.migrations import require_current
 
     if args.database_url is None:
@@ -304,9 +305,12 @@ def main_replay(argv: Sequence[str] | None = None) -> int:
     engine = make_engine(args.database_url)
     try:
         require_current(engine)
-        stored = event_store(engine).load(args.game_id)
+        stored = event_store(engine).load(args.game_id, verified=True)
         events = [decode(e.type, e.payload, e.schema_version) for e in stored]
         replay = Replay(args.game_id, events)
+    except BrokenChain as error:
+        print(f"game {args.game_id!r} not replayed: {error}", file=sys.stderr)
+        return 1
     except ReplayError as error:
         reason = (
             "was cancelled"

@@ -5,7 +5,7 @@ Card, role and button names come from the catalogs (the rulebooks' own terms), a
 cards listed are those of the edition's deck, so a card is never left out.
 
 >>> messages = rules_messages("saboteur2", Texts("es"))
->>> all(len(m) <= TEXT_LIMIT for m in messages), "Manos Fuera" in "".join(messages)
+>>> all(len(m) <= TEXT_LIMIT for m in messages), "manos fuera" in "".join(messages)
 (True, True)
 """
 

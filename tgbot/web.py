@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import hmac
 import json
 import logging
@@ -39,7 +38,7 @@ from starlette.routing import BaseRoute, Route
 from telegram import Update
 from telegram.error import TelegramError
 
-from infra.settings import Settings
+from infra.settings import Settings, webhook_secret
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +52,6 @@ GRACEFUL_SECONDS = 5
 
 Readiness = Callable[[], Awaitable[list[str]]]
 """Every reason the process is not ready (an empty list: it is)."""
-
-
-def webhook_secret(secret: str) -> str:
-    """The webhook's secret token for a signing secret (Telegram allows 1–256 of
-    ``A-Za-z0-9_-``).
-
-    >>> token = webhook_secret("some secret key")
-    >>> len(token), token == webhook_secret("some secret key") != webhook_secret("other")
-    (32, True)
-    """
-    return hmac.new(secret.encode(), b"saboteur-bot webhook", hashlib.sha256).hexdigest()[:32]
 
 
 def webhook_path(settings: Settings) -> str:

@@ -5,6 +5,7 @@ explains itself; secrets stay with their owner."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import get_args
 
 import pytest
@@ -24,7 +25,10 @@ from tgbot.presenter.narration import Scene, narrate
 from tgbot.texts import Texts
 
 KEY_LIKE = re.compile(r"^[a-z_]+\.[a-z_.]+$")
-ROLE_NAMES = {Texts(lang).role_name(r.value) for r in Role for lang in LANGUAGES}
+# In German the saboteur is called as the game is (Saboteur): its name alone tells nothing.
+ROLE_NAMES = {Texts(lang).role_name(r.value) for r in Role for lang in LANGUAGES} - {
+    Texts(lang).t("edition.base") for lang in LANGUAGES
+}
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +127,7 @@ def test_the_group_is_told_no_secret_before_the_round_ends(
         ("en", "repair_pickaxe", "P11 repaired their own pickaxe."),
         ("en", "broken_cart", "P11 broke their own cart."),
         ("en", "free_at_last", "Free at last! P11 set themselves free."),
-        ("es", "repair_pickaxe", "P11 ha reparado su propio pico."),
+        ("es", "repair_pickaxe", "P11 ha reparado su pico."),
         ("es", "broken_cart", "P11 ha roto su propio carrito."),
         ("pl", "repair_pickaxe", "P11 naprawia własne narzędzie (kilof)."),
         ("pl", "broken_cart", "P11 psuje własny wózek."),
@@ -139,6 +143,16 @@ def test_a_move_on_oneself_reads_naturally(lang: str, action: str, expected: str
     other = ev.ActionPlayed(11, 0, action, target_player=12, tool=tool)
     (told_to_target,) = narrate(other, scene(state, state, 12, lang))
     assert "P12" not in told_to_target.text  # "…your cart", said to its owner
+
+
+def test_a_lantern_repaired_by_its_owner_agrees_in_gender_in_spanish() -> None:
+    state = play(1, players=3)[-1].before
+    event = ev.ActionPlayed(11, 0, "repair_lantern", target_player=11, tool="lantern")
+    (line,) = narrate(event, scene(state, state, None, "es"))
+    assert line.text == "P11 ha reparado su linterna."  # not "su propio linterna"
+    other = ev.ActionPlayed(11, 0, "repair_lantern", target_player=12, tool="lantern")
+    (line,) = narrate(other, scene(state, state, None, "es"))
+    assert line.text == "P11 ha reparado una herramienta de P12: linterna."
 
 
 WHY = [
@@ -179,17 +193,155 @@ def test_a_saboteur2_round_end_explains_the_doors_the_teams_and_every_share(
             assert "could pass" in text or "door" in text  # the doors on the way
             assert "gold-digger" in text or "is no gold-digger" in text  # who, and why
         else:
-            assert "the saboteurs win" in text
-        if event.winners:
-            assert f"Winners: {len(event.winners)}; each gets" in text
+            assert "No team wins" in text
+        if len(event.winners) > 1:
+            assert f"Winners: {', '.join(f'P{p}' for p in event.winners)}; " in text
+        elif event.winners:
+            assert f"The only winner is P{event.winners[0]}: " in text
         trapped = {s.player for s in view_for(after, None).seats if "trapped" in s.front}
         geologists = [p for p, r in roles.items() if r == "geologist" and p not in trapped]
-        if geologists:
+        if len(geologists) > 1:
             crystals = geo.crystals(after.board)
-            assert f"share the {crystals} crystals on the table" in text
+            assert f"share the crystals on the table ({crystals})" in text
+        elif geologists:
+            assert "gets 1 gold for each crystal on the table" in text
         for role, said in (("boss", "The boss, "), ("profiteer", "The profiteer, ")):
             if any(roles[p] == role for p in event.winners):
                 assert said in text
+
+
+def _round_end_told(
+    games: dict[str, list[Batch]], lang: str, **change: object
+) -> tuple[ev.RoundEnded, str]:
+    """A Saboteur 2 round's end from the fixture, its event changed by ``change``."""
+    before, event, after = next(
+        (b, e, a) for b, e, a in told(games["saboteur2"]) if isinstance(e, ev.RoundEnded)
+    )
+    event = replace(event, **change)  # type: ignore[arg-type]
+    return event, "\n".join(
+        line.html() for line in narrate(event, scene(before, after, None, lang))
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_saboteur2_round_with_no_saboteur_dealt_and_no_winner_says_so_once(
+    games: dict[str, list[Batch]], lang: str
+) -> None:
+    roles = tuple((p, Role.BLUE_DIGGER.value) for p in range(11, 16))
+    _, text = _round_end_told(
+        games, lang, treasure_reached=False, reached_by=None, roles=roles, winners=()
+    )
+    texts = Texts(lang)
+    assert texts.t("results.no_saboteur") in text
+    assert texts.t("move.no_winners") in text
+    assert texts.t("results.saboteurs_win") not in text  # nobody is said to win
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "The only winner is P11: 5 gold."),
+        ("es", "Solo gana P11: 5 de oro."),
+        ("pl", "Wygrywa tylko P11 i dostaje złoto: 5."),
+    ],
+)
+def test_a_saboteur2_round_with_one_winner_names_the_winner_and_the_gold(
+    games: dict[str, list[Batch]], lang: str, said: str
+) -> None:
+    roles = (
+        (11, Role.SABOTEUR.value),
+        *((p, Role.BLUE_DIGGER.value) for p in range(12, 15)),
+        (15, Role.GEOLOGIST.value),
+    )
+    _, text = _round_end_told(
+        games, lang, treasure_reached=False, reached_by=None, roles=roles, winners=(11,)
+    )
+    assert said in text
+    assert text.count(said.split(" ")[0]) >= 1 and ": 1;" not in text  # no bare count
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "The geologist, P15, gets 1 gold for each crystal on the table"),
+        ("es", "El geólogo, P15, recibe 1 de oro por cada cristal de la mesa"),
+        ("pl", "Geolog P15 dostaje 1 złoto za każdy kryształ na stole"),
+    ],
+)
+def test_one_geologist_is_told_in_the_singular(
+    games: dict[str, list[Batch]], lang: str, said: str
+) -> None:
+    roles = (
+        (11, Role.SABOTEUR.value),
+        *((p, Role.BLUE_DIGGER.value) for p in range(12, 15)),
+        (15, Role.GEOLOGIST.value),
+    )
+    _, text = _round_end_told(
+        games, lang, treasure_reached=False, reached_by=None, roles=roles, winners=(11,)
+    )
+    assert said in text
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two"),
+    [
+        ("en", "The saboteur wins and takes 4 gold.", "The saboteurs win: each takes 3 gold."),
+        ("es", "Gana el saboteador y se lleva 4 de oro.", "cada uno se lleva 3 de oro."),
+        ("pl", "Wygrywa sabotażysta i dostaje złoto: 4.", "każdy dostaje 3 bryłki złota."),
+    ],
+)
+def test_a_base_round_won_by_one_saboteur_speaks_of_one(
+    games: dict[str, list[Batch]], lang: str, one: str, two: str
+) -> None:
+    before, event, after = next(
+        (b, e, a) for b, e, a in told(games["base"]) if isinstance(e, ev.RoundEnded)
+    )
+    for saboteurs, said in ((1, one), (2, two)):
+        roles = tuple(
+            (p, "saboteur" if i < saboteurs else "gold_digger")
+            for i, p in enumerate(sorted(after.names))
+        )
+        changed = replace(event, treasure_reached=False, reached_by=None, roles=roles)
+        told_lines = narrate(changed, scene(before, after, None, lang))
+        assert said in "\n".join(line.html() for line in told_lines)
+
+
+@pytest.mark.parametrize(
+    ("lang", "one"),
+    [("en", "Trapped, so no gold"), ("es", "Atrapado, así"), ("pl", "W pułapce")],
+)
+def test_one_trapped_player_is_told_in_the_singular(
+    games: dict[str, list[Batch]], lang: str, one: str
+) -> None:
+    before, event, after = next(
+        (b, e, a) for b, e, a in told(games["saboteur2"]) if isinstance(e, ev.RoundEnded)
+    )
+    first = sorted(after.names)[0]
+    after = after.update(front={p: () for p in after.names} | {first: ("trapped",)})
+    text = "\n".join(line.html() for line in narrate(event, scene(before, after, None, lang)))
+    assert f"{Icon.TRAPPED.emoji} {one}" in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "round_won", "game_won"),
+    [
+        ("en", "Winner: P11.", "Game over! Winner: P11."),
+        ("es", "Gana P11.", "¡Fin de la partida! Gana P11."),
+        ("pl", "Wygrywa P11.", "Koniec gry! Wygrywa P11."),
+    ],
+)
+def test_one_winner_is_told_in_the_singular(
+    games: dict[str, list[Batch]], lang: str, round_won: str, game_won: str
+) -> None:
+    before, event, after = next(
+        (b, e, a) for b, e, a in told(games["base"]) if isinstance(e, ev.RoundEnded)
+    )
+    one = replace(event, winners=(11,))
+    text = "\n".join(line.text for line in narrate(one, scene(before, after, None, lang)))
+    assert round_won in text.split("\n"), text
+    ended = ev.GameEnded(((11, 5), (12, 3)), (11,))
+    (head, *_) = narrate(ended, scene(after, after, None, lang))
+    assert head.text == game_won
 
 
 def test_the_replay_tells_a_move_in_live_plays_words_with_its_secrets(
@@ -207,3 +359,25 @@ def test_the_replay_tells_a_move_in_live_plays_words_with_its_secrets(
             (replayed,) = narrate(event, scene(before, after, None, "en", full=True))
             assert live.icon is replayed.icon is Icon.PASS
             assert "face down:" in replayed.text and "face down:" not in live.text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("kind", ["gold_pick", "theft"])
+def test_the_groups_board_says_what_a_round_end_waits_for(
+    games: dict[str, list[Batch]], lang: str, kind: str
+) -> None:
+    from tests.presenter.games import table
+    from tgbot.presenter.board import caption
+
+    state = next(
+        b.before
+        for b in games["saboteur2"]
+        if b.before.phase == "playing" and b.before.pending is not None
+    )
+    assert state.pending is not None
+    state = state.update(pending=replace(state.pending, kind=kind))
+    player = state.pending.player
+    shown = caption(state, table(state, lang).group(), table(state, lang), [])
+    named = f'<a href="tg://user?id={player}">{state.names[player]}</a>'
+    said = Texts(lang).t(f"turn.waiting_{kind}", name=named)
+    assert said in shown, shown

@@ -4,8 +4,6 @@ screens that say what to do, and one set of icons in one legend."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from domain.board import Tile, with_tile
@@ -18,7 +16,7 @@ from domain.state import GameState
 from tests.domain.given import dealt, given, ids
 from tests.presenter.games import table
 from tgbot import keyboards as kb
-from tgbot.i18n import LANGUAGES, LOCALES
+from tgbot.i18n import LANGUAGES, messages
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import FRONT, LEGEND, Icon, legend
 from tgbot.presenter.messages import Alert, PromptStep
@@ -162,17 +160,26 @@ def test_every_icon_has_one_meaning_and_one_legend_line_in_every_language() -> N
         assert len(text) <= 1024  # it fits a caption
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_legend_button_wears_no_icon_the_legend_explains(lang: str) -> None:
+    texts = Texts(lang)
+    (button,) = kb.legend_row(texts)
+    mark = button.label.split(" ")[0]
+    shown = legend(texts).split("\n")[1:]
+    assert mark and all(not line.startswith(mark) for line in shown), mark
+    assert all(mark.rstrip("\ufe0f") not in icon.emoji for icon in Icon), mark
+
+
 def test_no_message_of_the_catalogs_spells_an_icon_of_its_own() -> None:
     # Icons come from the one legend: the catalogs' sentences carry none (a button may).
     icons = {icon.emoji for icon in Icon} | {"🕸", "⌛"}
     for lang in LANGUAGES:
-        for path in LOCALES.glob(f"*{lang}.json"):
-            for key, text in json.loads(path.read_text("utf-8")).items():
-                if "button" in key or key.startswith(
-                    ("language.", "bot.timer", "rules.", "help.", "miniapp.")
-                ):
-                    continue
-                assert not any(icon in text for icon in icons), (key, text)
+        for key, message in messages(lang).messages.items():
+            if "button" in key or key.startswith(
+                ("language.", "bot.timer", "rules.", "help.", "miniapp.")
+            ):
+                continue
+            assert not any(icon in text for text in message.forms for icon in icons), key
 
 
 def test_a_placed_card_is_named_as_it_lies_in_buttons_and_lines_alike() -> None:
@@ -181,3 +188,74 @@ def test_a_placed_card_is_named_as_it_lies_in_buttons_and_lines_alike() -> None:
     assert EN.kind_name("t_nse", rotated=True) == "T ┤"
     assert kb.placement_label("A", "t_nse", True) == "A ┤ ↻"
     assert card("base", ids("base", "t_nse")[0]).kind == "t_nse"
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "rockfall → cross ┼ at 1,0"),
+        ("es", "→ cruce ┼ en 1,0"),
+        ("pl", "zawał → skrzyżowanie ┼ na polu 1,0"),
+    ],
+)
+def test_a_rockfall_with_one_card_to_destroy_names_that_card_and_its_cell(
+    lang: str, said: str
+) -> None:
+    state = on_turn("base")
+    player = state.pending.player  # type: ignore[union-attr]
+    cross, rockfall = ids("base", "cross")[0], ids("base", "rockfall")[0]
+    state = state.update(board=with_tile(state.board, (1, 0), Tile("cross", card=cross)))
+    state = with_hand(state, player, [rockfall])
+    rows = kb.root_rows(state, player, legal_moves(state, player), Texts(lang))
+    button = next(b for row in rows for b in row if b.press and b.press.card == rockfall)
+    assert button.press is not None and button.press.action == kb.ACT
+    assert said in button.label and "goal" not in button.label, button.label
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_what_a_map_showed_opens_its_line_with_a_capital_in_the_prompt(lang: str) -> None:
+    state = on_turn("base")
+    player = state.pending.player  # type: ignore[union-attr]
+    state = state.update(known_goals={**state.known_goals, player: {(8, 0): "goal_stone_a"}})
+    lines = prompt.status_lines(state, player, Texts(lang), hand=False)
+    (shown,) = [line for line in lines if line.startswith(Icon.MAP.emoji)]
+    said = shown.removeprefix(f"{Icon.MAP.emoji} ")
+    assert said[:1].isupper(), shown
+
+
+def test_polish_asks_where_or_on_whom_to_play_a_card_whatever_its_gender() -> None:
+    # "Na kogo zagrać zepsuta lampa?" is wrong Polish (the accusative: "zepsutą lampę");
+    # "kartę „zepsuta lampa”" holds for every card's name.
+    state = on_turn("base")
+    player = state.pending.player  # type: ignore[union-attr]
+    lamp = ids("base", "broken_lantern")[0]
+    state = with_hand(state, player, [lamp, *ids("base", "cross")[:1]])
+    step = prompt.step(state, 9, player, kb.Press(kb.CARD, card=lamp), table(state, "pl"), 1)
+    assert isinstance(step, PromptStep)
+    assert "Na kogo zagrać kartę „zepsuta lampa”?" in step.caption, step.caption
+
+
+def test_a_card_that_mends_one_tool_does_not_name_the_tool_again_on_its_button() -> None:
+    state = on_turn("base")
+    player = state.pending.player  # type: ignore[union-attr]
+    other = next(p for p in state.seating if p != player)
+    breaker = ids("base", "broken_lantern")[0]
+    state = evolve(state, ActionPlayed(other, breaker, "broken_lantern", target_player=player))
+    repair, either = ids("base", "repair_lantern")[0], ids("base", "repair_pickaxe_lantern")[0]
+    for card_id, label in ((repair, "repair lantern → you"), (either, "you: lantern")):
+        holding = with_hand(state, player, [card_id])
+        rows = kb.root_rows(holding, player, legal_moves(holding, player), EN)
+        (button,) = [b for row in rows for b in row if b.press and b.press.card == card_id]
+        assert button.label.endswith(label), button.label
+
+
+def test_a_base_games_legend_behind_the_prompts_button_explains_no_saboteur2_icon() -> None:
+    from tgbot.presenter.icons import SABOTEUR2_ONLY
+
+    for edition in ("base", "saboteur2"):
+        state = on_turn(edition)  # type: ignore[arg-type]
+        player = state.pending.player  # type: ignore[union-attr]
+        step = prompt.step(state, 9, player, kb.Press(kb.LEGEND), table(state), 1)
+        assert isinstance(step, PromptStep)
+        shown = {icon for icon in SABOTEUR2_ONLY if f"\n{icon.emoji} " in step.caption}
+        assert shown == (set() if edition == "base" else set(SABOTEUR2_ONLY)), edition

@@ -151,7 +151,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         assert gif.n_frames == len(replay)
 
         # A replay button of one game pressed under another game's replay is refused.
-        other = handlers.replay_button(first, key)
+        other = handlers.replay_button(first, key, GROUP)
         sent = len(api.calls)
         api.press(GROUP, USER, message["message_id"], other.callback_data)  # type: ignore[arg-type]
         opened = await replay_photo(api, sent)
@@ -168,7 +168,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
             GROUP,
             USER,
             message["message_id"],
-            handlers.replay_button(running, key).callback_data,  # type: ignore[arg-type]
+            handlers.replay_button(running, key, GROUP).callback_data,  # type: ignore[arg-type]
         )
         answer = await api.wait_for(lambda: api.answered.get(query), 20)
         assert "still running" in answer["text"]
@@ -182,15 +182,18 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         sent = len(api.calls)
         api.send_text(GROUP, USER, "/stats")
         stats = await reply(api, sent, "finished games")
-        assert "games played: 2" in stats["text"] and "finished games: 2" in stats["text"]
+        assert "2 games played" in stats["text"] and "2 finished games" in stats["text"]
         games, wins, gold, (roles, rounds), _top = folded_group(group_games[:2], GROUP)
-        assert f"finished games: {games}, wins: {wins}, gold mined: {gold}" in stats["text"]
+        win_s = "win" if wins == 1 else "wins"
+        assert f"{games} finished games, {wins} {win_s}, gold mined: {gold}" in stats["text"]
         names = ", ".join(text("en", f"role.{role}") for role in roles)
-        assert f"won as {names} (rounds: {rounds})" in stats["text"]
+        round_s = "round" if rounds == 1 else "rounds"
+        assert f"won as {names} ({rounds} {round_s})" in stats["text"]
 
 
 OTHER_GROUP = -3002
 STRANGER = 999
+OUTSIDER = 998
 
 
 def cancelled_lobby(chat_id: int) -> tuple[Event, ...]:
@@ -228,6 +231,7 @@ async def test_history_pages_and_replay_by_id_only_where_the_game_belongs(
         api.group(OTHER_GROUP)
         api.user(USER, "Ann")
         api.user(STRANGER, "Zed")
+        api.user(OUTSIDER, "Out")
 
         # /history shows the ten newest games with their ids, and a button to older ones.
         sent = len(api.calls)
@@ -264,11 +268,16 @@ async def test_history_pages_and_replay_by_id_only_where_the_game_belongs(
         opened = await reply_in(api, GROUP, sent, "sendPhoto")
         assert opened["caption"].startswith(f"Replay {theirs}")
 
-        # In a private chat: only a player of the game's group may open it.
+        # In a private chat: only a player of the game or a member of its group (the
+        # stranger wrote in the group: Telegram counts them in) may open it.
+        sent = len(api.calls)
+        api.send_text(OUTSIDER, OUTSIDER, f"/replay {ours[0]}")
+        refusal = await reply_in(api, OUTSIDER, sent)
+        assert "another group" in refusal["text"]
         sent = len(api.calls)
         api.send_text(STRANGER, STRANGER, f"/replay {ours[0]}")
-        refusal = await reply_in(api, STRANGER, sent)
-        assert "another group" in refusal["text"]
+        opened = await reply_in(api, STRANGER, sent, "sendPhoto")
+        assert opened["caption"].startswith(f"Replay {ours[0]}")
         sent = len(api.calls)
         api.send_text(USER, USER, f"/replay {ours[0]}")
         opened = await reply_in(api, USER, sent, "sendPhoto")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -18,7 +17,7 @@ TGBOT = Path(__file__).resolve().parents[2] / "tgbot"
 SOURCES = [TGBOT / "replay.py", TGBOT / "replay_gif.py", TGBOT / "handlers" / "history.py"]
 LITERAL = re.compile(r"""\btext\(\s*\w+,\s*["']([a-z_.0-9]+)["']""")
 CATALOGS = {
-    lang: json.loads((TGBOT / "locales" / f"replay_{lang}.json").read_text("utf-8"))
+    lang: {key: text for key, text in catalog(lang).items() if key.startswith("replay.")}
     for lang in LANGUAGES
 }
 

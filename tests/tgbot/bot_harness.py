@@ -18,6 +18,7 @@ from typing import Any
 from domain.commands import ChangeSettings
 from domain.moves import legal_moves
 from infra.bootstrap import Services, bootstrap
+from infra.computer import computer_move, move_key
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
 from tgbot.announcer import Announcer
@@ -48,7 +49,12 @@ async def running_bot(
 ) -> AsyncIterator[BotApplication]:
     """The bot, polling ``api``, on the migrated database ``url`` (``env``: more settings,
     as the environment would give them)."""
-    settings = load_settings(telegram_bot_token=api.token, database_url=url, **(env or {}))
+    # The tests' users press as fast as the bot answers: throttled far above that, unless
+    # a test asks for the real limits.
+    fast = {"throttle_presses": 10_000, "throttle_chat_presses": 10_000}
+    settings = load_settings(
+        telegram_bot_token=api.token, database_url=url, **{**fast, **(env or {})}
+    )
     extra: dict[str, Any] = {"seeds": counter_seeds(seed)}
     if clock_ms is not None:
         extra["clock_ms"] = clock_ms
@@ -114,10 +120,14 @@ async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) ->
     deadline = loop.time() + timeout
     while True:
         idle = not api._updates and app.update_queue.empty() and not busy(app)
-        if idle and announcer.position == services.store.last_position():
+        # (read in a thread: the bot's event loop is never kept waiting on the database)
+        if idle and announcer.position == await asyncio.to_thread(services.store.last_position):
             return
         if loop.time() > deadline:
-            raise AssertionError("the bot did not settle")
+            raise AssertionError(
+                f"the bot did not settle: updates {len(api._updates)}, busy {busy(app)}, "
+                f"announced {announcer.position} of {services.store.last_position()}"
+            )
         await asyncio.sleep(0.002)
 
 
@@ -180,6 +190,38 @@ class Table:
             if not await self.play_one():
                 return
         raise AssertionError("the game did not end")
+
+    async def play_with_computers(self, game_id: str, max_moves: int = 20_000) -> int:
+        """Play to the end: the computer's decisions made as the worker makes them, the
+        people's by pressing buttons. Returns the computer's moves."""
+        made = 0
+        services = bot_services(self.app)
+        for _ in range(max_moves):
+            state, _ = await asyncio.to_thread(services.load, game_id)
+            if state.phase != "playing":
+                return made  # (the game-over message's buttons are nobody's decision)
+            if await computer_moves_once(self.app, game_id):
+                await settle(self.api, self.app)
+                made += 1
+            elif not await self.play_one():
+                return made
+        raise AssertionError("the game did not end")
+
+
+async def computer_moves_once(app: BotApplication, game_id: str) -> bool:
+    """Make the decision the computer owes now, as the worker's task does (the strategy's
+    move, under the decision's idempotency key); False when it owes none."""
+    services = bot_services(app)
+    state, _ = await asyncio.to_thread(services.load, game_id)
+    pending = state.pending
+    if state.phase != "playing" or pending is None or not pending.computer:
+        return False
+    command = await asyncio.to_thread(computer_move, services.service, game_id, pending.id)
+    assert command is not None
+    key = move_key(game_id, pending.id)
+    await asyncio.to_thread(services.service.handle, game_id, command, idempotency_key=key)
+    services.wake.set()
+    return True
 
 
 def move_outside_the_bot(app: BotApplication, game_id: str) -> int:

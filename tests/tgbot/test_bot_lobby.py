@@ -159,7 +159,12 @@ async def test_the_settings_stay_open_and_marked_right_while_they_are_changed(db
                     api, app, GROUP, creator, lobby_id, button(api, shown(), label)
                 )
                 assert any(label in text for text in marked(api, shown())), marked(api, shown())
-            assert marked(api, shown()) == ["• Saboteur 2", "• ⚡ Blitz · 1 min", "• 🇬🇧 English"]
+            assert marked(api, shown()) == [
+                "• Saboteur 2",
+                "• ⚡ Blitz · 1 min",
+                "• 🤖 Away players: the computer plays",
+                "• 🇬🇧 English",
+            ]
 
             await press_and_wait(api, app, GROUP, creator, lobby_id, button(api, shown(), "Back"))
             assert [b.text for b in buttons(api, shown())][:2] == ["✋ Join", "🚪 Leave"]

@@ -20,6 +20,7 @@ from tests.tgbot.bot_harness import (
     seat,
     settle,
 )
+from tgbot.i18n import LANGUAGES
 
 GROUP, OTHER_GROUP = -11015, -11025
 PLAYERS = [101, 102, 103]
@@ -126,17 +127,17 @@ async def test_stats_shows_ties_as_ties_and_no_favourite_role_without_a_round_wo
             api.send_text(GROUP, PLAYERS[2], "/stats")
             await settle(api, app)
             assert api.last_message(GROUP)["text"].splitlines() == [
-                "P103 — games played: 1, won: 1, gold: 4.",
+                "P103 — 1 game played, 1 win, 4 gold.",
                 "",
-                "This group — finished games: 1, wins: 2, gold mined: 10.",
-                "Most rounds won, a tie: profiteer, saboteur (rounds: 1 each).",
-                "Top winners, a tie: P102, P103 (games won: 1 each).",
+                "This group — 1 finished game, 2 wins, gold mined: 10.",
+                "Most rounds won, a tie: profiteer, saboteur (1 round each).",
+                "Top winners, a tie: P102, P103 (1 win each).",
             ]
             api.send_text(PLAYERS[0], PLAYERS[0], "/stats")
             await settle(api, app)
             assert api.last_message(PLAYERS[0])["text"].splitlines() == [
-                "P101 — games played: 1, won: 0, gold: 2.",
-                "Most rounds won as profiteer (rounds: 1).",
+                "P101 — 1 game played, 0 wins, 2 gold.",
+                "Most rounds won as profiteer (1 round).",
             ]
 
 
@@ -148,5 +149,5 @@ async def test_the_private_command_menu_lists_stats_and_history(db: str) -> None
             for key, commands in api.commands.items()
             if json.loads(key)[0]["type"] == "all_private_chats"
         ]
-        assert len(private) == 4  # the default menu and one per language
+        assert len(private) == 1 + len(LANGUAGES)  # the default menu and one per language
         assert all({"stats", "history"} <= names for names in private)

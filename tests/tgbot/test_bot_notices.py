@@ -23,6 +23,7 @@ from domain.state import GameState
 from infra.archive import export_game, import_game
 from infra.bootstrap import bootstrap
 from infra.botstate import BotState
+from infra.claims import Claims
 from infra.game_service import now_ms
 from infra.migrations import upgrade
 from infra.settings import load_settings
@@ -41,8 +42,9 @@ from tests.tgbot.bot_harness import (
     settle,
     start_game,
 )
-from tgbot.announcer import LEASE_MS, Announcer
-from tgbot.callback import decode
+from tests.tgbot.instances_harness import until
+from tgbot.announcer import Announcer
+from tgbot.callback import peek
 from tgbot.context import BotServices
 from tgbot.keyboards import CARD
 from tgbot.outbox import Outbox
@@ -121,9 +123,8 @@ def _board(api: FakeBotAPI, group: int) -> str:
     return str(photos[-1].get("caption", ""))
 
 
-@pytest.mark.parametrize("unclaim_fails", [False, True])
 async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_at_once(
-    db: str, monkeypatch: pytest.MonkeyPatch, unclaim_fails: bool
+    db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other_group, others = -3004, [31, 32, 33]
     async with FakeBotAPI() as api:
@@ -135,37 +136,25 @@ async def test_a_game_whose_announcing_failed_is_told_later_once_and_the_others_
             second = await start_game(api, app, other_group, others)
             counts = {p: len(api.messages_in(p)) for p in PLAYERS + others}
             announcer = announcer_of(app)
-            real = announcer.announce
+            real = announcer.present
             broken = [True]
 
-            async def announce_once_broken(game_id: str, records: Any) -> None:
+            async def present_once_broken(game_id: str, *args: Any) -> Any:
                 if game_id == first and broken:
                     broken.clear()
                     raise RuntimeError("the database went away")
-                await real(game_id, records)
+                return await real(game_id, *args)
 
-            monkeypatch.setattr(announcer, "announce", announce_once_broken)
-            botstate = announcer.services.botstate
-            claim = botstate.claim_game
-            unclaims: list[int] = []
-
-            def claim_game(game_id: str, old: int | None, new: int, name: str) -> bool:
-                if old is not None and new < old:  # taking a claim back
-                    unclaims.append(new)
-                    if unclaim_fails and len(unclaims) == 1:
-                        raise RuntimeError("the database went away again")
-                return claim(game_id, old, new, name)
-
-            monkeypatch.setattr(botstate, "claim_game", claim_game)
+            monkeypatch.setattr(announcer, "present", present_once_broken)
             next_first = move_outside_the_bot(app, first)
             next_second = move_outside_the_bot(app, second)
             await settle(api, app)
 
+            assert not broken
             new = {p: len(api.messages_in(p)) - counts[p] for p in counts}
             assert new[next_first] == 1 and new[next_second] == 1
             assert sum(new.values()) == 2
-            assert len(unclaims) == (2 if unclaim_fails else 1)
-            assert announcer.failures == {}
+            assert announcer.deliveries.owing() == set()
 
 
 async def test_a_batch_that_failed_after_sending_is_not_announced_again(
@@ -191,7 +180,7 @@ async def test_a_batch_that_failed_after_sending_is_not_announced_again(
         assert failed
         new = api.messages_in(player)[counts[player] :]
         assert len(new) == 1  # the prompt, once
-        assert announcer.failures == {} and announcer.unclaims == {}
+        assert announcer.deliveries.owing() == set()
 
         # The game goes on: the next move is announced as usual.
         after = move_outside_the_bot(app, game_id)
@@ -255,12 +244,11 @@ async def test_the_deadline_reads_as_time_left_and_is_counted_again_when_redrawn
         assert "⏳ 3 min left" in prompt["caption"]
 
         clock[0] += 150_000  # two and a half minutes later the player picks a card
-        key = bot_services(app).callback_key
         card = next(
             b.callback_data
             for row in api.keyboard(prompt)
             for b in row
-            if b.callback_data and decode(b.callback_data, key).action == CARD
+            if b.callback_data and peek(b.callback_data).action == CARD
         )
         await press_and_wait(api, app, player, player, prompt["message_id"], card)
 
@@ -361,7 +349,7 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
         task: asyncio.Task[None] | None = None
         try:
             async with running_bot(api, url) as app:
-                await settle(api, app)  # the first instance leads
+                await settle(api, app)
                 task = asyncio.create_task(second.run())
                 game_id = await start_game(api, app, GROUP, PLAYERS)
                 table = Table(api, app, GROUP, PLAYERS)
@@ -369,7 +357,9 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
                     await table.play_one()
                 await settle(api, app)
 
-                assert announcer_of(app).leading and not second.leading
+                # Each game is announced by one instance, whichever holds its claim.
+                first = announcer_of(app)
+                assert (game_id in first.held) != (game_id in second.held)
                 assert len(sends(api)) == len(set(sends(api))) > 6
 
             # The first instance stopped: the second takes over and goes on from there.
@@ -377,8 +367,8 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
             state = services.games.load(game_id).state
             assert state.pending is not None
             services.games.handle(game_id, legal_moves(state, state.pending.player)[0])
-            await api.wait_for(lambda: second.position == services.store.last_position(), 10)
-            assert second.leading
+            await until(lambda: second.position == services.store.last_position())
+            assert game_id in second.held
             assert len(sends(api)) > before
             assert len(sends(api)) == len(set(sends(api)))
         finally:
@@ -480,7 +470,7 @@ async def test_a_game_imported_into_the_bots_database_is_never_announced(db: str
         assert services.active_game(GROUP) == game_id
 
 
-async def test_an_instance_that_leads_again_edits_the_board_another_instance_posted(
+async def test_an_instance_that_takes_a_game_back_edits_the_board_another_instance_posted(
     db: str,
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
@@ -489,20 +479,19 @@ async def test_an_instance_that_leads_again_edits_the_board_another_instance_pos
         old_board = services.botstate.message(game_id, GROUP, BOARD)
         assert old_board is not None
 
-        # Another instance takes the lease over and posts the board anew.
-        other = BotState(services.store.engine)
-        later = now_ms() + LEASE_MS + 5_000
-        assert other.hold_lease("other", later, LEASE_MS, announcer.name)
-        announcer.lease_until = 0.0  # this one's lease is due for renewal
-        await api.wait_for(lambda: not announcer.leading or None, 10)
+        # Another instance takes the game over (this one gave it up) and posts the board anew.
+        other = Claims(services.store.engine, "other")
+        announcer.claims.give_up([game_id])
+        assert other.take([game_id], now_ms() + 60_000) == {game_id}
+        await api.wait_for(lambda: game_id not in announcer.held or None, 10)
         posted = await app.bot.send_photo(GROUP, photo=api.photo_bytes(_photos(api)[-1]))
-        other.save_message(game_id, GROUP, BOARD, posted.message_id, 0)
-        other.release_lease("other", announcer.name)
-        await api.wait_for(lambda: announcer.leading or None, 10)
+        BotState(services.store.engine).save_message(game_id, GROUP, BOARD, posted.message_id, 0)
+        other.leave()
 
         move_outside_the_bot(app, game_id)
         await settle(api, app)
 
+        assert game_id in announcer.held
         edits = api.calls_of("editMessageMedia")
         assert edits and edits[-1]["message_id"] == posted.message_id != old_board.message_id
 
@@ -548,21 +537,27 @@ async def refused_connection() -> NetworkError:
 
 
 @pytest.mark.parametrize("arrived", [True, False])
-async def test_a_prompt_whose_answer_was_lost_is_not_sent_twice_and_one_never_sent_is_sent(
+async def test_a_prompt_whose_answer_was_lost_is_sent_again_and_one_never_sent_is_sent(
     db: str, arrived: bool
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
-        outbox = announcer_of(app).outbox
+        announcer = announcer_of(app)
+        outbox = announcer.outbox
         error = TimedOut() if arrived else await refused_connection()
         outbox.bot = LosingAnswers(outbox.bot, error, arrived=arrived)  # type: ignore[assignment]
         counts = {p: len(api.messages_in(p)) for p in PLAYERS}
 
         player = move_outside_the_bot(app, game_id)
         await settle(api, app)
+        await until(lambda: not announcer.deliveries.owing())
 
         assert outbox.bot.failed  # type: ignore[attr-defined]
         new = [m for m in api.messages_in(player)[counts[player] :] if "photo" in m]
-        assert len(new) == 1
+        # Not knowing whether it arrived, the bot sent it again: the player has a prompt.
+        assert len(new) == (2 if arrived else 1)
+        live = bot_services(app).botstate.message(game_id, player, PROMPT)
+        assert live is not None and live.message_id == new[-1]["message_id"]
+        assert api.keyboard(new[-1])
 
 
 @pytest.mark.parametrize("edition", ["base", "saboteur2"])

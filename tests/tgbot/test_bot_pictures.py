@@ -15,7 +15,7 @@ from tests.tgbot.bot_harness import (
     settle,
 )
 from tgbot.app import BotApplication
-from tgbot.callback import decode
+from tgbot.callback import peek
 from tgbot.keyboards import CARD, MENU
 
 GROUP = -7007
@@ -51,9 +51,8 @@ async def test_a_prompt_whose_picture_id_telegram_refuses_is_uploaded_and_arrive
 
 
 def pressed(app: BotApplication, buttons: list[Button], action: str) -> str:
-    key = bot_services(app).callback_key
     for button in buttons:
-        if button.callback_data and decode(button.callback_data, key).action == action:
+        if button.callback_data and peek(button.callback_data).action == action:
             return button.callback_data
     raise AssertionError(f"no {action} button")
 

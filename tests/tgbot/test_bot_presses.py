@@ -22,7 +22,7 @@ from tests.tgbot.bot_harness import (
     start_game,
 )
 from tgbot.app import BotApplication
-from tgbot.callback import decode
+from tgbot.callback import peek
 from tgbot.keyboards import COMMAND_ACTIONS as COMMANDS
 
 GROUP = -2002
@@ -96,8 +96,7 @@ async def pick_a_placement(game: Game) -> tuple[int, dict[str, Any], str]:
     for _ in range(20):
         player, message = game.prompt()
         buttons = [b for row in game.api.keyboard(message) for b in row if b.callback_data]
-        key = bot_services(game.app).callback_key
-        finals = [b for b in buttons if decode(b.callback_data or "", key).action in COMMANDS]
+        finals = [b for b in buttons if peek(b.callback_data or "").action in COMMANDS]
         if finals:
             return player, message, finals[0].callback_data  # type: ignore[return-value]
         await table.play_one()

@@ -22,7 +22,8 @@ async def test_the_bot_sets_its_description_and_short_description_in_each_langua
             await settle(api, app)
         assert api.description_for("es").startswith("⛏ Dirijo partidas de Saboteur")
         assert api.description_for("pl", short=True).startswith("⛏ Sabotażysta i Sabotażysta 2")
-        assert api.description_for("de") == api.description_for("en")  # the default: English
+        assert api.description_for("de").startswith("⛏ Ich leite Partien Saboteur")
+        assert api.description_for("fr") == api.description_for("en")  # the default: English
         for lang in i18n.LANGUAGES:
             assert api.descriptions[lang] == i18n.t(lang, "profile.description")
             assert api.short_descriptions[lang] == i18n.t(lang, "profile.short_description")

@@ -7,6 +7,7 @@ import pytest
 
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import game_running, running_bot, seat, settle
+from tgbot.i18n import LANGUAGES
 from tgbot.texts import Texts
 
 GROUP = -11019
@@ -18,18 +19,23 @@ pytestmark = pytest.mark.timeout(120)
 SABOTEUR2_CARDS = {
     "en": ("theft", "hands off", "swap hand", "inspection", "swap hats", "trapped", "free at last"),
     "es": (
-        *("Ladrón", "Manos Fuera", "Cambiar Manos", "Inspección", "Cambiar Sombreros"),
-        *("Atrapado", "Libertad"),
+        *("ladrón", "manos fuera", "cambiar manos", "inspección", "cambiar sombreros"),
+        *("atrapado", "libertad"),
     ),
     "pl": (
         *("kradzież", "łapy precz!", "wymiana kart na ręce", "inspekcja", "zamiana czapek"),
         *("pułapka", "wolność"),
     ),
+    "de": (
+        *("Diebstahl", "Hände weg", "Handtausch", "Inspektion", "Hutwechsel"),
+        *("gefangen", "endlich frei"),
+    ),
 }
 BASE_CARDS = {
     "en": ("broken pickaxe", "repair cart or lantern", "rockfall", "map"),
-    "es": ("Pico roto", "Reparar carrito o linterna", "Desprendimiento de rocas", "Mapa"),
+    "es": ("pico roto", "reparar carrito o linterna", "desprendimiento de rocas", "mapa"),
     "pl": ("zepsuty kilof", "naprawa wózka lub lampy", "zawał", "mapa"),
+    "de": ("kaputte Spitzhacke", "Lore oder Lampe reparieren", "Steinschlag", "Schatzkarte"),
 }
 BUTTONS = (
     "lobby.button_join",
@@ -59,7 +65,7 @@ def explained(messages: list[str], name: str) -> bool:
     )
 
 
-@pytest.mark.parametrize("lang", ["en", "es", "pl"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 async def test_rules_per_edition_explain_every_action_card_button_and_icon_in_every_language(
     db: str, lang: str
 ) -> None:

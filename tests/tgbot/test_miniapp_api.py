@@ -129,14 +129,15 @@ async def test_a_member_of_the_group_who_does_not_play_sees_the_public_view(
     goals = [t for t in shown["board"] if not t["up"]]
     assert len(goals) == 3 and all(t["kind"] == HIDDEN_GOAL and t["peek"] is None for t in goals)
     assert [s["hand"] for s in shown["seats"]] == [6, 6, 6]
-    asked = served.api.calls_of("getChatMember")
-    assert [(c["chat_id"], c["user_id"]) for c in asked] == [(GROUP, MEMBER)]
+    # Telegram told the bot when they joined (chat_member): it need not ask again.
+    assert served.api.calls_of("getChatMember") == []
 
 
 async def test_telegrams_answer_on_membership_is_remembered(served: Served) -> None:
-    await served.get(MEMBER)
-    await served.get(MEMBER)
-    assert len(served.api.calls_of("getChatMember")) == 1
+    await served.get(STRANGER)
+    await served.get(STRANGER)
+    asked = served.api.calls_of("getChatMember")
+    assert [(c["chat_id"], c["user_id"]) for c in asked] == [(GROUP, STRANGER)]
 
 
 async def test_somebody_outside_the_group_is_refused(served: Served) -> None:
@@ -385,3 +386,42 @@ async def test_the_page_gets_the_icons_and_the_legend_the_chat_shows(served: Ser
     assert body["icons"]["actions"]["free_at_last"] == Icon.FREE.emoji
     shown = "\n".join([body["legend"]["title"], *body["legend"]["lines"]])
     assert shown == legend(Texts("pl"), "base")  # a base game: no Saboteur 2 icons
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_finished_game_tells_the_page_its_winners_and_gold_as_the_chat_does(lang: str) -> None:
+    from domain.decider import evolve
+    from tests.presenter.games import play
+    from tgbot.miniapp.payload import game_json
+
+    batches = play(7, players=4, edition="saboteur2")
+    state = batches[-1].before
+    for event in batches[-1].events:
+        state = evolve(state, event)
+    assert state.phase == "finished"
+    texts = Texts(lang)
+    for viewer in (None, state.seating[0]):
+        shown = game_json("g1", state, 99, viewer, texts, now_ms=0)["finished"]["lines"]
+        winners = ", ".join(state.names[p] for p in state.winners)
+        ended = "move.game_ended_one" if len(state.winners) == 1 else "move.game_ended"
+        assert shown[0].endswith(texts.t(ended, names=winners)), shown
+        assert {
+            texts.t("move.score_line", name=state.names[p], count=g) for p, g in state.gold.items()
+        } == set(shown[1:])
+
+
+def test_the_news_keeps_each_events_lines_together_so_its_summary_is_a_headline() -> None:
+    from domain.decider import evolve
+    from tests.presenter.games import play
+    from tgbot.miniapp.payload import news_lines
+
+    batches = play(7, players=4, edition="saboteur2")
+    state, events = batches[-1].before, batches[-1].events
+    for event in events:
+        state = evolve(state, event)
+    news = news_lines(state, events, Texts("en"))
+    winners = ", ".join(state.names[p] for p in state.winners)
+    newest = news[-1].split("\n")
+    assert newest[0].startswith(f"{Icon.WINNERS.emoji} Game over! Winner"), news  # the headline
+    assert newest[0].endswith(f": {winners}."), news
+    assert len(newest) == 1 + len(state.gold)  # and everyone's gold under it

@@ -248,6 +248,8 @@ async def test_one_player_plays_a_whole_game_on_the_board_while_the_others_press
                 assert await others.play_one(), "nobody was prompted"
                 continue
             await tab.showing(version)
+            pile = await tab.page.locator("#pile").text_content() or ""
+            assert re.fullmatch(r"Draw pile: (?:1 card|(?!1 )\d+ cards)", pile), pile
             await player.play(state.pending.kind)
             await until(lambda v=version: services.store.version(game) > v)
         else:
@@ -255,7 +257,14 @@ async def test_one_player_plays_a_whole_game_on_the_board_while_the_others_press
 
         await tab.showing(services.store.version(game))
         await tab.page.screenshot(path=str(shots / "game-over.png"))
-        assert EN.t("miniapp.game_over") in await tab.prompt()
+        # The end as the group was told it: who won, and everyone's gold.
+        final, _ = services.load(game)
+        shown = await tab.prompt()
+        winners = ", ".join(final.names[p] for p in final.winners)
+        ended = "move.game_ended_one" if len(final.winners) == 1 else "move.game_ended"
+        assert EN.t(ended, names=winners) in shown, shown
+        for p, gold in final.gold.items():
+            assert EN.t("move.score_line", name=final.names[p], count=gold) in shown, shown
     assert tab.errors == []
     assert player.moves.get("cell", 0) >= 5 and player.moves.get("pass", 0) >= 1
     # The board player's moves went through the page, never through the chat's buttons.
@@ -469,3 +478,47 @@ async def test_a_gold_pick_and_a_theft_are_chosen_on_the_board(
             assert isinstance(tapped, ChooseTheftVictim)
             assert TheftResolved(chooser, tapped.victim) in told
         assert tab.errors == []
+
+
+def longest_card_names(lang: str, count: int) -> list[str]:
+    """The ``count`` longest names of cards in ``lang``'s catalog."""
+    texts = Texts(lang)
+    names = {texts.kind_name(a.value) for a in Action}
+    return sorted(names, key=len, reverse=True)[:count]
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "pl"])
+async def test_the_hands_names_are_never_cut_on_a_phone(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path, lang: str
+) -> None:
+    api, app, game = bot_and_game
+    mover, version = on_turn(app, game)
+
+    async def longest_names(route: Any) -> None:
+        """The game as served, its hand named with the catalog's longest names."""
+        answer = await route.fetch()
+        body = await answer.json()
+        hand = body["state"]["hand"]
+        for held, name in zip(hand, longest_card_names(lang, len(hand)), strict=True):
+            held["name"] = name
+        await route.fulfill(response=answer, json=body)
+
+    async with miniapp_served(app, api) as (page_url, _):
+        url = launch_url(page_url, init_data(api, mover, game=game, lang=lang))
+        page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
+        await page.route("https://telegram.org/**", lambda route: route.abort())
+        await page.route("**/live", lambda route: route.abort())
+        await page.route(f"**/api/game/{game}", longest_names)
+        await page.goto(url)
+        tab = Tab(page)
+        await tab.showing(version)
+        await page.screenshot(path=str(shots / f"hand-{lang}.png"))
+        labels = page.locator("#hand .card .label")
+        assert await labels.count() == 6
+        cut = await labels.evaluate_all(
+            """labels => labels.filter((l) => l.scrollHeight > l.clientHeight + 1
+                || l.scrollWidth > l.clientWidth + 1
+                || l.getBoundingClientRect().bottom > innerHeight)
+              .map((l) => l.textContent)"""
+        )
+        assert cut == [], cut

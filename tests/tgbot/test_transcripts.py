@@ -1,9 +1,10 @@
-"""Whole games through the fake Bot API, base and Saboteur 2, in English, Spanish and
-Polish, read as players read them: every private message names the group first and never
-a role there; one live prompt at a time; no "not your turn" for a tap that counted; a
-placement never offered twice on a cell; the legend behind every turn's "?"; each round's
-end says where the treasure was (and in Saboteur 2 who won and why); no secret reaches
-the group before a round ends; the replay opens from the game-over message."""
+"""Whole games through the fake Bot API, base and Saboteur 2, in English, Spanish, Polish
+and German, read as players read them: no English left in a chat of another language;
+every private message names the group first and never a role there; one live prompt at a
+time; no "not your turn" for a tap that counted; a placement never offered twice on a
+cell; the legend behind every turn's "?"; each round's end says where the treasure was
+(and in Saboteur 2 who won and why); no secret reaches the group before a round ends; the
+replay opens from the game-over message."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from tests.tgbot.test_e2e_games import (
     start_game,
 )
 from tgbot.app import BotApplication
-from tgbot.callback import decode
+from tgbot.callback import peek
+from tgbot.i18n import messages
 from tgbot.keyboards import CARD, COME_BACK, LEGEND, PLACE
 from tgbot.texts import Texts
 
@@ -45,7 +47,7 @@ class Reader(Table):
         self.answers: list[dict[str, Any]] = []
 
     def action(self, data: str | None) -> str:
-        return decode(data or "", self.key).action
+        return peek(data or "").action
 
     def check(self) -> None:
         for player in self.players:
@@ -133,9 +135,11 @@ def round_ends(api: FakeBotAPI, texts: Texts) -> list[str]:
         ("base", "en", 21),
         ("base", "es", 22),
         ("base", "pl", 23),
+        ("base", "de", 27),
         pytest.param("saboteur2", "en", 24, marks=pytest.mark.slow),
         pytest.param("saboteur2", "es", 25, marks=pytest.mark.slow),
         pytest.param("saboteur2", "pl", 26, marks=pytest.mark.slow),
+        pytest.param("saboteur2", "de", 28, marks=pytest.mark.slow),
     ],
 )
 async def test_a_whole_game_reads_right_in_each_language(
@@ -175,12 +179,58 @@ async def test_a_whole_game_reads_right_in_each_language(
             assert_no_secret_in_group(api, app, lang, {lang})
             assert_the_end_is_on_the_board(api, app, lang)
             await replay_from_game_over(api, app, players[0], lang)
+            if lang != "en":
+                assert untranslated(everything_read(api), lang, [TITLE]) == set()
+
+
+WORD = re.compile(r"[A-Za-z][a-z]{3,}")
+
+
+def vocabulary(lang: str) -> set[str]:
+    """The words of four letters or more of a language's catalog, lower case."""
+    return {
+        word.lower()
+        for message in messages(lang).messages.values()
+        for form in message.forms
+        for word in WORD.findall(re.sub(r"\{\w+\}|/\w+|<[^>]+>", " ", form))
+    }
+
+
+def everything_read(api: FakeBotAPI) -> list[str]:
+    """Every text, caption, button and answer the bot sent to any chat."""
+    found: list[str] = []
+    for call in api.calls:
+        media = call.get("media")
+        for text in (call.get("text"), call.get("caption")):
+            if text:
+                found.append(str(text))
+        if isinstance(media, dict) and media.get("caption"):
+            found.append(str(media["caption"]))
+        markup = call.get("reply_markup")
+        if isinstance(markup, dict):
+            found += [b.get("text", "") for row in markup.get("inline_keyboard", []) for b in row]
+    return found
+
+
+def untranslated(texts: list[str], lang: str, names: list[str]) -> set[str]:
+    """The English words (those of the English catalog and not of ``lang``'s) in
+    ``texts``, once names, commands and links are taken out."""
+    english = vocabulary("en") - vocabulary(lang)
+    found: set[str] = set()
+    for text in texts:
+        for name in names:
+            text = text.replace(name, " ")
+        text = re.sub(r"/\w+|<[^>]+>|https?://\S+|@\w+", " ", text)
+        found |= {word for word in WORD.findall(text) if word.lower() in english}
+    return found
 
 
 def _why_words(texts: Texts) -> list[str]:
     """A piece of every line that says which team won and why, or that none did."""
     keys = [
         "results.saboteurs_win",
+        "results.saboteurs_trapped",
+        "results.no_saboteur",
         *(
             f"results.{who}_{what}"
             for who in ("blue_digger", "green_digger")

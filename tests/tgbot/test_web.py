@@ -206,7 +206,7 @@ def start_game(services: Services | BotServices) -> str:
     """A base game of :data:`PLAYERS` in :data:`GROUP`, opened and started through the
     game service (as any instance would); its id."""
     handle = services.games.handle if isinstance(services, Services) else services.service.handle
-    game = game_id_for(GROUP, 1)
+    game = game_id_for(GROUP, 1, b"test")
     handle(game, CreateGame(PLAYERS[0], f"P{PLAYERS[0]}", "base", GROUP))
     for player in PLAYERS[1:]:
         handle(game, JoinGame(player, f"P{player}"))

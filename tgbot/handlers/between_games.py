@@ -24,7 +24,7 @@ async def on_press(
     if chat is None or chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
         await query.answer()
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     if data.action == NOTIFY:
         reply, alert = await toggle_notify(context, chat.id, user, texts)
         await query.answer(reply, show_alert=alert)
@@ -98,7 +98,7 @@ async def notify(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     if chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
         await message.reply_text(texts.t("notify.group_only"))
         return

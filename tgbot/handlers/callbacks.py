@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
 
 from telegram import CallbackQuery, Message, Update, User
 
@@ -23,8 +24,17 @@ from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import between_games, group
-from tgbot.handlers.common import acted_by, error_text, remember, run, still_valid, user_texts
+from tgbot.handlers import between_games, group, practice, seats
+from tgbot.handlers.common import (
+    acted_by,
+    error_text,
+    press_chats,
+    remember,
+    run,
+    same_kind,
+    still_valid,
+    user_texts,
+)
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Alert, TextEdit, Unbuttoned
@@ -48,9 +58,11 @@ async def on_press(update: Update, context: BotContext) -> None:
     if query is None:
         return
     user = query.from_user
-    texts = user_texts(context, user)
+    texts = await user_texts(context, user)
     try:
-        data = decode(query.data or "", context.services.callback_keys)
+        # A button is good only in the chat it was sent to (under any id the chat had).
+        chats = await press_chats(context, query)
+        data = decode(query.data or "", context.services.callback_keys, chats)
     except BadCallback:
         await query.answer(texts.t("error.forged_button"), show_alert=True)
         return
@@ -58,6 +70,10 @@ async def on_press(update: Update, context: BotContext) -> None:
     try:
         if press.action in kb.LOBBY_ACTIONS:
             await _lobby_press(update, context, query, data, press, user)
+        elif press.action == kb.PRACTICE:
+            await practice.on_press(update, context, query, data, user)
+        elif press.action in kb.SEAT_ACTIONS:
+            await seats.on_press(update, context, query, data, user)
         elif press.action in kb.RUNNING_ACTIONS:
             await _stop_press(update, context, query, data, press, user)
         elif press.action in kb.PROMPT_ACTIONS:
@@ -72,6 +88,16 @@ async def on_press(update: Update, context: BotContext) -> None:
         log.exception("press %s failed", press)
         await _answer_once(query, texts.t("error.internal"))
         raise
+
+
+async def _on_its_message(
+    context: BotContext, query: CallbackQuery, data: CallbackData, actions: Collection[str]
+) -> bool:
+    """Whether a press that changes the message it came on came on a message of its own
+    kind (the game's prompt, its question...): a button copied onto another message
+    changes nothing there."""
+    chats = await press_chats(context, query)
+    return same_kind(query.message, context.services.callback_keys, chats, data.game, actions)
 
 
 async def _answer_once(query: CallbackQuery, text: str) -> None:
@@ -94,7 +120,7 @@ async def _lobby_press(
         await query.answer()
         return
     await remember(context, user)
-    texts = context.services.texts_for_chat(chat.id, user.language_code)
+    texts = await asyncio.to_thread(context.services.texts_for_chat, chat.id, user.language_code)
     state, _ = await asyncio.to_thread(context.services.load, data.game)
     if state.chat_id not in await _chat_ids(context, chat.id):
         await query.answer(texts.t("error.stale_button"), show_alert=True)
@@ -108,11 +134,18 @@ async def _lobby_press(
         else:
             await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
-    if press.action in (kb.JOIN, kb.LEAVE, kb.START, kb.CANCEL):
+    if press.action in (
+        kb.JOIN,
+        kb.LEAVE,
+        kb.START,
+        kb.CANCEL,
+        kb.ADD_COMPUTER,
+        kb.REMOVE_COMPUTER,
+    ):
         reply = await group.lobby_action(update, context, data.game, press.action, user, texts)
         if reply.alert and await _took_effect(context, data.game, press.action, user.id):
             reply = group.Reply()  # a second tap: the first one counted
-    elif press.action in (kb.SET_EDITION, kb.SET_TIMER, kb.SET_LANGUAGE):
+    elif press.action in kb.SETTING_ACTIONS:
         reply = await group.change_setting(update, context, data.game, press, user, texts)
     else:  # SETTINGS or LOBBY: switch the lobby's keyboard
         if press.action == kb.SETTINGS and not await group.may_manage(
@@ -157,13 +190,16 @@ async def _stop_press(
         await query.answer()
         return
     services = context.services
-    texts = services.texts_for_chat(chat.id, user.language_code)
+    texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
     state, _ = await asyncio.to_thread(services.load, data.game)
     if state.chat_id not in await _chat_ids(context, chat.id) or state.phase != "playing":
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return
     if not await group.may_manage(context, state, chat.id, user):
         await query.answer(texts.t("lobby.only_creator"), show_alert=True)
+        return
+    if not await _on_its_message(context, query, data, kb.RUNNING_ACTIONS):
+        await query.answer(texts.t("error.wrong_message"), show_alert=True)
         return
     if press.action == kb.KEEP:
         await query.answer()
@@ -248,6 +284,9 @@ async def _prompt_press(
         else:
             await query.answer()
         return
+    if not await _on_its_message(context, query, data, kb.PROMPT_ACTIONS):
+        await query.answer(texts.t("error.wrong_message"), show_alert=True)
+        return
     table = await asyncio.to_thread(services.table, data.game, state)
     try:
         drawn = prompt.step(state, version, user.id, press, table, message.message_id)
@@ -273,6 +312,9 @@ async def _come_back(
     message = query.message
     if not isinstance(message, Message) or message.chat.id != user.id:
         await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        return
+    if not await _on_its_message(context, query, data, {kb.COME_BACK}):
+        await query.answer(texts.t("error.wrong_message"), show_alert=True)
         return
     error = await run(context, data.game, ComeBack(user.id), update)
     if error is not None:

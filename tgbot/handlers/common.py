@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from telegram import Chat, Update, User
@@ -11,19 +12,33 @@ from telegram.constants import ChatMemberStatus
 
 from domain.commands import Command
 from domain.errors import DomainError
-from domain.events import PlayerReminded
+from domain.events import PlayerCameBack, PlayerReminded, SeatHandedOver
 from infra.event_store import ConcurrencyError
+from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
-from tgbot.texts import Texts
+from tgbot.texts import Texts, short
 
 log = logging.getLogger(__name__)
 
-# Events after which choices drawn earlier (a keyboard, the Mini App's page) still hold.
-HARMLESS = (PlayerReminded,)
+# Events after which choices drawn earlier (a keyboard, the Mini App's page) still hold:
+# another seat handed to the computer or taken back changes no one else's choices (the
+# seat whose decision is pending has it opened anew, which is not harmless).
+HARMLESS = (PlayerReminded, SeatHandedOver, PlayerCameBack)
+
+
+STORED_NAME_LIMIT = 128  # Telegram's longest full name (64 + 1 + 64), less the last one
 
 
 def display_name(user: User) -> str:
-    return user.full_name or user.username or str(user.id)
+    """The user's name as the game keeps it: a longer one (a client may send anything)
+    is accepted, shortened; captions and lists shorten it further (``texts.short``).
+
+    >>> from telegram import User
+    >>> len(display_name(User(1, "x" * 300, False)))
+    128
+    """
+    name = user.full_name or user.username or str(user.id)
+    return short(name, STORED_NAME_LIMIT)
 
 
 async def remember(context: BotContext, user: User, *, private_chat: bool | None = None) -> None:
@@ -37,14 +52,18 @@ async def remember(context: BotContext, user: User, *, private_chat: bool | None
     )
 
 
-def user_texts(context: BotContext, user: User) -> Texts:
-    return context.services.texts_for_user(user.id, user.language_code)
+async def user_texts(context: BotContext, user: User) -> Texts:
+    """The user's language (read in a thread: a cache miss reads the database)."""
+    return await asyncio.to_thread(context.services.texts_for_user, user.id, user.language_code)
 
 
-def chat_texts(context: BotContext, chat: Chat, user: User | None = None) -> Texts:
+async def chat_texts(context: BotContext, chat: Chat, user: User | None = None) -> Texts:
+    """The chat's language: the user's in a private chat, else the group's."""
     if chat.type == Chat.PRIVATE and user is not None:
-        return user_texts(context, user)
-    return context.services.texts_for_chat(chat.id, user.language_code if user else None)
+        return await user_texts(context, user)
+    return await asyncio.to_thread(
+        context.services.texts_for_chat, chat.id, user.language_code if user else None
+    )
 
 
 def acted_by(user: User) -> dict[str, object]:
@@ -134,3 +153,46 @@ def start_payload(args: list[str] | None) -> str:
 def username(context: BotContext) -> str:
     name: Any = context.bot.username
     return str(name or "")
+
+
+async def press_chats(context: BotContext, query: Any) -> list[int]:
+    """The ids of the chat a press came from: its id now, then those it had before it
+    migrated (none: a press on no message we can see, good nowhere)."""
+    message = query.message
+    if message is None or getattr(message, "chat", None) is None:
+        return []
+    chat_id = int(message.chat.id)
+    earlier = await asyncio.to_thread(context.services.botstate.chats_migrated_to, chat_id)
+    return [chat_id, *earlier]
+
+
+def message_presses(
+    message: Any, keys: Sequence[bytes], chats: Sequence[int]
+) -> list[CallbackData]:
+    """The presses of the bot's own buttons on ``message`` (as Telegram shows it with a
+    press): what kind of message it is, whatever the press claims."""
+    markup = getattr(message, "reply_markup", None)
+    found: list[CallbackData] = []
+    for row in markup.inline_keyboard if markup is not None else ():
+        for button in row:
+            if isinstance(button.callback_data, str):
+                try:
+                    found.append(decode(button.callback_data, keys, chats))
+                except BadCallback:
+                    continue
+    return found
+
+
+def same_kind(
+    message: Any,
+    keys: Sequence[bytes],
+    chats: Sequence[int],
+    game: str,
+    actions: Collection[str],
+) -> bool:
+    """Whether ``message`` is one of ``game``'s messages that carry ``actions``' buttons
+    (a prompt, a question, a replay): a press that redraws the message it came on is
+    refused anywhere else."""
+    return any(
+        p.game == game and p.action in actions for p in message_presses(message, keys, chats)
+    )

@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
 from domain.cards import PLAYER_LIMITS, Edition
-from domain.commands import CancelGame, ChangeSettings, CreateGame, JoinGame, LeaveGame, StartGame
+from domain.commands import (
+    AddComputerPlayer,
+    CancelGame,
+    ChangeSettings,
+    Command,
+    CreateGame,
+    JoinGame,
+    LeaveGame,
+    RemoveComputerPlayer,
+    StartGame,
+)
+from domain.decider import AWAY_PLAY, GOLD_PICKS
 from domain.state import GameState
 from infra.settings import LANGUAGES
 from tgbot import keyboards as kb
@@ -53,13 +64,13 @@ async def newgame(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     if not in_group(update):
         await message.reply_text(texts.t("lobby.group_only"))
         return
     await remember(context, user)
     await asyncio.to_thread(learn_language, context, chat.id, user)
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     edition = (context.args or ["base"])[0].lower()
     if edition not in kb.EDITIONS:
         await message.reply_text(texts.t("bot.newgame_usage"))
@@ -117,7 +128,7 @@ async def _private_hint(
 ) -> None:
     """A creator the bot cannot write to yet gets a deep link to open the private chat
     (they are seated already: opening it is all that is left)."""
-    known = context.services.botstate.user(user.id)
+    known = await asyncio.to_thread(context.services.botstate.user, user.id)
     message = update.effective_message
     if message is None or (known is not None and known.private_chat):
         return
@@ -136,7 +147,7 @@ async def join_game(
     """Join, or send the user to the private chat first (the bot cannot write to a user
     who never opened it)."""
     await remember(context, user)
-    known = context.services.botstate.user(user.id)
+    known = await asyncio.to_thread(context.services.botstate.user, user.id)
     if known is None or not known.private_chat:
         return Reply(
             texts.t("lobby.open_private", name=display_name(user)),
@@ -156,7 +167,8 @@ async def may_manage(context: BotContext, state: GameState, chat_id: int, user: 
 async def lobby_action(
     update: Update, context: BotContext, game_id: str, action: str, user: User, texts: Texts
 ) -> Reply:
-    """join / leave / start / cancel as asked by a button or a command."""
+    """join / leave / start / cancel / add or remove a computer player, as asked by a
+    button or a command."""
     services = context.services
     state, _ = await asyncio.to_thread(services.load, game_id)
     chat = update.effective_chat
@@ -171,20 +183,29 @@ async def lobby_action(
     # The rules let only the creator start or cancel: an admin acts in the creator's name,
     # and the event's metadata records who pressed.
     actor = state.creator if state.creator is not None else user.id
-    command = StartGame(actor) if action == kb.START else CancelGame(actor)
-    error = await run(context, game_id, command, update, acted_by(user))
+    commands: dict[str, Command] = {
+        kb.START: StartGame(actor),
+        kb.CANCEL: CancelGame(actor),
+        kb.ADD_COMPUTER: AddComputerPlayer(actor),
+        kb.REMOVE_COMPUTER: RemoveComputerPlayer(actor),
+    }
+    error = await run(context, game_id, commands[action], update, acted_by(user))
+    if error == "not_a_computer_player":
+        return Reply(texts.t("lobby.no_computer"), alert=True)
     return Reply(error_text(texts, error), alert=True) if error else Reply()
 
 
-async def _active(update: Update, context: BotContext) -> tuple[str, Texts] | None:
+async def active_game(update: Update, context: BotContext) -> tuple[str, Texts] | None:
+    """The chat's game in the lobby or running, or None (the writer told why): a group's,
+    or in a private chat the practice game played there."""
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return None
-    texts = chat_texts(context, chat, user)
-    if not in_group(update):
+    texts = await chat_texts(context, chat, user)
+    game_id = await asyncio.to_thread(context.services.active_game, chat.id)
+    if not in_group(update) and game_id is None:
         await message.reply_text(texts.t("lobby.group_only"))
         return None
-    game_id = await asyncio.to_thread(context.services.active_game, chat.id)
     if game_id is None:
         await message.reply_text(texts.t("lobby.no_game"))
         return None
@@ -192,7 +213,7 @@ async def _active(update: Update, context: BotContext) -> tuple[str, Texts] | No
 
 
 async def _command(update: Update, context: BotContext, action: str) -> None:
-    found = await _active(update, context)
+    found = await active_game(update, context)
     user, message = update.effective_user, update.effective_message
     if found is None or user is None or message is None:
         return
@@ -220,7 +241,7 @@ async def leave(update: Update, context: BotContext) -> None:
 async def cancel(update: Update, context: BotContext) -> None:
     """``/cancel``: a lobby is cancelled at once; a running game only once the creator or
     an admin confirms it (a question with two buttons)."""
-    found = await _active(update, context)
+    found = await active_game(update, context)
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if found is None or chat is None or user is None or message is None:
         return
@@ -239,7 +260,7 @@ async def cancel(update: Update, context: BotContext) -> None:
 
 
 async def settings(update: Update, context: BotContext) -> None:
-    found = await _active(update, context)
+    found = await active_game(update, context)
     chat, message = update.effective_chat, update.effective_message
     if found is None or chat is None or message is None:
         return
@@ -274,7 +295,8 @@ async def show_lobby(
 async def change_setting(
     update: Update, context: BotContext, game_id: str, press: kb.Press, user: User, texts: Texts
 ) -> Reply:
-    """A settings button: edition and timer are game settings, language is the group's."""
+    """A settings button: edition, timer, away play and gold pick are game settings,
+    language is the group's."""
     services = context.services
     state, _ = await asyncio.to_thread(services.load, game_id)
     chat = update.effective_chat
@@ -288,7 +310,7 @@ async def change_setting(
         if not 0 <= value < len(LANGUAGES):
             return Reply(texts.t("error.forged_button"), alert=True)
         await asyncio.to_thread(services.botstate.set_chat_language, chat.id, LANGUAGES[value])
-        texts = services.texts_for_chat(chat.id)
+        texts = await asyncio.to_thread(services.texts_for_chat, chat.id)
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)
@@ -304,10 +326,16 @@ async def change_setting(
         error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
-    elif press.action == kb.SET_TIMER:
-        if not 0 <= value < len(kb.TIMER_PRESETS):
+    else:
+        choices: dict[str, tuple[str, tuple[object, ...]]] = {
+            kb.SET_TIMER: ("turn_seconds", kb.TIMER_PRESETS),
+            kb.SET_AWAY: ("away_play", AWAY_PLAY),
+            kb.SET_GOLD_PICK: ("gold_pick", GOLD_PICKS),
+        }
+        field, options = choices[press.action]
+        if not 0 <= value < len(options):
             return Reply(texts.t("error.forged_button"), alert=True)
-        command = ChangeSettings(actor, turn_seconds=kb.TIMER_PRESETS[value])
+        command = ChangeSettings(actor, **{field: options[value]})  # type: ignore[arg-type]
         error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)

@@ -27,21 +27,21 @@ from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandl
 
 from domain.events import Event
 from infra.db import reader
-from infra.event_store import EventStore
+from infra.event_store import BrokenChain, EventStore
 from infra.history import (
     HistoryProjector,
+    computer_figures,
     group_chats,
     group_figures,
     history,
     last_finished,
-    played_in,
     player_figures,
     player_history,
 )
 from tgbot import callback as cb
 from tgbot import keyboards as kb
-from tgbot.context import SERVICES_KEY, BotContext, BotServices
-from tgbot.handlers.common import chat_texts
+from tgbot.context import BotContext, BotServices
+from tgbot.handlers.common import chat_texts, display_name, message_presses, press_chats
 from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT
 from tgbot.presenter.messages import Animation, Photo, Picture
@@ -49,6 +49,7 @@ from tgbot.presenter.messages import Message as Outgoing
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
+    GameTamperedError,
     Replay,
     ReplayError,
     Step,
@@ -100,9 +101,15 @@ def load_replay(store: EventStore, game_id: str, decode: Any) -> Replay:
     """A finished game's replay, folded from its stored events only (no snapshot, no read
     model).
 
-    Raises :class:`GameNotFoundError` or :class:`GameNotFinishedError`.
+    Raises :class:`GameNotFoundError`, :class:`GameNotFinishedError` or, when the game's
+    hash chain does not hold, :class:`GameTamperedError`.
     """
-    events: list[Event] = [decode(e) for e in store.load(game_id)]
+    try:
+        stored = store.load(game_id, verified=True)
+    except BrokenChain as error:
+        log.warning("replay of %s refused: %s", game_id, error)
+        raise GameTamperedError(str(error)) from error
+    events: list[Event] = [decode(e) for e in stored]
     return Replay(game_id, events)
 
 
@@ -176,11 +183,12 @@ class ReplayView:
         )
 
 
-def replay_button(game_id: str, key: bytes, label: str = "🎬") -> InlineKeyboardButton:
-    """A button that opens the replay of ``game_id`` (in /history's list)."""
+def replay_button(game_id: str, key: bytes, chat: int, label: str = "🎬") -> InlineKeyboardButton:
+    """A button that opens the replay of ``game_id`` (in /history's list, in ``chat``)."""
     data = kb.replay_button(game_id, label).press
     assert data is not None
-    return InlineKeyboardButton(label, callback_data=cb.encode(data.data(game_id, 0), key))
+    raw = cb.encode(data.data(game_id, 0), key, chat)
+    return InlineKeyboardButton(label, callback_data=raw)
 
 
 def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 1) -> kb.Keyboard:
@@ -314,24 +322,29 @@ def history_message(
             break
         lines.append(line)
         label = f"{number}. " + text(lang, "history.button", date=date)
-        buttons.append([replay_button(entry.game_id, services.callback_key, "🎬 " + label)])
+        key = services.callback_key
+        buttons.append([replay_button(entry.game_id, key, chat_id, "🎬 " + label)])
     shown = len(buttons)
     pages = []
     if offset > 0:
         newer = max(0, offset - HISTORY_LIMIT)
-        pages.append(_page_button(services.callback_key, text(lang, "history.newer"), newer))
+        pages.append(
+            _page_button(services.callback_key, chat_id, text(lang, "history.newer"), newer)
+        )
     if older:
         pages.append(
-            _page_button(services.callback_key, text(lang, "history.older"), offset + shown)
+            _page_button(
+                services.callback_key, chat_id, text(lang, "history.older"), offset + shown
+            )
         )
     if pages:
         buttons.append(pages)
     return "\n".join(lines), InlineKeyboardMarkup(buttons)
 
 
-def _page_button(key: bytes, label: str, offset: int) -> InlineKeyboardButton:
+def _page_button(key: bytes, chat: int, label: str, offset: int) -> InlineKeyboardButton:
     data = cb.CallbackData(PAGE, HISTORY_DATA, 0, value=min(offset, cb.MAX_SMALL))
-    return InlineKeyboardButton(label, callback_data=cb.encode(data, key))
+    return InlineKeyboardButton(label, callback_data=cb.encode(data, key, chat))
 
 
 def stats_message(
@@ -345,17 +358,35 @@ def stats_message(
     mine = player_figures(engine, player_id)
     lines = [
         texts.t(
-            "stats.player", name=mine.name or name, games=mine.games, wins=mine.wins, gold=mine.gold
+            "stats.player",
+            name=mine.name or name,
+            games=texts.t("count.games_played", n=mine.games),
+            wins=texts.t("count.wins", n=mine.wins),
+            gold=texts.t("count.gold", n=mine.gold),
         ),
         *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
     ]
     if chat_id is not None:
         group = group_figures(engine, chat_id)
         lines.append("")
-        lines.append(texts.t("stats.group", games=group.games, wins=group.wins, gold=group.gold))
+        games = texts.t("count.games_finished", n=group.games)
+        wins = texts.t("count.wins", n=group.wins)
+        lines.append(texts.t("stats.group", games=games, wins=wins, gold=group.gold))
         roles = _role_names(texts, group.favourite_roles)
         lines.extend(_most_line(texts, ROLES, roles, group.role_rounds))
         lines.extend(_most_line(texts, TOP, list(group.top_winners), group.top_wins))
+        # The people's figures above; the computer players' apart, all of them together.
+        computers = computer_figures(engine, chat_id)
+        if computers.seats:
+            lines.append(
+                texts.t(
+                    "stats.computers",
+                    seats=computers.seats,
+                    wins=computers.wins,
+                    rounds=computers.rounds_won,
+                    gold=computers.gold,
+                )
+            )
     return "\n".join(lines)
 
 
@@ -363,17 +394,20 @@ def _role_names(texts: Texts, roles: Sequence[str]) -> list[str]:
     return [texts.role_name(role) for role in roles]
 
 
-ROLES: Final = ("stats.roles", "stats.roles_tied")
-TOP: Final = ("stats.top", "stats.top_tied")
+# The line's two keys (one name, a tie) and the counted noun it counts in.
+ROLES: Final = ("stats.roles", "stats.roles_tied", "count.rounds")
+TOP: Final = ("stats.top", "stats.top_tied", "count.wins")
 
 
-def _most_line(texts: Texts, keys: tuple[str, str], names: Sequence[str], count: int) -> list[str]:
+def _most_line(
+    texts: Texts, keys: tuple[str, str, str], names: Sequence[str], count: int
+) -> list[str]:
     """The line for the one name with the highest count (``keys[0]``) or for several
     (``keys[1]``: a tie); no line when nobody counts."""
     if not names:
         return []
     key = keys[0] if len(names) == 1 else keys[1]
-    return [texts.t(key, names=", ".join(names), count=count)]
+    return [texts.t(key, names=", ".join(names), count=texts.t(keys[2], n=count))]
 
 
 def _in_group(chat: Chat) -> bool:
@@ -384,7 +418,7 @@ async def history_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    lang = chat_texts(context, chat, user).lang
+    lang = (await chat_texts(context, chat, user)).lang
     player = None if _in_group(chat) else (user.id if user else chat.id)
     body, markup = await asyncio.to_thread(
         history_message, context.services, chat.id, lang, 0, player
@@ -397,9 +431,9 @@ async def stats_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    lang = chat_texts(context, chat, user).lang
+    lang = (await chat_texts(context, chat, user)).lang
     group = chat.id if _in_group(chat) else None
-    name = user.full_name or user.username or str(user.id)
+    name = display_name(user)
     body = await asyncio.to_thread(stats_message, context.services, lang, user.id, name, group)
     await message.reply_text(body)
     raise ApplicationHandlerStop
@@ -414,7 +448,7 @@ async def replay_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    lang = chat_texts(context, chat, user).lang
+    lang = (await chat_texts(context, chat, user)).lang
     services = context.services
     game_id: str | None = context.args[0] if context.args else None
     if game_id is None:
@@ -456,7 +490,7 @@ async def find_replay(
         return refusal_key(error)
     except ValueError:
         return "replay.not_found"
-    allowed = await asyncio.to_thread(may_replay, context.services, replay, chat_id, user_id)
+    allowed = await may_replay(context, replay, chat_id, user_id)
     return replay if allowed else "replay.elsewhere"
 
 
@@ -467,6 +501,8 @@ def _last_finished(services: BotServices, chat_id: int) -> str | None:
 
 
 def refusal_key(error: ReplayError) -> str:
+    if isinstance(error, GameTamperedError):
+        return "replay.tampered"
     if isinstance(error, GameCancelledError):
         return "replay.cancelled"
     if isinstance(error, GameNotFinishedError):
@@ -474,17 +510,30 @@ def refusal_key(error: ReplayError) -> str:
     return "replay.not_found"
 
 
-def may_replay(services: BotServices, replay: Replay, chat_id: int, user_id: int | None) -> bool:
-    """A game is replayed in its own group (whatever ids the group had), or wherever one
-    of its players or a player of its group asks for it."""
+async def may_replay(
+    context: BotContext, replay: Replay, chat_id: int, user_id: int | None
+) -> bool:
+    """A game is replayed in its own group (whatever ids the group had), and wherever one
+    of its players or a member of its group asks for it. Membership is Telegram's word
+    (asked, see :mod:`tgbot.membership`), never the bot's records: having played in a
+    group once makes no one a member of it."""
+    services = context.services
     if user_id is not None and user_id in replay.final.seating:
         return True  # known without a query
     game_chat = replay.final.chat_id
-    engine = services.store.engine
-    with reader(engine) as conn:
-        if game_chat in group_chats(conn, chat_id):
-            return True
-    return user_id is not None and played_in(engine, user_id, game_chat)
+    if game_chat is None:
+        return False
+    if await asyncio.to_thread(_same_group, services, chat_id, game_chat):
+        return True
+    if user_id is None:
+        return False
+    group_id = services.botstate.resolve_chat(game_chat)
+    return await services.members.is_member(context.bot, group_id, user_id)
+
+
+def _same_group(services: BotServices, chat_id: int, game_chat: int) -> bool:
+    with reader(services.store.engine) as conn:
+        return game_chat in group_chats(conn, chat_id)
 
 
 async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> None:
@@ -499,29 +548,18 @@ async def _deliver(context: BotContext, message: Outgoing) -> None:
         await outbox.deliver([message])
 
 
-def is_replay_data(application: Application[Any, Any, Any, Any, Any, Any], data: object) -> bool:
-    services = application.bot_data.get(SERVICES_KEY)
-    if services is None or not isinstance(data, str):
-        return False
-    try:
-        return cb.decode(data, services.callback_keys).action in ACTIONS
-    except cb.BadCallback:
-        return False
+def is_replay_data(data: object) -> bool:
+    """Whether a press is for this module (routing only: :func:`on_button` checks it)."""
+    peeked = cb.peek(data) if isinstance(data, str) else None
+    return peeked is not None and peeked.action in ACTIONS
 
 
-def message_game(message: Any, key: bytes | Sequence[bytes]) -> str | None:
-    """The game the replay message shows, read from its own buttons."""
-    if not isinstance(message, Message) or message.reply_markup is None:
-        return None
-    for row in message.reply_markup.inline_keyboard:
-        for button in row:
-            if isinstance(button.callback_data, str):
-                try:
-                    data = cb.decode(button.callback_data, key)
-                except cb.BadCallback:
-                    continue
-                if data.action in (STEP, GIF):
-                    return data.game
+def message_game(message: Any, keys: Sequence[bytes], chats: Sequence[int]) -> str | None:
+    """The game the replay message shows, read from its own buttons (None: it is no
+    replay message)."""
+    for press in message_presses(message, keys, chats):
+        if press.action in (STEP, GIF):
+            return press.game
     return None
 
 
@@ -531,17 +569,25 @@ async def on_button(update: Update, context: BotContext) -> None:
         return
     services = context.services
     chat = update.effective_chat
-    lang = chat_texts(context, chat, update.effective_user).lang if chat else "en"
+    lang = (await chat_texts(context, chat, update.effective_user)).lang if chat else "en"
+    # Good only in the chat it was sent to (under any id the chat had).
+    chats = await press_chats(context, query)
     try:
-        data = cb.decode(query.data, services.callback_keys)
+        data = cb.decode(query.data, services.callback_keys, chats)
     except cb.BadCallback:
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop from None
     if data.action == PAGE:
-        await show_history_page(context, query, data.value or 0, lang)
+        # The page is shown in place of the message pressed: it must be a /history list.
+        presses = message_presses(query.message, services.callback_keys, chats)
+        if not any(press.action == PAGE for press in presses):
+            await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
+        else:
+            await show_history_page(context, query, data.value or 0, lang)
         raise ApplicationHandlerStop
-    shown = message_game(query.message, services.callback_keys)
-    if data.action in (STEP, GIF) and shown not in (data.game, None):
+    # A step is shown in place of the message pressed: it must be that game's replay.
+    shown = message_game(query.message, services.callback_keys, chats)
+    if data.action in (STEP, GIF) and shown != data.game:
         await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop
     if data.action == OPEN:
@@ -557,11 +603,17 @@ async def on_button(update: Update, context: BotContext) -> None:
             await query.answer()
             await send_replay(context, chat.id, found, lang)
         raise ApplicationHandlerStop
-    try:
-        replay = await asyncio.to_thread(_cache(context).get, services, data.game)
-    except ReplayError as error:
-        await query.answer(text(lang, refusal_key(error)), show_alert=True)
-        raise ApplicationHandlerStop from None
+    user = update.effective_user
+    if chat is None or user is None:
+        await query.answer()
+        raise ApplicationHandlerStop
+    # A step or the GIF is checked as opening the replay is: whoever presses must still
+    # be allowed to see it.
+    found = await find_replay(context, chat.id, user.id, data.game)
+    if isinstance(found, str):
+        await query.answer(text(lang, found), show_alert=True)
+        raise ApplicationHandlerStop
+    replay = found
     if data.action == STEP:
         await query.answer()
         await show_step(context, query.message, replay, data.value or 0, lang, data.page or 0)
@@ -633,6 +685,6 @@ def register(application: Application[Any, Any, Any, Any, Any, Any], group: int 
     application.add_handler(CommandHandler("stats", stats_command), group)
     application.add_handler(CommandHandler("replay", replay_command), group)
     application.add_handler(
-        CallbackQueryHandler(on_button, pattern=lambda data: is_replay_data(application, data)),
+        CallbackQueryHandler(on_button, pattern=is_replay_data),
         group,
     )

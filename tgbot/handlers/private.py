@@ -22,6 +22,7 @@ from tgbot.handlers.common import (
     user_texts,
     username,
 )
+from tgbot.membership import is_inside
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon, legend
 from tgbot.presenter.messages import Message
@@ -39,15 +40,10 @@ async def start(update: Update, context: BotContext) -> None:
         await help_command(update, context)
         return
     await remember(context, user, private_chat=True)
-    texts = user_texts(context, user)
+    texts = await user_texts(context, user)
     payload = start_payload(context.args)
     if payload[:1] == "j" and len(payload) > 1:
-        game_id = payload[1:]
-        error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
-        if error is None or error == "already_joined":  # the creator is seated already
-            await message.reply_text(texts.t("bot.joined_private"))
-        else:
-            await message.reply_text(error_text(texts, error))
+        await join_by_link(update, context, payload[1:], user, texts)
         return
     if payload[:1] == "r" and len(payload) > 1:
         if not await send_hand(context, payload[1:], user.id):
@@ -57,6 +53,34 @@ async def start(update: Update, context: BotContext) -> None:
     link = f"https://t.me/{username(context)}?startgroup=new"
     welcome = texts.t("private.welcome", name=esc(display_name(user)), link=link)
     await message.reply_text(welcome, parse_mode=ParseMode.HTML)
+
+
+async def join_by_link(
+    update: Update, context: BotContext, game_id: str, user: User, texts: Texts
+) -> None:
+    """The deep link of a lobby's Join button: it seats only a member of the lobby's group
+    (asked of Telegram); anyone else is told so and nothing changes."""
+    message = update.effective_message
+    if message is None:
+        return
+    services = context.services
+    try:
+        state, _ = await asyncio.to_thread(services.load, game_id)
+    except ValueError:  # not even a well-formed id
+        state = None
+    if state is None or state.chat_id is None or state.phase == "new":
+        await message.reply_text(error_text(texts, "no_game"))
+        return
+    if not state.is_player(user.id):
+        group_id = services.botstate.resolve_chat(state.chat_id)
+        if not await services.members.is_member(context.bot, group_id, user.id):
+            await message.reply_text(texts.t("bot.join_members_only"))
+            return
+    error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
+    if error is None or error == "already_joined":  # the creator is seated already
+        await message.reply_text(texts.t("bot.joined_private"))
+    else:
+        await message.reply_text(error_text(texts, error))
 
 
 async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
@@ -81,7 +105,7 @@ async def help_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     await message.reply_text(f"{texts.t('help.text')}\n\n{legend(texts)}")
 
 
@@ -91,7 +115,7 @@ async def rules(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     if context.args:
         edition = edition_named(context.args)
         if edition is None:
@@ -113,7 +137,7 @@ async def language(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     choice = (context.args or [""])[0].lower()
     if choice not in LANGUAGES:
         await message.reply_text(f"{texts.t('language.prompt')}\n{texts.t('bot.language_usage')}")
@@ -137,7 +161,7 @@ async def hand(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     if chat.type == Chat.PRIVATE:
         await remember(context, user, private_chat=True)
     games = await games_here(context, chat, user)
@@ -145,7 +169,7 @@ async def hand(update: Update, context: BotContext) -> None:
     if not any(found):
         await message.reply_text(texts.t("bot.no_running_game"))
         return
-    known = context.services.botstate.user(user.id)
+    known = await asyncio.to_thread(context.services.botstate.user, user.id)
     if chat.type != Chat.PRIVATE and known is not None and known.private_chat:
         await message.reply_text(texts.t("bot.hand_sent"))
 
@@ -156,7 +180,7 @@ async def back(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     results: list[str | None] = []  # per game they were away in: None, or why refused
     for game_id in await games_here(context, chat, user):
         state, _ = await asyncio.to_thread(context.services.load, game_id)
@@ -189,7 +213,7 @@ async def private_message(update: Update, context: BotContext) -> None:
         return
     await remember(context, user, private_chat=True)
     if message is not None and message.text:
-        await message.reply_text(user_texts(context, user).t("private.pointer"))
+        await message.reply_text((await user_texts(context, user)).t("private.pointer"))
 
 
 async def migrated(update: Update, context: BotContext) -> None:
@@ -205,3 +229,12 @@ async def migrated(update: Update, context: BotContext) -> None:
         await asyncio.to_thread(
             context.services.botstate.set_migrated, message.migrate_from_chat_id, message.chat.id
         )
+
+
+async def member_changed(update: Update, context: BotContext) -> None:
+    """Someone joined or left a group: what the bot remembers of its members follows."""
+    changed = update.chat_member
+    if changed is None:
+        return
+    member = changed.new_chat_member
+    context.services.members.note(changed.chat.id, member.user.id, is_inside(member))

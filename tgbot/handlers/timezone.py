@@ -17,7 +17,7 @@ async def timezone(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    texts = chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user)
     if chat.type == Chat.PRIVATE:
         await message.reply_text(texts.t("timezone.group_only"))
         return

@@ -1,36 +1,22 @@
 """Who may look at a game, and as whom.
 
 A seated player sees their seat's view; a member of the game's group who does not play
-sees the public view; anybody else is refused. A member is someone the bot already knows
-there (a player of one of the group's games, its earlier ids included when it became a
-supergroup), else whom Telegram's ``getChatMember`` calls a member. Telegram's answers are
-remembered for a while, so an open board reconnecting does not ask again each time.
+sees the public view; anybody else is refused. Membership is Telegram's word
+(``getChatMember``, asked as a replay asks it, through the same remembered answers of
+:mod:`tgbot.membership`), never the bot's records: having played in a group once makes
+no one a member of it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
-from collections.abc import Callable
-from typing import Final, Protocol
+from typing import Protocol
 
-from sqlalchemy import select
 from telegram import Bot
-from telegram.constants import ChatMemberStatus
 
 from domain.state import GameState, PlayerId
-from infra.db import reader
-from infra.schema import games
 from tgbot.context import BotServices
-
-log = logging.getLogger(__name__)
-
-REMEMBER_SECONDS: Final = 300.0
-MAX_REMEMBERED: Final = 10_000
-MEMBERS: Final = frozenset(
-    {ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.MEMBER}
-)
+from tgbot.membership import Memberships
 
 
 class Refused(Exception):
@@ -47,40 +33,23 @@ class Membership(Protocol):
 
 
 class TelegramMembership:
-    """Asks Telegram (``getChatMember``) through the bot."""
+    """Asks Telegram (``getChatMember``) through the bot, its answers remembered in
+    ``members`` (the bot's own, shared with replays and deep links)."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, members: Memberships) -> None:
         self.bot = bot
+        self.members = members
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
-        try:
-            member = await self.bot.get_chat_member(chat_id, user_id)
-        except Exception:  # a chat or user Telegram does not know: not a member
-            log.info("could not read membership of %s in %s", user_id, chat_id, exc_info=True)
-            return False
-        if member.status in MEMBERS:
-            return True
-        return member.status == ChatMemberStatus.RESTRICTED and bool(
-            getattr(member, "is_member", False)
-        )
+        return await self.members.is_member(self.bot, chat_id, user_id)
 
 
 class Access:
     """Decides as whom a user sees a game."""
 
-    def __init__(
-        self,
-        services: BotServices,
-        membership: Membership,
-        *,
-        remember_seconds: float = REMEMBER_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, services: BotServices, membership: Membership) -> None:
         self.services = services
         self.membership = membership
-        self.remember_seconds = remember_seconds
-        self.clock = clock
-        self._answers: dict[tuple[int, int], tuple[bool, float]] = {}
 
     async def viewer(self, state: GameState, user_id: int) -> PlayerId | None:
         """``user_id`` when they play, None for a member watching; raises :class:`Refused`."""
@@ -93,29 +62,7 @@ class Access:
         raise Refused("miniapp.not_member")
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
-        chat, known = await asyncio.to_thread(self._known_in, chat_id, user_id)
-        if known:
-            return True
-        key = (chat, user_id)
-        now = self.clock()
-        remembered = self._answers.get(key)
-        if remembered is not None and now - remembered[1] < self.remember_seconds:
-            return remembered[0]
-        answer = await self.membership.is_member(chat, user_id)
-        if len(self._answers) >= MAX_REMEMBERED:
-            self._answers.clear()
-        self._answers[key] = (answer, now)
-        return answer
-
-    def _known_in(self, chat_id: int, user_id: int) -> tuple[int, bool]:
-        """The group's id now (it may have become a supergroup), and whether ``user_id``
-        played one of its games (the ``games`` read model)."""
-        botstate = self.services.botstate
-        chat = botstate.resolve_chat(chat_id)
-        chats = [chat, *botstate.chats_migrated_to(chat)]
-        with reader(self.services.store.engine) as conn:
-            rows = conn.execute(select(games.c.players).where(games.c.chat_id.in_(chats))).all()
-        known = any(
-            isinstance(p, dict) and p.get("id") == user_id for row in rows for p in row.players
-        )
-        return chat, known
+        """Whether ``user_id`` is in the group ``chat_id`` (its id now: it may have become
+        a supergroup) as Telegram says."""
+        chat = await asyncio.to_thread(self.services.botstate.resolve_chat, chat_id)
+        return await self.membership.is_member(chat, user_id)

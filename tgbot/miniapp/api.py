@@ -45,13 +45,12 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from telegram import Bot
 
-from domain.commands import ComeBack
-from domain.moves import canonical, legal_moves
 from domain.state import GameState, PlayerId
 from tgbot.callback import GAME_RE
 from tgbot.context import BotServices
 from tgbot.fakeapi import TOKEN as FAKE_TOKEN
-from tgbot.handlers.common import error_text, execute, still_valid
+from tgbot.handlers.common import error_text
+from tgbot.i18n import pick_language
 from tgbot.miniapp import initdata
 from tgbot.miniapp.access import Access, Membership, Refused, TelegramMembership
 from tgbot.miniapp.feed import Feed, Following, Wakeup
@@ -63,7 +62,8 @@ from tgbot.miniapp.payload import (
     page_icons,
     page_texts,
 )
-from tgbot.texts import Texts, pick_language
+from tgbot.miniapp.play import Play, run
+from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
 
@@ -169,33 +169,25 @@ class MiniApp:
             command = command_from_json(viewer, body.get("move"))
         except ValueError:
             return await self._refuse(game_id, viewer, texts, "forged_button", 400)
-        idempotency_key = f"miniapp:{viewer}:{key}"
-        if await asyncio.to_thread(self.services.store.processed, game_id, idempotency_key):
-            # The same tap again (its answer was lost on the way): it counted once.
-            return await self._done(game_id, viewer, texts)
-        state, version = await asyncio.to_thread(self.services.load, game_id)
-        if not isinstance(command, ComeBack):  # "I'm back" never goes stale
-            fresh = state.phase == "playing" and await still_valid(
-                self.services, game_id, drawn, version
-            )
-            if not fresh:
-                return await self._refuse(game_id, viewer, texts, "stale_button", 409)
-            pending = state.pending
-            if pending is None or pending.player != viewer:
-                return await self._refuse(game_id, viewer, texts, "not_your_turn", 409)
-        if canonical(command) not in legal_moves(state, viewer):
-            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
-        error = await execute(
-            self.services,
-            game_id,
-            command,
-            idempotency_key=idempotency_key,
-            metadata={"via": "miniapp", "auth_date": init.auth_date},
-        )
-        if error is not None:
-            return await self._refuse(game_id, viewer, texts, error, 409)
+        play = Play(game_id, viewer, texts, command, drawn, f"miniapp:{viewer}:{key}")
+        # One trip off the event loop for the whole move (each trip may wait for a free
+        # worker thread behind the announcer's): checked, played and drawn anew.
+        code, state_json = await asyncio.to_thread(self._play, play, init.auth_date)
+        if code is not None:
+            body = {"code": code, "error": error_text(texts, code), "state": state_json}
+            status = 403 if code == "not_your_button" else 400 if code == "forged_button" else 409
+            return JSONResponse(body, status_code=status, headers=NO_STORE)
+        self.services.wake.set()
         self.feed.poke()
-        return await self._done(game_id, viewer, texts)
+        return JSONResponse({"ok": True, "state": state_json}, headers=NO_STORE)
+
+    def _play(self, play: Play, auth_date: float) -> tuple[str | None, dict[str, Any]]:
+        """A move from the page, in a worker thread: the refusal's code (None: played)
+        and the game as it is now, for ``play.viewer``."""
+        code, now = run(self.services, play, auth_date)
+        if now is None:
+            return code, self._build(play.game_id, play.viewer, play.texts)
+        return code, self._drawn(play.game_id, *now, play.viewer, play.texts)
 
     async def _done(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> Response:
         state_json = await self._state_json(game_id, viewer, texts)
@@ -267,16 +259,24 @@ class MiniApp:
         if isinstance(checked, Response):
             return checked
         user = checked.user
-        texts = await asyncio.to_thread(self.services.texts_for_user, user.id, user.language_code)
         game_id = request.path_params["game"]
-        if not GAME_RE.fullmatch(game_id):
+        texts, state = await asyncio.to_thread(self._texts_and_game, user, game_id)
+        if state is None:
             return _refusal(texts, "miniapp.no_game", 404)
-        state, _ = await asyncio.to_thread(self.services.load, game_id)
         try:
             viewer = await self.access.viewer(state, user.id)
         except Refused as refused:
             return _refusal(texts, refused.code, 404 if refused.code == "miniapp.no_game" else 403)
         return game_id, checked, viewer, texts
+
+    def _texts_and_game(
+        self, user: initdata.WebAppUser, game_id: str
+    ) -> tuple[Texts, GameState | None]:
+        """The user's language, and the game named (None: no such name)."""
+        texts = self.services.texts_for_user(user.id, user.language_code)
+        if not GAME_RE.fullmatch(game_id):
+            return texts, None
+        return texts, self.services.load(game_id)[0]
 
     async def _refuse(
         self, game_id: str, viewer: PlayerId | None, texts: Texts, code: str, status: int
@@ -294,6 +294,16 @@ class MiniApp:
 
     def _build(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> dict[str, Any]:
         state, version = self.services.load(game_id)
+        return self._drawn(game_id, state, version, viewer, texts)
+
+    def _drawn(
+        self,
+        game_id: str,
+        state: GameState,
+        version: int,
+        viewer: PlayerId | None,
+        texts: Texts,
+    ) -> dict[str, Any]:
         now_ms = self.services.service.clock_ms()
         news = self._news_of(game_id, state, version, texts)
         return game_json(game_id, state, version, viewer, texts, now_ms=now_ms, news=news)
@@ -338,7 +348,7 @@ def mini_app(
     if membership is None:
         if bot is None:
             raise ValueError("a bot (to ask Telegram who is in a group) or a membership")
-        membership = TelegramMembership(bot)
+        membership = TelegramMembership(bot, services.members)
     feed = Feed(services.store, wakeup or Following(services.wake), poll_seconds)
     return MiniApp(
         services,

@@ -34,6 +34,7 @@ from domain.commands import (
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import HIDDEN_GOAL, View, view_for
+from tgbot import i18n
 from tgbot.presenter.icons import ACTION, Icon, legend
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.texts import Texts
@@ -99,9 +100,24 @@ PAGE_TEXTS: Final = (
 )
 
 
-def page_texts(texts: Texts) -> dict[str, str]:
-    """The page's own messages in ``texts``' language, unformatted (``{name}`` kept)."""
-    return {key: texts.t(key) for key in PAGE_TEXTS}
+PLURAL_TABLE: Final = 200  # counts the page's plural table spans (past it: 100 + n % 100)
+
+
+def page_texts(texts: Texts) -> dict[str, Any]:
+    """The page's own messages in ``texts``' language, unformatted (``{name}`` kept): a
+    counted one as its plural forms, and under ``_plural`` the form each count takes in
+    the language (gettext's rule, as a table the page reads without evaluating code).
+
+    >>> found = page_texts(Texts("pl"))
+    >>> found["miniapp.draw_pile"][2], [found["_plural"][n] for n in (1, 2, 5, 22)]
+    ('Talia: {count} kart', [0, 1, 2, 1])
+    """
+    found: dict[str, Any] = {}
+    for key in PAGE_TEXTS:
+        forms = i18n.forms(texts.lang, key)
+        found[key] = list(forms) if len(forms) > 1 else forms[0]
+    found["_plural"] = [i18n.plural_index(texts.lang, n) for n in range(PLURAL_TABLE)]
+    return found
 
 
 def page_icons() -> dict[str, Any]:
@@ -241,10 +257,15 @@ def moves_json(state: GameState, view: View, texts: Texts) -> list[dict[str, Any
 
 
 def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
+    """A finished game: its winners and everyone's gold, as data and in the very lines
+    the group was told (``lines``: plain text, the winners first)."""
     if view.phase != "finished":
         return None
     names = {seat.player: seat.name for seat in view.seats}
+    ended = ev.GameEnded(tuple(view.final_gold.items()), view.winners)
+    scene = Scene(texts, None, view.edition, names, view)
     return {
+        "lines": [html.unescape(TAG.sub("", line.html())) for line in narrate(ended, scene)],
         "winners": [names.get(p, "?") for p in view.winners],
         "gold": [
             {"name": names.get(p, "?"), "gold": g}
@@ -255,15 +276,18 @@ def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
 
 
 def news_lines(state: GameState, events: Iterable[ev.Event], texts: Texts) -> list[str]:
-    """The public story of ``events`` (the game's last few), newest last, as plain text."""
-    lines: list[str] = []
+    """The public story of ``events`` (the game's last few), newest last, as plain text:
+    one entry per event, its lines joined (the page's summary shows the newest entry's
+    first line: "Round 2 is over: …", never the last of its lines)."""
+    told: list[str] = []
     scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
     for event in events:
         if isinstance(event, ev.DecisionOpened | ev.PlayerReminded):
             continue
-        for line in narrate(event, scene):
-            lines.append(html.unescape(TAG.sub("", line.html())))
-    return lines[-NEWS_LINES:]
+        lines = [html.unescape(TAG.sub("", line.html())) for line in narrate(event, scene)]
+        if lines:
+            told.append("\n".join(lines))
+    return told[-NEWS_LINES:]
 
 
 def game_json(

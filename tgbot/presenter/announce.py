@@ -28,7 +28,14 @@ from tgbot.presenter.miniapp_links import board_button
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.texts import Texts
 
-LOBBY_EVENTS = (ev.GameCreated, ev.PlayerJoined, ev.PlayerLeft, ev.SettingsChanged)
+LOBBY_EVENTS = (
+    ev.GameCreated,
+    ev.PlayerJoined,
+    ev.PlayerLeft,
+    ev.ComputerPlayerAdded,
+    ev.ComputerPlayerRemoved,
+    ev.SettingsChanged,
+)
 # Told in a message of their own after the board, not among the board's moves.
 ENDINGS = (ev.RoundEnded, ev.GameEnded, ev.GameCancelled, ev.GameStarted)
 CLOSED_BY = {ev.DecisionTimedOut: "timed_out", ev.GameCancelled: "cancelled"}
@@ -110,7 +117,7 @@ class _Batch:
         table, state = self.table, self.state
         text = "\n".join(line.html() for line in public)
         match event:
-            case ev.GameCreated() | ev.PlayerJoined() | ev.PlayerLeft() | ev.SettingsChanged():
+            case _ if isinstance(event, LOBBY_EVENTS):
                 self.lobby_changed = True
             case ev.GameStarted():
                 self.out.append(lobby.closed(before, table, text))
@@ -131,6 +138,10 @@ class _Batch:
                 self.board_changed = True
             case ev.PlayerWentAway():
                 self.went_away.add(event.player)
+            case ev.SeatHandedOver():
+                self.went_away.add(event.player)
+                if before.pending is not None and before.pending.player == event.player:
+                    self.closed[event.player] = "handed_over"
             case ev.PlayerReminded():
                 self.reminded[event.player] = (event.which, item.at_ms)
             case ev.RoundEnded():
@@ -166,11 +177,25 @@ class _Batch:
         self.after = []
 
     def board_keyboard(self) -> kb.Keyboard:
-        """The board's way into the Mini App (when set up), unless the game was cancelled."""
-        button = board_button(self.table, self.table.group().texts)
-        if button is None or self.state.phase == "cancelled":
-            return ()
-        return kb.keyboard([[button]])
+        """The board's buttons while the game runs: the computer to play for the person
+        it waits for (the creator's or an admin's to press), and the way into the Mini App
+        (when set up, unless the game was cancelled)."""
+        state, texts = self.state, self.table.group().texts
+        rows: list[kb.Row] = []
+        pending = state.pending
+        if (
+            state.phase == "playing"
+            and not state.practice  # its one person has nobody to hand a seat over
+            and pending is not None
+            and is_person(state, pending.player)
+            and not state.computer_plays(pending.player)
+        ):
+            name = state.names.get(pending.player, "?")
+            rows.append(kb.hand_over_row(texts, pending.player, name))
+        button = board_button(self.table, texts)
+        if button is not None and state.phase != "cancelled":
+            rows.append([button])
+        return kb.keyboard(rows)
 
     def private(self, start_pending: Decision | None) -> None:
         table, state, version = self.table, self.state, self.version
@@ -189,6 +214,8 @@ class _Batch:
         for player in state.seating:
             if not is_person(state, player):
                 continue
+            if state.handed_over.get(player) == "left" and player not in self.went_away:
+                continue  # who left is told so once, then nothing of the seat's secrets
             news = self.news.get(player, [])
             back = self.back_button(player)
             if player in self.closed:
@@ -210,8 +237,13 @@ class _Batch:
                 self.out.append(prompt.news_text(state, version, player, table, own, back, dealt))
 
     def back_button(self, player: PlayerId) -> kb.Keyboard:
-        """An "I'm back" button for a player who went away in these events (and still is)."""
-        if player not in self.went_away or player not in self.state.away:
+        """An "I'm back" button for a player who went away or whose seat was handed over in
+        these events (and still is; one who left does not come back)."""
+        state = self.state
+        handed = state.handed_over.get(player)
+        if player not in self.went_away or handed == "left":
+            return ()
+        if player not in state.away and handed is None:
             return ()
         texts = self.table.player(player).texts
         return kb.keyboard([[kb.Button(texts.t("bot.button_come_back"), kb.Press(kb.COME_BACK))]])

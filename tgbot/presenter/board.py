@@ -16,6 +16,12 @@ from tgbot.presenter.messages import HandCard, Picture
 from tgbot.texts import Texts, mention, name_html
 
 BOARD_MOVES: Final = 8  # move lines a board caption shows at most
+# Whom the group waits for, and for what (a round's end: a gold pick, a theft).
+WAITING: Final = {
+    "turn": "turn.prompt_group",
+    "gold_pick": "turn.waiting_gold_pick",
+    "theft": "turn.waiting_theft",
+}
 
 
 def picture(
@@ -60,7 +66,7 @@ def hand_cards(
 
 def seat_lines(view: View) -> list[str]:
     """One line per seat: name, cards in hand, what lies in front, gold (Saboteur 2:
-    whether they have any), away."""
+    whether they have any), away, a person's seat the computer plays now."""
     lines = []
     for seat in view.seats:
         marks = [FRONT.get(k, "") for k in seat.front]
@@ -68,6 +74,8 @@ def seat_lines(view: View) -> list[str]:
             marks.append(Icon.GOLD.emoji)
         if seat.away:
             marks.append(Icon.AWAY.emoji)
+        if seat.handed_over is not None:
+            marks.append(Icon.COMPUTER.emoji)
         text = f"• {name_html(seat.name)} {Icon.CARDS.emoji}{seat.hand_count} {' '.join(marks)}"
         lines.append(text.rstrip())
     return lines
@@ -93,8 +101,12 @@ def caption(
     elif pending is None or pending.kind != "turn":
         status.append(f"{Icon.ROUND_END.emoji} {texts.t('bot.board_round_over')}")
     if state.phase == "playing" and pending is not None:
-        who = mention(pending.player, state.names.get(pending.player, "?"))
-        key = "turn.prompt_group" if pending.kind == "turn" else "turn.waiting"
+        name = state.names.get(pending.player, "?")
+        # A person is mentioned (it notifies them); a computer player has no account.
+        who = (
+            name_html(name) if state.is_computer(pending.player) else mention(pending.player, name)
+        )
+        key = WAITING.get(pending.kind, "turn.waiting")
         status.append(texts.t(key, name=who))  # the mention first: it notifies them
         status.append(deadline_line(audience, pending.deadline, table.now_ms))
     head = texts.t("turn.round_pile", round=view.round, count=view.draw_pile)

@@ -42,6 +42,7 @@ class Icon(Enum):
     DEADLINE = ("⏳", (200, 110, 40), "!")
     AWAY = ("💤", (110, 110, 110), "·")
     BACK = ("👋", (60, 160, 80), "✔")
+    COMPUTER = ("🤖", (90, 100, 170), "C")
     TURN = ("👉", (60, 160, 80), "▶")
     ROUND = ("🆕", (116, 80, 52), "▶")
     ROUND_END = ("🏁", (60, 60, 60), "■")
@@ -144,6 +145,7 @@ LEGEND: Final[tuple[Icon | str, ...]] = (
     Icon.UNPLAYABLE,
     Icon.TIMEOUT,
     Icon.AWAY,
+    Icon.COMPUTER,
     Icon.LADDER,
     Icon.BLUE_DOOR,
     Icon.GREEN_DOOR,

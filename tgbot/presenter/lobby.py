@@ -7,7 +7,7 @@ from domain.state import GameState
 from tgbot import keyboards as kb
 from tgbot.presenter.audience import Table
 from tgbot.presenter.messages import Lobby, LobbyClosed, Text
-from tgbot.texts import Texts, esc
+from tgbot.texts import Texts, esc, name_html
 
 
 def start_link(username: str, payload: str) -> str:
@@ -15,7 +15,7 @@ def start_link(username: str, payload: str) -> str:
 
 
 def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
-    names = [esc(state.names[p]) for p in state.seating]
+    names = [name_html(state.names[p]) for p in state.seating]
     low, high = PLAYER_LIMITS[state.edition]
     creator = esc(state.names.get(state.creator, "?")) if state.creator is not None else "?"
     lines = [

@@ -96,8 +96,13 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
         case ev.ComputerPlayerAdded():
             return [line(None, t("story.computer_joined", name=name_html(event.name)))]
         case ev.SeatHandedOver():
-            who, by = scene.name(event.player), scene.name(event.by)
-            return [line(None, t(f"story.handed_over_{event.reason}", name=who, by=by))]
+            if event.player == scene.viewer and not scene.full:
+                key = f"bot.handed_over_private_{event.reason}"
+                return [line(Icon.COMPUTER, t(key), own=True)]
+            who = scene.name(event.player)
+            by = name_html(scene.by_name) if scene.by_name else scene.name(event.by)
+            key = f"story.handed_over_{event.reason}"
+            return [line(Icon.COMPUTER, t(key, name=who, by=by))]
         case ev.SettingsChanged():
             edition = t(f"edition.{event.edition}")
             timer = scene.texts.timer(event.turn_seconds)
@@ -138,8 +143,7 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
                     cards=scene.cards(event.cards),
                 )
             else:
-                key = "move.passed_one" if len(event.cards) == 1 else "move.passed_many"
-                text = t(key, name=scene.name(event.player), count=len(event.cards))
+                text = t("move.passed", name=scene.name(event.player), count=len(event.cards))
             return [line(Icon.PASS, text)]
         case ev.FrontCardRemoved():
             front = scene.texts.front_name(event.removed)
@@ -164,6 +168,8 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
             return []  # the reminder is the player's prompt again (see presenter.prompt)
         case ev.PlayerWentAway():
             if event.player == scene.viewer and not scene.full:
+                if scene.after.away_play == "computer":
+                    return []  # the seat handed over next tells them
                 return [line(Icon.AWAY, t("bot.away_private"), own=True)]
             return [line(Icon.AWAY, t("away.went", name=scene.name(event.player)))]
         case ev.PlayerCameBack():

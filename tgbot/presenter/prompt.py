@@ -24,7 +24,7 @@ from tgbot.presenter.icons import FRONT, Icon, Line, legend
 from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Alert, ClosedPrompt, PrivateText, Prompt, PromptStep, Text
 from tgbot.presenter.miniapp_links import prompt_button
-from tgbot.presenter.narration import GOAL_PLACES
+from tgbot.presenter.narration import GOAL_PLACES, line
 from tgbot.texts import Texts, mention, name_html
 
 CALLS = {
@@ -57,7 +57,7 @@ def status_lines(state: GameState, player: PlayerId, texts: Texts, *, hand: bool
     for cell, kind in sorted(view.known_goals.items()):
         goal = texts.t("goal.at", place=texts.t(_place(cell)), cell=f"{cell[0]},{cell[1]}")
         text = texts.t("turn.map_result", goal=goal, kind=texts.t(f"goal.{kind}"))
-        lines.append(f"{Icon.MAP.emoji} {text}")
+        lines.append(line(Icon.MAP, text).html())  # a sentence: "The middle goal …"
     names = {s.player: s.name for s in view.seats}
     for other, role in view.inspected.items():
         text = texts.t(
@@ -178,7 +178,12 @@ def closed(
     if why == "done" and state.phase == "finished":
         why = "game_over"
     first = texts.t(f"prompt.closed_{why}", group=table.group_name(texts))
-    icons = {"timed_out": Icon.TIMEOUT, "cancelled": Icon.CANCELLED, "game_over": Icon.ROUND_END}
+    icons = {
+        "timed_out": Icon.TIMEOUT,
+        "cancelled": Icon.CANCELLED,
+        "game_over": Icon.ROUND_END,
+        "handed_over": Icon.COMPUTER,
+    }
     icon = icons.get(why)
     lines = [f"{icon.emoji} {first}" if icon else first, *(n.html() for n in news)]
     return ClosedPrompt(
@@ -314,7 +319,7 @@ def step(
             return drawn(f"{head}\n\n{Icon.REMOVE.emoji} {text}", rows)
         case kb.LEGEND:
             back = [[kb.Button(texts.t("turn.button_back"), kb.Press(kb.MENU))]]
-            lines = [head.split("\n")[0], "", *legend(texts).split("\n")]
+            lines = [head.split("\n")[0], "", *legend(texts, state.edition).split("\n")]
             return drawn(fit_caption(lines, []), back)
         case kb.MENU:
             rows = root_rows(state, player, moves, table, texts)

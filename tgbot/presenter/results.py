@@ -64,7 +64,8 @@ def _winners(event: ev.RoundEnded, scene: Scene) -> Line:
     t = scene.texts.t
     if not event.winners:
         return Line(Icon.WINNERS, t("move.no_winners"))
-    return Line(Icon.WINNERS, t("move.winners", names=scene.names_of(event.winners)))
+    key = "move.winners" if len(event.winners) > 1 else "move.winner"
+    return Line(Icon.WINNERS, t(key, names=scene.names_of(event.winners)))
 
 
 def _base(event: ev.RoundEnded, scene: Scene) -> list[Line]:
@@ -75,7 +76,8 @@ def _base(event: ev.RoundEnded, scene: Scene) -> list[Line]:
         lines.append(Line(Icon.GOLD, t("results.base_diggers")))
     elif saboteurs:
         share = base_saboteur_share(len(saboteurs))
-        lines.append(Line(Icon.GOLD, t("results.base_saboteurs", count=share)))
+        key = "results.base_saboteurs" if len(saboteurs) > 1 else "results.base_saboteur"
+        lines.append(Line(Icon.GOLD, t(key, count=share)))
     return lines
 
 
@@ -95,11 +97,14 @@ def _saboteur2(event: ev.RoundEnded, scene: Scene) -> list[Line]:
             Line(Icon.WINNERS, t(_why(by, blue, green), name=scene.name(event.reached_by)))
         )
     else:
-        lines.append(Line(Icon.WINNERS, t("results.saboteurs_win")))
-    lines.append(_winners(event, scene))
+        lines.append(Line(Icon.WINNERS, t(_blocked(event, roles))))
     if event.winners:
         share = saboteur2_share(len(event.winners))
-        lines.append(Line(Icon.GOLD, t("results.share", winners=len(event.winners), count=share)))
+        if len(event.winners) == 1:
+            said = t("results.share_one", name=scene.name(event.winners[0]), count=share)
+        else:
+            said = t("results.share", names=scene.names_of(event.winners), count=share)
+        lines.append(Line(Icon.GOLD, said))
         for role, key in (
             (Role.BOSS, "results.share_boss"),
             (Role.PROFITEER, "results.share_profiteer"),
@@ -108,6 +113,8 @@ def _saboteur2(event: ev.RoundEnded, scene: Scene) -> list[Line]:
             if holders:
                 amount = max(0, share - SABOTEUR2_DISCOUNT[role])
                 lines.append(Line(Icon.GOLD, t(key, name=scene.names_of(holders), count=amount)))
+    else:
+        lines.append(_winners(event, scene))
     geologists = [p for p, r in event.roles if r == Role.GEOLOGIST.value and p not in trapped]
     if geologists:
         crystals = geo.crystals(view.board)
@@ -116,7 +123,7 @@ def _saboteur2(event: ev.RoundEnded, scene: Scene) -> list[Line]:
             Line(
                 Icon.CRYSTAL,
                 t(
-                    "results.geologists",
+                    "results.geologists" if len(geologists) > 1 else "results.geologist",
                     names=scene.names_of(geologists),
                     crystals=crystals,
                     count=each,
@@ -124,8 +131,19 @@ def _saboteur2(event: ev.RoundEnded, scene: Scene) -> list[Line]:
             )
         )
     if trapped:
-        lines.append(Line(Icon.TRAPPED, t("results.trapped", names=scene.names_of(trapped))))
+        key = "results.trapped" if len(trapped) > 1 else "results.trapped_one"
+        lines.append(Line(Icon.TRAPPED, t(key, names=scene.names_of(trapped))))
     return lines
+
+
+def _blocked(event: ev.RoundEnded, roles: dict[int, str]) -> str:
+    """The catalog key for a round whose treasure was not reached: the saboteurs win —
+    unless none was dealt, or every one is trapped (then nobody may win but a profiteer)."""
+    if any(roles.get(p) == Role.SABOTEUR.value for p in event.winners):
+        return "results.saboteurs_win"
+    if any(r == Role.SABOTEUR.value for r in roles.values()):
+        return "results.saboteurs_trapped"
+    return "results.no_saboteur"
 
 
 def _why(by: str | None, blue: bool, green: bool) -> str:
@@ -148,7 +166,8 @@ def _why(by: str | None, blue: bool, green: bool) -> str:
 def game_ended(event: ev.GameEnded, scene: Scene) -> list[Line]:
     t = scene.texts.t
     winners = scene.names_of(event.winners) if event.winners else "—"
-    lines = [Line(Icon.WINNERS, t("move.game_ended", names=winners))]
+    key = "move.game_ended" if len(event.winners) != 1 else "move.game_ended_one"
+    lines = [Line(Icon.WINNERS, t(key, names=winners))]
     lines.extend(
         Line(None, t("move.score_line", name=scene.name(p), count=g))
         for p, g in sorted(event.gold, key=lambda pg: -pg[1])

@@ -31,8 +31,17 @@ function icon(name) {
   return icons[name] || "";
 }
 
+// The form of a counted message for n (the server's table of the language's plural rule).
+function pluralForm(forms, n) {
+  const table = texts._plural || [];
+  const count = Math.abs(Math.trunc(Number(n) || 0));
+  const index = table[count < table.length ? count : 100 + (count % 100)] ?? 0;
+  return forms[Math.min(index, forms.length - 1)];
+}
+
 function t(key, params = {}) {
-  const template = texts[key] ?? key;
+  let template = texts[key] ?? key;
+  if (Array.isArray(template)) template = pluralForm(template, params.n ?? params.count);
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
@@ -333,7 +342,8 @@ function renderPanel() {
   const comeBack = state.moves.find((m) => m.type === "ComeBack");
   let line = "";
   if (state.phase === "finished") {
-    line = t("miniapp.game_over");
+    // The group's own lines: who won, and everyone's gold.
+    line = state.finished?.lines?.join("\n") || t("miniapp.game_over");
   } else if (state.phase !== "playing") {
     line = t("error.not_started");
   } else if (me == null) {
@@ -485,6 +495,18 @@ function renderHand() {
       el("span", { class: "label" }, c.name),
     );
     hand.append(node);
+  }
+  for (const label of hand.querySelectorAll(".label")) fitLabel(label);
+}
+
+// A card's name fits its card: whole words, a size smaller if need be; a word longer
+// than the card still is split, with a hyphen (a soft one at each letter).
+function fitLabel(label) {
+  for (let size = 10.5; size >= 8.5 && label.scrollWidth > label.clientWidth; size -= 0.5) {
+    label.style.fontSize = `${size}px`;
+  }
+  if (label.scrollWidth > label.clientWidth) {
+    label.textContent = label.textContent.replace(/\S{9,}/g, (word) => [...word].join("\u00ad"));
   }
 }
 

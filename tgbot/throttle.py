@@ -1,0 +1,131 @@
+"""Throttling what users send: button presses, commands and private messages, per user
+and per chat, before any handler does any work.
+
+Telegram's limits are the bot's, not a user's: one user pressing a button 200 times in a
+few seconds would otherwise spend them all (200 pictures redrawn and uploaded) and stall
+every other game. A user — or a chat — sending faster than people play is answered with
+a quiet "slow down" (a press's answer; for a command, once until they may again) and
+nothing else happens. The counts live in :mod:`infra.ratelimit`'s windows: in Redis when
+the bot has one (every instance counts in the same windows), else in this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import ApplicationHandlerStop
+
+from infra.lru import LRU
+from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window
+
+if TYPE_CHECKING:
+    from tgbot.context import BotContext
+
+log = logging.getLogger(__name__)
+
+PREFIX: Final = "saboteur:throttle"
+PER_USER: Final = Window(12, 6.0)
+PER_CHAT: Final = Window(40, 6.0)
+TOLD: Final = 4096  # users told to slow down, remembered so a flood is told once
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much a person, and a whole chat, may send: well above what anyone playing
+    does (a decision is three or four presses), well below what a script does."""
+
+    per_user: Window = PER_USER
+    per_chat: Window = PER_CHAT
+
+
+class Throttle:
+    """Counts each user's and chat's updates; :meth:`allow` says whether one may be
+    handled."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        limits: Limits | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.backend = backend
+        self.limits = limits or Limits()
+        self.clock = clock
+        self._told: LRU[int, float] = LRU(TOLD)  # user -> until when they were told
+
+    async def allow(self, user_id: int, chat_id: int | None) -> bool:
+        """Count one update of ``user_id`` in ``chat_id``: True when it may be handled.
+        An update refused is not counted (a flood does not lengthen its own wait)."""
+        windows = [(f"user:{user_id}", self.limits.per_user)]
+        if chat_id is not None and chat_id != user_id:
+            windows.append((f"chat:{chat_id}", self.limits.per_chat))
+        try:
+            verdict = await self.backend.try_acquire(windows)
+        except Exception:  # a throttle that cannot count lets everyone through
+            log.warning("throttle backend failed; letting the update through", exc_info=True)
+            return True
+        return verdict.wait <= 0
+
+    def tell(self, user_id: int) -> bool:
+        """Whether a refused user should be told to slow down now (once per window)."""
+        now = self.clock()
+        until = self._told.get(user_id)
+        if until is not None and until > now:
+            return False
+        self._told[user_id] = now + self.limits.per_user.seconds
+        return True
+
+
+def throttle_for(
+    redis_url: str = "", limits: Limits | None = None, *, enabled: bool = True
+) -> Throttle | None:
+    """On Redis when ``redis_url`` is set (shared by every instance), else in memory;
+    None when throttling is off."""
+    if not enabled:
+        return None
+    backend: Backend = RedisBackend(redis_url, PREFIX) if redis_url else MemoryBackend()
+    return Throttle(backend, limits)
+
+
+def limits_of(presses: int, chat_presses: int, seconds: float) -> Limits:
+    """The limits THROTTLE_PRESSES, THROTTLE_CHAT_PRESSES and THROTTLE_SECONDS say (a
+    0 leaves that count unlimited in practice)."""
+    unlimited = 2**31
+    return Limits(Window(presses or unlimited, seconds), Window(chat_presses or unlimited, seconds))
+
+
+def counted(update: Update) -> bool:
+    """Whether the update asks the bot to do something: a press, a command, anything
+    written in private. (Group chatter the bot sees as an admin is not its business.)"""
+    if update.callback_query is not None:
+        return True
+    message = update.message
+    if message is None or message.text is None:
+        return False
+    return message.chat.type == "private" or message.text.startswith("/")
+
+
+async def on_update(update: Update, context: BotContext) -> None:
+    """Let the update through, or answer "slow down" and stop it here."""
+    throttle = context.services.throttle
+    user = update.effective_user
+    if throttle is None or user is None or not counted(update):
+        return
+    chat = update.effective_chat
+    if await throttle.allow(user.id, chat.id if chat is not None else None):
+        return
+    texts = context.services.texts_for_user(user.id, user.language_code)
+    with contextlib.suppress(TelegramError):
+        query = update.callback_query
+        if query is not None:
+            await query.answer(texts.t("bot.slow_down"))
+        elif throttle.tell(user.id) and update.message is not None:
+            await update.message.reply_text(texts.t("bot.slow_down"))
+    raise ApplicationHandlerStop
