@@ -21,7 +21,24 @@ from infra.migrations import upgrade
 POSTGRES_SERVER_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
-REDIS_SERVER_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _redis_for_this_worker(url: str) -> str:
+    """Under pytest-xdist each worker (gw0, gw1, ...) flushes a database number of its
+    own, counting down from the configured one, so parallel workers never flush each
+    other's keys."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    base, _, number = url.rpartition("/")
+    if not number.isdigit():
+        return url
+    return f"{base}/{int(number) - int(worker[2:])}"
+
+
+REDIS_SERVER_URL = _redis_for_this_worker(
+    os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+)
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
