@@ -3,7 +3,7 @@
 Every instance registers itself (``instances``) and claims games (``game_claims``) for a
 short time (:data:`CLAIM_TTL_MS`), renewing both every :data:`RENEW_EVERY_MS`. An
 instance announces only the games it holds. One that dies stops renewing: its games are
-free once their claims lapsed, and the others take them at their next step, within 3 s
+free once their claims lapsed, and the others take them at their next step, within 1.8 s
 (``CLAIM_TTL_MS + RENEW_EVERY_MS``). An instance may give games up at any time (it stops,
 or its calls to Telegram keep failing), and another takes them at its next step.
 
@@ -40,8 +40,8 @@ from sqlalchemy.engine import Connection
 from infra.db import insert_for, reader, writer
 from infra.schema import metadata
 
-CLAIM_TTL_MS: Final = 2_000
-RENEW_EVERY_MS: Final = 500
+CLAIM_TTL_MS: Final = 1_500
+RENEW_EVERY_MS: Final = 300
 
 instances = Table(
     "instances",

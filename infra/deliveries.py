@@ -36,11 +36,13 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    exists,
     select,
     update,
 )
 from sqlalchemy.engine import Connection
 
+from infra.claims import game_claims
 from infra.db import insert_for, reader, writer
 from infra.schema import Json, Position, metadata
 
@@ -176,17 +178,16 @@ class Deliveries:
                 .limit(limit),
             )
 
-    def unsettled(self, stream_id: str) -> list[Item]:
-        """What a game still owes: pending and unknown deliveries, oldest first (what
-        an instance taking the game over drives to an end)."""
+    def unsettled(self, stream_id: str, chat_id: int | None = None) -> list[Item]:
+        """What a game still owes (to ``chat_id`` only, with it): pending and unknown
+        deliveries, oldest first (what an instance taking the game over drives to an
+        end)."""
         c = deliveries.c
+        query = select(deliveries).where(c.stream_id == stream_id, c.state.in_(UNSETTLED))
+        if chat_id is not None:
+            query = query.where(c.chat_id == chat_id)
         with reader(self.engine) as conn:
-            return _items(
-                conn,
-                select(deliveries)
-                .where(c.stream_id == stream_id, c.state.in_(UNSETTLED))
-                .order_by(c.id),
-            )
+            return _items(conn, query.order_by(c.id))
 
     def owing(self) -> set[str]:
         """The games that still owe a delivery (pending or unknown): each needs an
@@ -215,10 +216,33 @@ class Deliveries:
         or unknown (superseded meanwhile, or sent by another instance)."""
         return self._move(item_id, now_ms, UNSETTLED, state=SENT, message_id=message_id)
 
-    def mark_unknown(self, item_id: int, now_ms: int, error: str) -> bool:
-        """The call failed after it may have reached Telegram: nobody knows whether it
-        arrived."""
-        return self._move(item_id, now_ms, (PENDING,), state=UNKNOWN, last_error=error[:500])
+    def mark_unknown(
+        self, item_id: int, now_ms: int, error: str, holder: str | None = None, until_ms: int = 0
+    ) -> bool:
+        """The call is about to be made, or failed after it may have reached Telegram:
+        nobody knows whether it arrived. A compare-and-set from ``pending``: False when
+        the delivery was no longer pending (another instance began sending it).
+
+        With ``holder``, only while that instance's claim on the game lasts until
+        ``until_ms`` at least (a fence: an instance whose claim lapsed, and which another
+        may have taken over, does not begin a send)."""
+        c = deliveries.c
+        fence = []
+        if holder is not None:
+            fence.append(
+                exists().where(
+                    game_claims.c.stream_id == c.stream_id,
+                    game_claims.c.holder == holder,
+                    game_claims.c.expires_at >= until_ms,
+                )
+            )
+        with writer(self.engine) as conn:
+            moved = conn.execute(
+                update(deliveries)
+                .where(c.id == item_id, c.state == PENDING, *fence)
+                .values(updated_at=now_ms, state=UNKNOWN, last_error=error[:500])
+            ).rowcount
+        return bool(moved)
 
     def mark_failed(self, item_id: int, now_ms: int, error: str) -> Item | None:
         """The call surely did not deliver it: try again after :func:`backoff_ms`, or park

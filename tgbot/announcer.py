@@ -22,18 +22,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Final
+from collections.abc import Coroutine, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final
 
 from domain.decider import fold
 from domain.events import Event, GameCreated, GameStarted
 from domain.state import GameState
 from infra.archive import imported_streams
-from infra.claims import RENEW_EVERY_MS, Claims
+from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS, Claims
 from infra.db import reader
 from infra.deliveries import Deliveries
 from infra.event_store import StoredEvent
@@ -51,6 +53,7 @@ ANNOUNCER_KEY: Final = "announcer"  # where the application keeps its announcer 
 GIVE_UP_SECONDS: Final = 3.0  # calls to Telegram failing this long: the games are given up
 GIVE_UP_FAILURES: Final = 3  # ... and at least this many of them
 BENCH_SECONDS: Final = 10.0  # how long an instance so benched takes no game
+DRAIN_SECONDS: Final = 5.0  # how long a stopping announcer lets its deliveries end
 CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
 
 
@@ -74,7 +77,13 @@ class Announcer:
         engine = services.store.engine
         self.claims = Claims(engine, self.holder)
         self.deliveries = Deliveries(engine)
-        self.driver = Driver(outbox, self.deliveries, self.present_again, self._heard, self.holds)
+        self.driver = Driver(
+            outbox, self.deliveries, self.present_again, self._heard, self.holds, self.holder
+        )
+        # The claims' database calls have a thread of their own: deliveries filling the
+        # default pool (slow Telegram, a slow database) never delay their renewal.
+        self._claims_thread = ThreadPoolExecutor(1, thread_name_prefix="claims")
+        self.valid_until = 0.0  # loop time until which the claims held surely last
         # Every event up to ``position`` is announced, or its game is held elsewhere;
         # the log is read on from ``read_to``.
         self.position: int | None = None
@@ -88,6 +97,7 @@ class Announcer:
         self.failures = 0
         self.benched_until = 0.0
         self._stepping = asyncio.Lock()
+        self.delivering: dict[str, set[asyncio.Task[None]]] = {}  # per game, under way
         # The last state announced per game (bounded: a lobby left open forever, too).
         self.cache: LRU[str, tuple[GameState, int]] = LRU(CACHED_GAMES)
 
@@ -114,10 +124,19 @@ class Announcer:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), self.poll_interval)
         finally:
+            # Deliveries under way may end (the claims still renewed meanwhile); what
+            # they leave owing after DRAIN_SECONDS, the games' next holders drive.
+            under_way = [t for tasks in self.delivering.values() for t in tasks]
+            if under_way:
+                _, late = await asyncio.wait(under_way, timeout=DRAIN_SECONDS)
+                for task in late:
+                    task.cancel()
+                await asyncio.gather(*late, return_exceptions=True)
             claiming.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await claiming
             await asyncio.shield(asyncio.to_thread(self.leave))
+            self._claims_thread.shutdown(wait=False)
 
     async def _claim_forever(self) -> None:
         """The claims' own loop, so that slow deliveries never delay their renewal."""
@@ -130,6 +149,11 @@ class Announcer:
             except Exception:
                 log.exception("renewing the claims failed; retrying")
             await asyncio.sleep(max(0.01, self.next_step - loop.time()))
+
+    def settled(self, last_position: int) -> bool:
+        """Whether every event up to ``last_position`` (the log's last) is announced and
+        delivering it is over (what a demo or a test waits for)."""
+        return self.position == last_position and not self.delivering
 
     def leave(self) -> None:
         """Give every game up (a clean shutdown), so other instances take them at once."""
@@ -237,9 +261,9 @@ class Announcer:
             await asyncio.to_thread(self.leave)
             self.benched_until = loop.time() + BENCH_SECONDS
             return
-        owing = await asyncio.to_thread(self.deliveries.owing)
-        candidates = set(self.waiting) | owing
-        held = await asyncio.to_thread(self.claims.step, candidates, now_ms())
+        waiting = set(self.waiting)
+        owing, held = await loop.run_in_executor(self._claims_thread, self._claims_step, waiting)
+        self.valid_until = now + (CLAIM_TTL_MS - RENEW_EVERY_MS) / 1000
         taken = held - self.held
         if taken:
             log.info("announcer %s takes %d games", self.holder, len(taken))
@@ -248,12 +272,21 @@ class Announcer:
             # Its messages may have been posted anew meanwhile by the instance before.
             self.services.botstate.forget_cached_messages()
             self.taken |= taken & owing
+            self.services.wake.nudge()  # announce them now, not at the next poll
         self.held = held
         self.taken &= held
 
+    def _claims_step(self, waiting: set[str]) -> tuple[set[str], frozenset[str]]:
+        """The games owing deliveries, and the games held after a claims step over them
+        and the ``waiting`` ones."""
+        owing = self.deliveries.owing()
+        return owing, self.claims.step(waiting | owing, now_ms())
+
     def holds(self, game_id: str) -> bool:
-        """Whether this instance still holds the game (checked before each delivery)."""
-        return game_id in self.held
+        """Whether this instance still holds the game (checked before each delivery):
+        held at the last claims step, and that step recent enough that the claim
+        surely has not lapsed (renewals failing, a database out of reach)."""
+        return game_id in self.held and asyncio.get_running_loop().time() < self.valid_until
 
     def _heard(self, ok: bool) -> None:
         """A call to Telegram went through (``ok``) or failed."""
@@ -306,18 +339,47 @@ class Announcer:
             self.cache.pop(game_id, None)
         else:
             self.cache[game_id] = (after, batch.last)
-        settled = await self.driver.drive(
-            game_id, {d.key: msg for d, msg in zip(plan, messages, strict=True)}
-        )
-        if after.phase == "lobby" and any(
+        known = {d.key: msg for d, msg in zip(plan, messages, strict=True)}
+        created = after.phase == "lobby" and any(
             isinstance(self.services.service.decode(r), GameCreated) for r in records
-        ):
+        )
+        self._spawn(game_id, self._deliver(game_id, known, after, created))
+
+    async def _deliver(
+        self, game_id: str, known: dict[str, m.Message], after: GameState, created: bool
+    ) -> None:
+        """Deliver a batch just recorded, beside the announcing of the next ones."""
+        settled = await self.driver.drive(game_id, known)
+        if created:
             await tell_subscribers(self.outbox, self.services, after)  # a new game here
         if after.phase in ("finished", "cancelled"):
             # What memory holds of it goes; so does its claim once nothing is owed.
             await asyncio.to_thread(self.services.forget_game, game_id)
             if settled:
                 await asyncio.to_thread(self.claims.give_up, [game_id])
+
+    def _spawn(self, game_id: str, work: Coroutine[Any, Any, None]) -> None:
+        """Run a game's delivering as a task of its own: the announcer reads and records
+        the next batches meanwhile (a group waiting on its rate limit holds nobody up)."""
+
+        async def guarded() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("game %s: delivering failed; trying again", game_id)
+
+        task = asyncio.create_task(guarded(), name=f"deliver {game_id}")
+        self.delivering.setdefault(game_id, set()).add(task)
+        task.add_done_callback(functools.partial(self._delivered, game_id))
+
+    def _delivered(self, game_id: str, task: asyncio.Task[None]) -> None:
+        tasks = self.delivering.get(game_id)
+        if tasks is not None:
+            tasks.discard(task)
+            if not tasks:
+                del self.delivering[game_id]
 
     async def drive_owed(self) -> None:
         """Drive the deliveries owed by held games: those just taken over, and failed
@@ -327,15 +389,11 @@ class Announcer:
         taken, self.taken = self.taken, set()
         due = await asyncio.to_thread(self.deliveries.due, self.held, now_ms())
         games = taken | {item.delivery.stream_id for item in due}
-        await asyncio.gather(*(self._drive(g) for g in games))
+        for game_id in games - set(self.delivering):  # a drive on it finds them anyway
+            self._spawn(game_id, self._drive(game_id))
 
     async def _drive(self, game_id: str) -> None:
-        try:
-            await self.driver.drive(game_id)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("game %s: delivering failed; trying again", game_id)
+        await self.driver.drive(game_id)
 
     # -- presenting --------------------------------------------------------------------
 

@@ -63,6 +63,10 @@ class WakeUp(asyncio.Event):
         for follower in self._followers:
             follower.set()
 
+    def nudge(self) -> None:
+        """Wake the announcer only (it took games over: nothing was appended)."""
+        super().set()
+
     def follow(self) -> asyncio.Event:
         """A new follower's event."""
         event = asyncio.Event()

@@ -3,16 +3,19 @@
 The announcer presents a batch of a game's events as messages; what those messages are is
 recorded in the durable outbox (:mod:`infra.deliveries`) in the transaction that claims
 the batch (:meth:`infra.botstate.BotState.claim_game`), before anything is sent. Then
-:meth:`Driver.drive` sends what the game owes, in order, each delivery marked ``unknown``
-just before its call and ``sent`` after it. Whoever drives the game next (this instance
-after a failure, another one that took the game over after a crash) finds what is still
-owed and drives it to a safe end:
+:meth:`Driver.drive` sends what the game owes, each chat's in order, each delivery marked
+``unknown`` just before its first call to Telegram (once the rate limiter let it go, and
+only while this instance's claim on the game lasts) and ``sent`` after it. Whoever drives
+the game next (this instance after a failure, another one that took the game over after a
+crash) finds what is still owed and drives it to a safe end:
 
 - a delivery still ``pending`` surely never went out: it is sent;
 - one left ``unknown`` (its instance died during the call, or its answer was lost) is
   repeated when repeating is safe: an edit shows the same, a prompt sent again takes its
-  player's live prompt over and removes the older one's buttons, a board or lobby fills
-  its slot again; any other message (a line in a chat) is taken as arrived, not repeated;
+  player's live prompt over and removes the older one's buttons, a board redraw or lobby
+  fills its slot again; any other message (a line in a chat, a board posted anew) is
+  taken as arrived, not repeated, and after a board posted anew the group's next redraw
+  is posted anew too;
 - a delivery whose call failed is tried again with backoff
   (:func:`infra.deliveries.backoff_ms`) without holding up the game's later ones, and
   parked (logged with the game and the decision) once it failed too often;
@@ -29,6 +32,7 @@ hand.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -37,9 +41,11 @@ from typing import Any, Final
 
 from telegram import Message
 
+from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS
 from infra.deliveries import PENDING, UNKNOWN, Deliveries, Delivery, Item
+from infra.lru import LRU
 from infra.ratelimit import Priority
-from tgbot.outbox import DELIVERY, Outbox, Undelivered, pace
+from tgbot.outbox import DELIVERY, NotOurs, Outbox, Undelivered, pace
 from tgbot.outbox import Delivery as Sending
 from tgbot.presenter import messages as m
 
@@ -51,8 +57,14 @@ NEW_BOARD: Final = "board-new"  # the group's board posted anew
 LOBBY: Final = "lobby"
 EDIT: Final = "edit"  # any other edit
 MESSAGE: Final = "message"  # a message sent into a chat
-REPEATABLE: Final = frozenset({PROMPT, BOARD, NEW_BOARD, LOBBY, EDIT})  # safe to repeat if unknown
+# Safe to repeat if unknown. Not a board posted anew: a second photo in the group would
+# show the round twice; it is taken as arrived, and the group's next redraw posts one.
+REPEATABLE: Final = frozenset({PROMPT, BOARD, LOBBY, EDIT})
 SUPERSEDED_BY_NEWER: Final = frozenset({PROMPT, BOARD, LOBBY})
+KNOWN_MESSAGES: Final = 2_000
+# A send begins only while the sender's claim lasts this much longer (the claims are
+# renewed every RENEW_EVERY_MS for CLAIM_TTL_MS, so a live instance always has more).
+SEND_MARGIN_MS: Final = (CLAIM_TTL_MS - RENEW_EVERY_MS) // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +162,8 @@ class Driver:
     """Drives games' recorded deliveries to an end (see the module's docstring).
     ``on_result`` hears whether each call to Telegram went through (the announcer gives
     its games up when they keep failing); ``holds`` says whether this instance still
-    holds a game's claim (none is sent for a game it lost)."""
+    holds a game's claim (none is sent for a game it lost), and ``holder`` names the
+    instance whose claim each send is fenced by in the database."""
 
     def __init__(
         self,
@@ -159,18 +172,57 @@ class Driver:
         present: Presenter,
         on_result: Callable[[bool], None] = lambda ok: None,
         holds: Callable[[str], bool] = lambda game_id: True,
+        holder: str | None = None,
     ) -> None:
         self.outbox = outbox
         self.holds = holds
+        self.holder = holder
+        # Messages presented lately, by their delivery's key: a lane that sends what
+        # another drive recorded finds them here (else they are presented again).
+        self.known: LRU[str, m.Message] = LRU(KNOWN_MESSAGES)
+        self.lanes: dict[tuple[str, int], asyncio.Lock] = {}  # (game, chat): one drive
+        self.waiting: dict[tuple[str, int], int] = {}  # drives on or waiting for a lane
         self.deliveries = deliveries
         self.present = present
         self.on_result = on_result
 
     async def drive(self, game_id: str, known: Mapping[str, m.Message] | None = None) -> bool:
-        """Send what ``game_id`` still owes whose time has come, oldest first; ``known``:
-        messages at hand by their delivery's key. True when nothing is left owing."""
+        """Send what ``game_id`` still owes whose time has come, each chat's oldest first;
+        ``known``: messages at hand by their delivery's key. True when nothing is left
+        owing.
+
+        Each chat is a lane of its own, driven beside the others: a group's board waiting
+        on the group's rate limit never holds a player's prompt back. One drive at a time
+        per lane; each reads what its chat is owed once it has the lane, so a later batch
+        finds what an earlier drive left, and a board that fell behind goes only as the
+        latest one."""
+        if known:
+            self.known.update(known)
         items = await asyncio.to_thread(self.deliveries.unsettled, game_id)
+        chats = list(dict.fromkeys(item.delivery.chat_id for item in items))
         presented: dict[Batch, Sequence[m.Message]] = {}
+        settled = await asyncio.gather(*(self._lane(game_id, c, presented) for c in chats))
+        return all(settled)
+
+    async def _lane(
+        self, game_id: str, chat_id: int, presented: dict[Batch, Sequence[m.Message]]
+    ) -> bool:
+        lane = (game_id, chat_id)
+        lock = self.lanes.setdefault(lane, asyncio.Lock())
+        self.waiting[lane] = self.waiting.get(lane, 0) + 1
+        try:
+            async with lock:
+                return await self._drive_lane(game_id, chat_id, presented)
+        finally:
+            self.waiting[lane] -= 1
+            if not self.waiting[lane]:  # nobody else is on the lane: forget its lock
+                del self.waiting[lane]
+                self.lanes.pop(lane, None)
+
+    async def _drive_lane(
+        self, game_id: str, chat_id: int, presented: dict[Batch, Sequence[m.Message]]
+    ) -> bool:
+        items = await asyncio.to_thread(self.deliveries.unsettled, game_id, chat_id)
         settled = True
         for position, item in enumerate(items):
             d = item.delivery
@@ -186,16 +238,13 @@ class Driver:
             if (
                 retried
                 and d.kind in SUPERSEDED_BY_NEWER
-                and any(
-                    later.delivery.chat_id == d.chat_id and later.delivery.kind == d.kind
-                    for later in items[position + 1 :]
-                )
+                and any(later.delivery.kind == d.kind for later in items[position + 1 :])
             ):
                 await asyncio.to_thread(
                     self.deliveries.supersede, game_id, d.chat_id, d.kind, item.id + 1
                 )
                 continue
-            message = (known or {}).get(d.key) or await self._message(item, presented)
+            message = self.known.get(d.key) or await self._message(item, presented)
             if message is None:
                 await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
                 continue
@@ -203,25 +252,46 @@ class Driver:
                 log.warning(
                     "game %s: %s to %s may have arrived; not repeated", game_id, d.kind, d.chat_id
                 )
-                await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
+                await self._taken_as_arrived(item)
                 continue
-            if not await self._send(item, message):
+            sent = await self._send(item, message)
+            if sent is None:
+                return False  # its claim lapsed, or another instance is sending it
+            if not sent:
                 settled = False
         return settled
 
-    async def _send(self, item: Item, message: m.Message) -> bool:
-        """One delivery: marked unknown, sent, marked sent (or failed)."""
+    async def _begin(self, item: Item) -> bool:
+        """Mark a pending delivery unknown before its call: only if it is still pending
+        and, with a holder, while this instance's claim on the game lasts
+        :data:`SEND_MARGIN_MS` more (so a send never begins where another instance may
+        take the game over before it ends)."""
+        now = now_ms()
+        return await asyncio.to_thread(
+            self.deliveries.mark_unknown,
+            item.id,
+            now,
+            "sending",
+            self.holder,
+            now + SEND_MARGIN_MS,
+        )
+
+    async def _send(self, item: Item, message: m.Message) -> bool | None:
+        """One delivery: marked unknown just before its first call to Telegram (once the
+        rate limiter let it go), sent, marked sent (or failed). None: it was not this
+        instance's to send (see :meth:`_begin`)."""
         d = item.delivery
-        if item.state == PENDING:
-            await asyncio.to_thread(self.deliveries.mark_unknown, item.id, now_ms(), "sending")
-        sending = Sending()
+        begin = functools.partial(self._begin, item) if item.state == PENDING else None
+        sending = Sending(begin=begin)
         token = DELIVERY.set(sending)
         try:
             result = await self.outbox.deliver_one(message)
+        except NotOurs:
+            return None
         except Undelivered as error:
             self.on_result(False)
             if error.uncertain and d.kind not in REPEATABLE:
-                await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
+                await self._taken_as_arrived(item)
                 return True
             await self._failed(item, str(error))
             return False
@@ -243,6 +313,14 @@ class Driver:
                 self.deliveries.supersede, d.stream_id, d.chat_id, d.kind, item.id
             )
         return True
+
+    async def _taken_as_arrived(self, item: Item) -> None:
+        """A delivery that may have arrived, not to be repeated, is marked sent; after a
+        board posted anew (its message unknown) the group's next board is posted anew."""
+        d = item.delivery
+        if d.kind == NEW_BOARD:
+            await self.outbox.forget_board(d.stream_id, d.chat_id)
+        await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
 
     async def _failed(self, item: Item, error: str) -> None:
         await asyncio.to_thread(self.deliveries.mark_failed, item.id, now_ms(), error)

@@ -218,6 +218,6 @@ async def settle(api: Any, app: BotApplication, timeout: float = 10.0) -> None:
     while loop.time() < deadline:
         idle = not api._updates and app.update_queue.empty()
         busy = app.update_processor.current_concurrent_updates > 0
-        if idle and not busy and announcer.position == services.store.last_position():
+        if idle and not busy and announcer.settled(services.store.last_position()):
             return
         await asyncio.sleep(0.002)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Hashable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -86,6 +86,13 @@ class Delivery:
     delivery is tried again later."""
 
     sent: bool = False
+    # Awaited once, just before its first call goes to Telegram (after the rate limiter
+    # let it): records the delivery as begun; False: it is not this instance's to send.
+    begin: Callable[[], Awaitable[bool]] | None = None
+
+
+class NotOurs(Exception):
+    """A delivery's ``begin`` refused: another instance sends it, or took the game."""
 
 
 class Undelivered(Exception):
@@ -105,6 +112,17 @@ def _undelivered(method: str, chat_id: int, error: object, *, uncertain: bool) -
     delivery = DELIVERY.get()
     if delivery is not None and not delivery.sent:
         raise Undelivered(method, chat_id, error, uncertain=uncertain)
+
+
+async def _begin() -> None:
+    """Within a delivery, record it as begun before its first call (see
+    :attr:`Delivery.begin`); :class:`NotOurs` when it may not go."""
+    delivery = DELIVERY.get()
+    if delivery is None or delivery.begin is None:
+        return
+    begin, delivery.begin = delivery.begin, None
+    if not await begin():
+        raise NotOurs
 
 
 def _went_out(method: str) -> None:
@@ -191,6 +209,7 @@ class Outbox:
         self.shown = shown if shown is not None else ShownEdits()
         self.locks = locks or Locks(botstate.engine)
         self._locks: dict[str, asyncio.Lock] = {}
+        self._telling = asyncio.Lock()  # the group told of unreachable players: one at a time
 
     # -- the port the handlers and the announcer use ---------------------------------
 
@@ -208,20 +227,10 @@ class Outbox:
 
     async def _deliver_one(self, message: m.Message) -> Any:
         match message:
+            case m.Text() if message.about:
+                return await self._unreachable(message)
             case m.Text():
-                sent = await self.call(
-                    message.chat,
-                    "send_message",
-                    text=message.text,
-                    parse_mode=HTML,
-                    reply_markup=self.markup(
-                        message.keyboard, message.game, message.version, message.chat
-                    ),
-                )
-                for player in message.about:  # told once per game: noted
-                    message_id = sent.message_id if isinstance(sent, Message) else 0
-                    await self._save(message.game, player, Slot.UNREACHABLE, message_id, 0)
-                return sent
+                return await self._text(message)
             case m.Board():
                 return await self._board(message)
             case m.Prompt():
@@ -320,6 +329,12 @@ class Outbox:
 
     async def _forget(self, game: str, chat: int, slot: Slot) -> None:
         await asyncio.to_thread(self.botstate.forget_message, game, chat, slot)
+
+    async def forget_board(self, game: str, chat: int) -> None:
+        """Forget the group's board message (one posted anew may or may not have arrived):
+        the game's next redraw is posted anew."""
+        chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
+        await self._forget(game, chat, Slot.BOARD)
 
     async def _board(self, message: m.Board) -> Any:
         chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
@@ -515,6 +530,32 @@ class Outbox:
         self._locks.pop(message.game, None)
         return done
 
+    async def _text(self, message: m.Text) -> Any:
+        markup = self.markup(message.keyboard, message.game, message.version, message.chat)
+        return await self.call(
+            message.chat, "send_message", text=message.text, parse_mode=HTML, reply_markup=markup
+        )
+
+    async def _unreachable(self, message: m.Text, again: bool = False) -> Any:
+        """The group told which players cannot be written to: once per game and player
+        (``again``: they opened the chat and blocked it since), noted. One at a time:
+        the group's notice and a player's prompt that found them unreachable, delivered
+        side by side, tell the group once."""
+        async with self._telling:
+            if not again:
+                told = await asyncio.to_thread(self._told, message.game, message.about)
+                if told:
+                    return None
+            sent = await self._text(message)
+            message_id = sent.message_id if isinstance(sent, Message) else 0
+            for player in message.about:
+                await self._save(message.game, player, Slot.UNREACHABLE, message_id, 0)
+            return sent
+
+    def _told(self, game: str, players: Sequence[int]) -> bool:
+        """Whether the group was told every one of ``players`` cannot be written to."""
+        return all(self.botstate.message(game, p, Slot.UNREACHABLE) is not None for p in players)
+
     # -- private chats -----------------------------------------------------------------
 
     async def reach(self, player: int, game: str, notice: m.Text | None, call: Any) -> Any:
@@ -528,12 +569,8 @@ class Outbox:
             was_open = user is not None and user.private_chat
             if user is not None:
                 await asyncio.to_thread(self.botstate.set_private_chat, player, False)
-            told = (
-                await asyncio.to_thread(self.botstate.message, game, player, Slot.UNREACHABLE)
-                is not None
-            )
-            if notice is not None and (was_open or not told):
-                await self.deliver_one(notice)
+            if notice is not None:
+                await self._unreachable(notice, again=was_open)
             return None
 
     # -- Telegram calls ----------------------------------------------------------------
@@ -624,6 +661,7 @@ class Outbox:
         for attempt in range(ATTEMPTS):
             if not await self._paced(chat_id, method):
                 return True  # a newer board for the same chat replaced this one
+            await _begin()
             try:
                 result = await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
             except RetryAfter as error:

@@ -262,9 +262,10 @@ def lines(step: Step, lang: str = "en") -> list[Line]:
     drawn: list[Line] = []
     for event in step.events:
         roles = {p: r.value for p, r in state.roles.items()}
-        state = evolve(state, event)
+        before, state = state, evolve(state, event)
+        names = {**before.names, **state.names}  # one who just left is named still
         scene = Scene(
-            texts, None, state.edition, state.names, view_for(state, None), full=True, roles=roles
+            texts, None, state.edition, names, view_for(state, None), full=True, roles=roles
         )
         (drawn if isinstance(event, ev.CardDrawn) else told).extend(narrate(event, scene))
     actor = getattr(step.event, "player", None)

@@ -125,3 +125,30 @@ def test_a_newer_prompt_supersedes_the_unsettled_older_ones_of_its_chat(
     assert outbox.get(old.id).state == SUPERSEDED  # type: ignore[union-attr]
     assert [i.id for i in outbox.unsettled(game)] == [other_chat.id, newer.id]
     assert not outbox.mark_sent(old.id, T0 + 2)  # too late: it stays superseded
+
+
+def test_a_send_begins_only_once_and_only_while_its_senders_claim_lasts(
+    outbox: Deliveries,
+) -> None:
+    """Two instances that both think they hold a game (one's claim lapsed unrenewed, the
+    other took it) never both begin the same send: the delivery moves from pending to
+    unknown once, and only for the instance whose claim lasts long enough."""
+    from infra.claims import Claims
+
+    game = new_game()
+    [item] = outbox.record([prompt(game, 7)], T0)
+    a = Claims(outbox.engine, "a", ttl_ms=2_000)
+    b = Claims(outbox.engine, "b", ttl_ms=2_000)
+    assert a.take([game], T0) == {game}
+
+    # a's claim ends at T0 + 2000: a send that would run past it does not begin.
+    assert not outbox.mark_unknown(item.id, T0 + 1_500, "sending", "a", T0 + 2_500)
+    assert not outbox.mark_unknown(item.id, T0 + 1_500, "sending", "b", T0 + 1_600)
+    assert outbox.get(item.id).state == PENDING  # type: ignore[union-attr]
+
+    assert b.take([game], T0 + 2_001) == {game}  # a's claim lapsed: b takes the game
+    assert not outbox.mark_unknown(item.id, T0 + 2_002, "sending", "a", T0 + 2_100)
+    assert outbox.mark_unknown(item.id, T0 + 2_002, "sending", "b", T0 + 2_500)
+    # Begun once: a second begin (a's late retry, or b's own) finds it no longer pending.
+    assert not outbox.mark_unknown(item.id, T0 + 2_003, "sending", "b", T0 + 2_500)
+    assert not outbox.mark_unknown(item.id, T0 + 2_003, "sending")

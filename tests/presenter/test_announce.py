@@ -24,6 +24,7 @@ from tgbot.presenter.messages import (
     Prompt,
     Text,
 )
+from tgbot.presenter.narration import narrate
 from tgbot.texts import Texts, esc
 
 GAMES = {
@@ -158,3 +159,17 @@ def test_the_group_gets_one_board_per_round_edited_and_the_endings_after_it() ->
     assert any("Game over!" in t.text for t in texts)
     game_over = next(t for t in texts if "Game over!" in t.text)
     assert game_over.keyboard  # the Replay button (and room for more)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("gone", [ev.ComputerPlayerRemoved(-1), ev.PlayerLeft(12)])
+def test_one_who_leaves_the_lobby_is_named_not_shown_as_a_question_mark(
+    gone: ev.Event, lang: str
+) -> None:
+    created = ev.GameCreated(11, "Ana", "base", -100, 120, False)
+    before = fold([created, ev.PlayerJoined(12, "Bo"), ev.ComputerPlayerAdded(-1, "🤖 Greta")])
+    after = fold([gone], before)
+    name = "Greta" if isinstance(gone, ev.ComputerPlayerRemoved) else "Bo"
+    for viewer in (None, 11):
+        [said] = narrate(gone, announce_module.scene(after, viewer, Texts(lang), before=before))
+        assert name in said.text and "?" not in said.text, said

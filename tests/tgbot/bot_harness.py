@@ -113,7 +113,8 @@ def announcer_of(app: BotApplication) -> Announcer:
 
 async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) -> None:
     """Wait until every update was fetched and handled and the announcer announced every
-    event (polled: the announcer may finish without another request to the fake)."""
+    event and delivered what it called for (polled: the announcer may finish without
+    another request to the fake)."""
     services = bot_services(app)
     announcer = announcer_of(app)
     loop = asyncio.get_running_loop()
@@ -121,7 +122,7 @@ async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) ->
     while True:
         idle = not api._updates and app.update_queue.empty() and not busy(app)
         # (read in a thread: the bot's event loop is never kept waiting on the database)
-        if idle and announcer.position == await asyncio.to_thread(services.store.last_position):
+        if idle and announcer.settled(await asyncio.to_thread(services.store.last_position)):
             return
         if loop.time() > deadline:
             raise AssertionError(

@@ -369,7 +369,7 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
             services.games.handle(game_id, legal_moves(state, state.pending.player)[0])
             await until(lambda: second.position == services.store.last_position())
             assert game_id in second.held
-            assert len(sends(api)) > before
+            await until(lambda: len(sends(api)) > before and not second.delivering)
             assert len(sends(api)) == len(set(sends(api)))
         finally:
             if task is not None:

@@ -51,10 +51,17 @@ class Told:
     by_name: str = ""
 
 
-def scene(state: GameState, viewer: PlayerId | None, texts: Texts, by_name: str = "") -> Scene:
-    return Scene(
-        texts, viewer, state.edition, state.names, view_for(state, viewer), by_name=by_name
-    )
+def scene(
+    state: GameState,
+    viewer: PlayerId | None,
+    texts: Texts,
+    by_name: str = "",
+    before: GameState | None = None,
+) -> Scene:
+    """The scene of the event that led to ``state`` from ``before``: the players are named
+    as either knew them (one who just left is named still)."""
+    names = state.names if before is None else {**before.names, **state.names}
+    return Scene(texts, viewer, state.edition, names, view_for(state, viewer), by_name=by_name)
 
 
 def game_over_keyboard(table: Table, texts: Texts) -> kb.Keyboard:
@@ -98,14 +105,16 @@ class _Batch:
                 state.pending is None or state.pending.id != before.pending.id
             ):
                 self.closed.setdefault(before.pending.player, CLOSED_BY.get(type(event), "done"))
-            public = narrate(event, scene(state, None, group, item.by_name))
+            public = narrate(event, scene(state, None, group, item.by_name, before))
             if public and not isinstance(event, (*ENDINGS, *LOBBY_EVENTS)):
                 self.moves.extend(line.html() for line in public)
                 self.board_changed = True
             for player in state.seating:
                 if is_person(state, player):
                     texts = table.player(player).texts
-                    self.news[player].extend(narrate(event, scene(state, player, texts)))
+                    self.news[player].extend(
+                        narrate(event, scene(state, player, texts, before=before))
+                    )
             self.react(event, before, item, public)
         if self.lobby_changed and self.state.phase == "lobby":
             self.out.append(lobby.lobby(self.state, self.version, table))
