@@ -14,10 +14,13 @@ and its resident set size (VmRSS) is read.
 
 Printed: the resident memory after 0, ``--every``, ... games, and its growth per 100 games
 over the second half of the run (the caches are full by then: flat means about 0).
+``--cache-scale 0.05`` shrinks every bounded cache so that they are all full within the
+first half of 1,000 games (at full size the users' cache fills after about 6,700 games).
 ``--unbounded`` runs the same with every bounded cache (``infra.lru.LRU``) unbounded and
 nothing forgotten when a game ends, as the caches were before, for comparison. Run:
 
     python -m benchmarks.bench_memory --games 1000
+    python -m benchmarks.bench_memory --games 1000 --cache-scale 0.05
     python -m benchmarks.bench_memory --games 1000 --unbounded --sqlite
 """
 
@@ -207,6 +210,17 @@ def unbound_every_cache() -> None:
     BotServices.forget_game = lambda self, game_id: None  # type: ignore[method-assign]
 
 
+def scale_every_cache(factor: float) -> None:
+    """Every LRU ``factor`` times its size: small caches fill within a short run, so its
+    second half shows whether memory stays flat once they are full."""
+    original = lru.LRU.__init__
+
+    def scaled(self: Any, size: int) -> None:
+        original(self, max(1, round(size * factor)))
+
+    lru.LRU.__init__ = scaled  # type: ignore[method-assign]
+
+
 def growth_per_100(samples: list[tuple[int, float]]) -> float:
     """The least-squares slope of memory over the second half of the run, per 100 games."""
     half = [s for s in samples if s[0] >= samples[-1][0] / 2]
@@ -228,6 +242,12 @@ def main() -> None:
     parser.add_argument("--unbounded", action="store_true", help="caches without bounds")
     parser.add_argument("--sqlite", action="store_true", help="on SQLite, not PostgreSQL")
     parser.add_argument(
+        "--cache-scale",
+        type=float,
+        default=1.0,
+        help="every bounded cache this times its size (0.05: full within 1,000 games)",
+    )
+    parser.add_argument(
         "--trace", action="store_true", help="print where memory grew (slow: tracemalloc)"
     )
     args = parser.parse_args()
@@ -235,6 +255,8 @@ def main() -> None:
         tracemalloc.start(8)
     if args.unbounded:
         unbound_every_cache()
+    elif args.cache_scale != 1.0:
+        scale_every_cache(args.cache_scale)
     ctx = multiprocessing.get_context("spawn")
     here, there = ctx.Pipe()
     players = ctx.Process(target=players_process, args=(there, args.games, args.every))
@@ -243,7 +265,7 @@ def main() -> None:
         url = f"sqlite:///{folder}/bench.db" if args.sqlite else create_database()
         try:
             upgrade(url)
-            caches = "unbounded" if args.unbounded else "bounded"
+            caches = "unbounded" if args.unbounded else f"bounded (x{args.cache_scale:g})"
             print(f"bot process on {url.split(':')[0]}, caches {caches}:")
             started = time.perf_counter()
             samples = asyncio.run(run_bot(here, url))

@@ -37,6 +37,7 @@ from sqlalchemy import (
     String,
     Table,
     exists,
+    func,
     select,
     update,
 )
@@ -188,6 +189,19 @@ class Deliveries:
             query = query.where(c.chat_id == chat_id)
         with reader(self.engine) as conn:
             return _items(conn, query.order_by(c.id))
+
+    def last_message_id(self, chat_id: int, before: int) -> int | None:
+        """The highest message id Telegram gave a delivery to ``chat_id`` recorded before
+        item ``before``: a message sent after it has a higher id (a chat counts its
+        messages)."""
+        c = deliveries.c
+        with reader(self.engine) as conn:
+            found = conn.execute(
+                select(func.max(c.message_id)).where(
+                    c.chat_id == chat_id, c.id < before, c.state == SENT
+                )
+            ).scalar()
+        return int(found) if found is not None else None
 
     def owing(self) -> set[str]:
         """The games that still owe a delivery (pending or unknown): each needs an

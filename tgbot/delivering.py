@@ -12,10 +12,11 @@ crash) finds what is still owed and drives it to a safe end:
 - a delivery still ``pending`` surely never went out: it is sent;
 - one left ``unknown`` (its instance died during the call, or its answer was lost) is
   repeated when repeating is safe: an edit shows the same, a prompt sent again takes its
-  player's live prompt over and removes the older one's buttons, a board redraw or lobby
-  fills its slot again; any other message (a line in a chat, a board posted anew) is
-  taken as arrived, not repeated, and after a board posted anew the group's next redraw
-  is posted anew too;
+  player's live prompt over and removes the buttons of the older one and of its own first
+  try if that arrived (found among the few messages before the new one in the chat), a
+  board redraw or lobby fills its slot again; any other message (a line in a chat, a
+  board posted anew) is taken as arrived, not repeated, and after a board posted anew the
+  group's next redraw is posted anew too;
 - a delivery whose call failed is tried again with backoff
   (:func:`infra.deliveries.backoff_ms`) without holding up the game's later ones, and
   parked (logged with the game and the decision) once it failed too often;
@@ -61,7 +62,7 @@ MESSAGE: Final = "message"  # a message sent into a chat
 # show the round twice; it is taken as arrived, and the group's next redraw posts one.
 REPEATABLE: Final = frozenset({PROMPT, BOARD, LOBBY, EDIT})
 SUPERSEDED_BY_NEWER: Final = frozenset({PROMPT, BOARD, LOBBY})
-KNOWN_MESSAGES: Final = 2_000
+KNOWN_MESSAGES: Final = 1_000  # messages recorded and not sent yet, kept at hand
 # A send begins only while the sender's claim lasts this much longer (the claims are
 # renewed every RENEW_EVERY_MS for CLAIM_TTL_MS, so a live instance always has more).
 SEND_MARGIN_MS: Final = (CLAIM_TTL_MS - RENEW_EVERY_MS) // 2
@@ -243,8 +244,10 @@ class Driver:
                 await asyncio.to_thread(
                     self.deliveries.supersede, game_id, d.chat_id, d.kind, item.id + 1
                 )
+                self.known.pop(d.key, None)
                 continue
-            message = self.known.get(d.key) or await self._message(item, presented)
+            # Held in memory only until it is sent (or is to be tried again).
+            message = self.known.pop(d.key, None) or await self._message(item, presented)
             if message is None:
                 await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
                 continue
@@ -258,6 +261,7 @@ class Driver:
             if sent is None:
                 return False  # its claim lapsed, or another instance is sending it
             if not sent:
+                self.known[d.key] = message  # for its next try
                 settled = False
         return settled
 
@@ -282,7 +286,11 @@ class Driver:
         instance's to send (see :meth:`_begin`)."""
         d = item.delivery
         begin = functools.partial(self._begin, item) if item.state == PENDING else None
-        sending = Sending(begin=begin)
+        unknown_after = None
+        if item.state == UNKNOWN and d.kind == PROMPT:  # the first try may have arrived
+            last = await asyncio.to_thread(self.deliveries.last_message_id, d.chat_id, item.id)
+            unknown_after = last or 0
+        sending = Sending(begin=begin, unknown_after=unknown_after)
         token = DELIVERY.set(sending)
         try:
             result = await self.outbox.deliver_one(message)

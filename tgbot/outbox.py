@@ -71,6 +71,9 @@ UNSENT: Final = (
     httpx.PoolTimeout,
     ConnectionRefusedError,
 )
+# A prompt sent again after a try that may have arrived: at most this many messages
+# before the new one are checked for that try's buttons.
+UNKNOWN_PROMPTS: Final = 3
 NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 HTML: Final = ParseMode.HTML
 # Edits skipped when the message shows the same already (pictures: see send_picture).
@@ -89,6 +92,9 @@ class Delivery:
     # Awaited once, just before its first call goes to Telegram (after the rate limiter
     # let it): records the delivery as begun; False: it is not this instance's to send.
     begin: Callable[[], Awaitable[bool]] | None = None
+    # A prompt sent again because the first try may have arrived: that one, if it did,
+    # has an id above this one's (and below the new one's); its buttons are removed.
+    unknown_after: int | None = None
 
 
 class NotOurs(Exception):
@@ -368,13 +374,20 @@ class Outbox:
         if isinstance(sent, Message):
             # One live prompt per player: the earlier one keeps its text, loses its buttons.
             earlier = await asyncio.to_thread(self.botstate.message, game, player, Slot.PROMPT)
-            if earlier is not None and earlier.message_id != sent.message_id:
-                await self.reach(
-                    player,
-                    game,
-                    None,
-                    self.call(player, "edit_message_reply_markup", message_id=earlier.message_id),
-                )
+            older = [earlier.message_id] if earlier is not None else []
+            delivery = DELIVERY.get()
+            if delivery is not None and delivery.unknown_after is not None:
+                # The first try may have arrived between the last known message and this.
+                start = max(delivery.unknown_after + 1, sent.message_id - UNKNOWN_PROMPTS)
+                older += [i for i in range(start, sent.message_id) if i not in older]
+            for message_id in older:
+                if message_id != sent.message_id:
+                    await self.reach(
+                        player,
+                        game,
+                        None,
+                        self.call(player, "edit_message_reply_markup", message_id=message_id),
+                    )
             await self._save(game, player, Slot.PROMPT, sent.message_id, message.version)
         return sent
 

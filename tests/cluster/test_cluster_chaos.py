@@ -112,8 +112,4 @@ async def test_instances_killed_at_random_lose_nothing_and_tell_nothing_twice(
     assert found.not_live == [], report  # 0 decisions without a live prompt
     assert found.without_prompt == [], report  # ... nor one that never had one
     assert found.timed_out == 0, report
-    if found.longest_gap_after(first_kill) > PROMPT_WITHIN:
-        # Everything above holds; the 3 s bound after a kill is not met yet on a 2-core
-        # machine running three instances, a worker, beat and the players (3.1-4.3 s
-        # measured): reported, not hidden, and the issue stays open until it is.
-        pytest.xfail(f"prompt later than {PROMPT_WITHIN} s after a kill: {report}")
+    assert found.longest_gap_after(first_kill) <= PROMPT_WITHIN, report

@@ -111,3 +111,34 @@ async def test_a_prompt_waiting_with_board_redraws_goes_first(pg: str) -> None:
 
     order = [c.method for c in api.calls if c.method in ("editMessageMedia", "sendMessage")]
     assert order.index("sendMessage") <= 1  # ahead of the redraws waiting before it
+
+
+async def test_a_prompt_sent_again_after_a_try_that_may_have_arrived_leaves_one_live(
+    pg: str,
+) -> None:
+    """A prompt's first try reached the player, but its answer was lost (the instance died
+    during the call): sent again, the new prompt is the only one showing buttons."""
+    from tgbot import keyboards as kb
+    from tgbot.outbox import DELIVERY, Delivery
+
+    limiter = RateLimiter(MemoryBackend(), Limits())
+    async with FakeBotAPI() as api:
+        api.user(PLAYER, "Pia")
+        outbox = await outbox_for(api, pg, limiter)
+        api.send_text(PLAYER, PLAYER, "/start")  # the chat holds a message of the player's
+        before = m.Text(chat=PLAYER, text="Your cards", game=GAME)
+        known = await outbox.deliver_one(before)
+        buttons = kb.keyboard([[kb.Button("Rules", url="https://example.org/rules")]])
+        prompt = m.Prompt(PLAYER, Picture(board=()), "Your turn", buttons, GAME, 7)
+
+        await outbox.deliver_one(prompt)  # arrived, though nobody learnt its id
+        outbox.botstate.forget_message(GAME, PLAYER, Slot.PROMPT)
+        token = DELIVERY.set(Delivery(unknown_after=known.message_id))
+        try:
+            again = await outbox.deliver_one(prompt)
+        finally:
+            DELIVERY.reset(token)
+
+        live = [i for i, msg in api.messages[PLAYER].items() if api.keyboard(msg)]
+        assert live == [again.message_id]
+        assert outbox.botstate.message(GAME, PLAYER, Slot.PROMPT).message_id == again.message_id
