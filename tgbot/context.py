@@ -220,6 +220,7 @@ class BotServices:
             bot_username=self.bot_username,
             miniapp_name=self.miniapp_name,
             miniapp_url=self.miniapp_url,
+            practice=state.practice,
         )
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:

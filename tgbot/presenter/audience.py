@@ -37,6 +37,7 @@ class Table:
     bot_username: str = ""
     miniapp_name: str = ""  # MINIAPP_NAME: the group board's direct link to the Mini App
     miniapp_url: str = ""  # MINIAPP_URL: the private prompt's web_app button
+    practice: bool = False  # /practice: one person and computers, in the private chat
 
     def group(self) -> Audience:
         return Audience(self.chat_id, None, Texts(self.group_language), self.tz)
@@ -45,7 +46,10 @@ class Table:
         return Audience(player, player, Texts(self.languages.get(player, "en")), self.tz)
 
     def group_name(self, texts: Texts) -> str:
-        """The group as a private message names it (HTML)."""
+        """The group as a private message names it (HTML); a practice game, played in
+        the private chat, by its own name."""
+        if self.practice:
+            return texts.t("bot.group_named", title=esc(texts.t("bot.practice_title")))
         if self.title:
             return texts.t("bot.group_named", title=esc(self.title))
         return texts.t("bot.your_group")
