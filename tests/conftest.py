@@ -7,6 +7,7 @@ skipped with the reason, except in CI (``CI=true``), where they fail instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -168,3 +169,23 @@ def redis_url() -> Iterator[str]:
     finally:
         client.flushdb()
         client.close()
+
+
+# -- pytest-xdist -------------------------------------------------------------------
+
+_yielded = False
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Under pytest-xdist, a worker running tests other than the cluster tests yields the
+    processor to them (nice 10, once): the cluster tests measure how fast bot processes
+    take games over, and on a small machine the other workers would otherwise stretch
+    those times; the others lose little, as the cluster tests mostly wait."""
+    global _yielded
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None or _yielded or "tests/cluster/" in item.nodeid:
+        return
+    _yielded = True
+    with contextlib.suppress(OSError):
+        os.nice(10)
+

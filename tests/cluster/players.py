@@ -127,14 +127,24 @@ def newest_prompt(api: Telegram, table: Table) -> tuple[int, JSON, list[str]] | 
     return None
 
 
-async def drive(
-    api: Telegram, table: Table, rng: random.Random, stop_at: float, out: Played
-) -> None:
-    """One table's players press buttons of their newest prompt until ``stop_at``."""
-    while time.monotonic() < stop_at:
-        found = await within(
-            api, lambda: newest_prompt(api, table), max(0.0, stop_at - time.monotonic())
-        )
+@dataclass
+class StopAt:
+    """When the players stop (``time.monotonic()``); it may be moved while they play."""
+
+    at: float
+
+    def left(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+    def soon(self, seconds: float) -> None:
+        """Stop within ``seconds`` from now (never later than planned)."""
+        self.at = min(self.at, time.monotonic() + seconds)
+
+
+async def drive(api: Telegram, table: Table, rng: random.Random, stop: StopAt, out: Played) -> None:
+    """One table's players press buttons of their newest prompt until ``stop``."""
+    while stop.left() > 0:
+        found = await within(api, lambda: newest_prompt(api, table), stop.left())
         if found is None:
             return
         player, message, buttons = found
@@ -160,11 +170,15 @@ def _changed(chat: dict[int, JSON], message_id: int, was: JSON | None) -> bool:
     return chat.get(message_id) is not was
 
 
-async def play(api: Telegram, tables: list[Table], seconds: float, seed: int = 1) -> Played:
+async def play(
+    api: Telegram, tables: list[Table], seconds: float, seed: int = 1, stop: StopAt | None = None
+) -> Played:
+    """The tables played for ``seconds`` at most (``stop`` may end it sooner)."""
     out = Played()
-    stop_at = time.monotonic() + seconds
+    stop = stop or StopAt(time.monotonic() + seconds)
+    stop.at = min(stop.at, time.monotonic() + seconds)
     await asyncio.gather(
-        *(drive(api, t, random.Random(seed * 1000 + i), stop_at, out) for i, t in enumerate(tables))
+        *(drive(api, t, random.Random(seed * 1000 + i), stop, out) for i, t in enumerate(tables))
     )
     return out
 

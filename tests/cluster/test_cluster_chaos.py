@@ -1,6 +1,8 @@
 """Three bot instances, twenty games, instances killed with SIGKILL at random points
 (among them right after a press was answered) and started again: nothing is lost, nothing
-is told twice, no decision goes without its prompt for more than 3 s after a kill."""
+is told twice, and no decision opened around a kill (from 3 s before it, whose prompt the
+killed instance may not have sent, to 5 s after it, while its games are taken over) waits
+more than 3 s for its prompt."""
 
 from __future__ import annotations
 
@@ -17,8 +19,20 @@ from tests.cluster.players import PROMPT_WITHIN, play, set_up, settle
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 GAMES = 20
-PLAY_SECONDS = 40.0
+PLAY_SECONDS = 30.0
 KILL_EVERY = (3.0, 6.0)  # seconds between kills, drawn uniformly
+
+
+# A decision opened this long before a kill may still have been waiting for its prompt
+# from the killed instance; one opened up to TAKEOVER seconds after it, on a game the
+# killed one held, waits for another instance to take the game over.
+BEFORE_KILL = 3.0
+TAKEOVER = 5.0
+
+
+def around_a_kill(at: float, kills: list[float]) -> bool:
+    """Whether a decision opened at ``at`` (Unix s) falls in a kill's takeover window."""
+    return any(-BEFORE_KILL <= at - kill <= TAKEOVER for kill in kills)
 
 
 class Chaos:
@@ -93,13 +107,18 @@ async def test_instances_killed_at_random_lose_nothing_and_tell_nothing_twice(
         f" ({found.longest_gap_after(first_kill):.2f} s after the first kill),"
         f" {found.resent_prompts} prompts sent again"
     )
+    kills = [at for at, _, _ in chaos.kills]
+    around = [(at, gap) for at, gap in found.gaps if around_a_kill(at, kills)]
+    longest_around = max((gap for _, gap in around), default=0.0)
     late = [
-        f"{gap:.1f} s (opened {at - max(k for k, _, _ in chaos.kills if k <= at):.1f} s"
-        " after a kill)"
-        for at, gap in found.gaps
-        if gap > PROMPT_WITHIN and at >= first_kill
+        f"{gap:.1f} s (opened {min((at - k for k in kills), key=abs):+.1f} s from a kill)"
+        for at, gap in around
+        if gap > PROMPT_WITHIN
     ]
-    report += f"; late after a kill: {late}"
+    report += (
+        f"; {len(around)} decisions opened around a kill, their longest gap"
+        f" {longest_around:.2f} s; late: {late}"
+    )
     print(report)
 
     assert len(chaos.kills) >= 3, report
@@ -112,4 +131,5 @@ async def test_instances_killed_at_random_lose_nothing_and_tell_nothing_twice(
     assert found.not_live == [], report  # 0 decisions without a live prompt
     assert found.without_prompt == [], report  # ... nor one that never had one
     assert found.timed_out == 0, report
-    assert found.longest_gap_after(first_kill) <= PROMPT_WITHIN, report
+    assert around, report
+    assert longest_around <= PROMPT_WITHIN, report

@@ -14,7 +14,16 @@ import pytest
 
 from tests.cluster.cluster import JSON, Cluster, Instance, read_button, until
 from tests.cluster.conftest import StartCluster
-from tests.cluster.players import Audit, Played, Table, action_data, play, set_up, settle
+from tests.cluster.players import (
+    Audit,
+    Played,
+    StopAt,
+    Table,
+    action_data,
+    play,
+    set_up,
+    settle,
+)
 from tests.infra.pg_proxy import pg_proxy
 from tgbot import keyboards as kb
 
@@ -22,6 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 GAMES = 4
 FAULTS = 3  # each fault, repeated this often in one test
+AFTER_FAULTS = 5.0  # seconds played on after the last fault
 
 
 def command_pressed(cluster: Cluster, query_id: str) -> bool:
@@ -34,8 +44,17 @@ def command_pressed(cluster: Cluster, query_id: str) -> bool:
 async def playing(
     cluster: Cluster, tables: list[Table], seconds: float, faults: Callable[[], Awaitable[None]]
 ) -> Played:
-    """Play ``seconds`` while ``faults()`` runs beside."""
-    played, _ = await asyncio.gather(play(cluster.api, tables, seconds), faults())
+    """Play while ``faults()`` runs beside, and :data:`AFTER_FAULTS` seconds more once it
+    is over (``seconds`` at most)."""
+    stop = StopAt(time.monotonic() + seconds)
+
+    async def faulting() -> None:
+        try:
+            await faults()
+        finally:
+            stop.soon(AFTER_FAULTS)
+
+    played, _ = await asyncio.gather(play(cluster.api, tables, seconds, stop=stop), faulting())
     return played
 
 
@@ -197,6 +216,7 @@ async def test_an_instance_cut_off_from_telegram_gives_its_games_up(
     async def faults() -> None:
         await asyncio.sleep(3)
         cut.proxy.cut()  # type: ignore[union-attr]
+        await asyncio.sleep(12)  # its games move over, and are played on there
 
     try:
         played = await playing(cluster, tables, 30, faults)
