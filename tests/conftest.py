@@ -7,7 +7,6 @@ skipped with the reason, except in CI (``CI=true``), where they fail instead.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -171,21 +170,25 @@ def redis_url() -> Iterator[str]:
         client.close()
 
 
-# -- pytest-xdist -------------------------------------------------------------------
-
-_yielded = False
+# -- the cluster tests, apart ---------------------------------------------------------
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Under pytest-xdist, a worker running tests other than the cluster tests yields the
-    processor to them (nice 10, once): the cluster tests measure how fast bot processes
-    take games over, and on a small machine the other workers would otherwise stretch
-    those times; the others lose little, as the cluster tests mostly wait."""
-    global _yielded
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker is None or _yielded or "tests/cluster/" in item.nodeid:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--cluster",
+        choices=("all", "skip", "only"),
+        default="all",
+        help="the cluster tests (tests/cluster): run with the others (all), leave them"
+        " out (skip) or run only them (only); ./scripts/test runs them apart, last",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    choice = config.getoption("--cluster")
+    if choice == "all":
         return
-    _yielded = True
-    with contextlib.suppress(OSError):
-        os.nice(10)
-
+    wanted = choice == "only"
+    kept = [item for item in items if ("tests/cluster/" in item.nodeid) == wanted]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept

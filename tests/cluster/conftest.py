@@ -53,12 +53,3 @@ async def start_cluster(
     yield start
     for cluster in started:
         await cluster.close()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``--dist loadgroup``) the cluster tests run one after another on
-    one worker: each starts several bot processes, a worker and a beat, and two at once
-    on a small machine would blur the takeover times they measure."""
-    for item in items:
-        if "tests/cluster/" in item.nodeid:
-            item.add_marker(pytest.mark.xdist_group("cluster"))
