@@ -27,7 +27,6 @@ from sqlalchemy import (
     Table,
     delete,
     insert,
-    or_,
     select,
     update,
 )
@@ -104,16 +103,6 @@ notifier_games = Table(
     PrimaryKeyConstraint("name", "stream_id", name="pk_notifier_games"),
 )
 
-# The one bot instance that announces: it holds the lease until ``expires_at`` (Unix ms)
-# and renews it while it runs; another instance takes over once it expired.
-notifier_leases = Table(
-    "notifier_leases",
-    metadata,
-    Column("name", String(100), primary_key=True),
-    Column("holder", String(100), nullable=False),
-    Column("expires_at", BigInteger, nullable=False),
-)
-
 BOT_TABLES = (
     bot_users,
     bot_chats,
@@ -121,7 +110,6 @@ BOT_TABLES = (
     bot_subscriptions,
     notifier_positions,
     notifier_games,
-    notifier_leases,
 )
 
 
@@ -552,38 +540,6 @@ class BotState:
             if claimed and then is not None:
                 then(conn)
             return claimed
-
-    # The lease -----------------------------------------------------------------------
-    def hold_lease(self, holder: str, now_ms: int, ttl_ms: int, name: str = "notifier") -> bool:
-        """Take or renew the lease for ``holder``; False while another holder has it."""
-        expires = now_ms + ttl_ms
-        with self._write() as conn:
-            renewed = conn.execute(
-                update(notifier_leases)
-                .where(
-                    notifier_leases.c.name == name,
-                    or_(notifier_leases.c.holder == holder, notifier_leases.c.expires_at < now_ms),
-                )
-                .values(holder=holder, expires_at=expires)
-            ).rowcount
-            if renewed:
-                return True
-            taken = conn.execute(
-                insert_for(conn, notifier_leases)
-                .values(name=name, holder=holder, expires_at=expires)
-                .on_conflict_do_nothing(index_elements=["name"])
-                .returning(notifier_leases.c.name)
-            ).first()
-            return taken is not None
-
-    def release_lease(self, holder: str, name: str = "notifier") -> None:
-        """Give the lease up at once (a clean shutdown), if ``holder`` has it."""
-        with self._write() as conn:
-            conn.execute(
-                update(notifier_leases)
-                .where(notifier_leases.c.name == name, notifier_leases.c.holder == holder)
-                .values(expires_at=0)
-            )
 
 
 def _message_row(conn: Connection, key: tuple[str, int, str]) -> StoredMessage | None:

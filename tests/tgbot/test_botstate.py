@@ -22,20 +22,6 @@ def states(fresh_db_url: str) -> Iterator[tuple[BotState, BotState]]:
     engine.dispose()
 
 
-def test_one_instance_holds_the_lease_until_it_expires_or_is_released(
-    states: tuple[BotState, BotState],
-) -> None:
-    first, second = states
-    assert first.hold_lease("a", now_ms=1_000, ttl_ms=15_000)
-    assert not second.hold_lease("b", now_ms=1_001, ttl_ms=15_000)
-    assert first.hold_lease("a", now_ms=10_000, ttl_ms=15_000)  # renewed
-    assert not second.hold_lease("b", now_ms=20_000, ttl_ms=15_000)
-    assert second.hold_lease("b", now_ms=25_001, ttl_ms=15_000)  # expired: taken over
-    assert not first.hold_lease("a", now_ms=25_002, ttl_ms=15_000)
-    second.release_lease("b")
-    assert first.hold_lease("a", now_ms=25_003, ttl_ms=15_000)
-
-
 def test_a_game_is_claimed_by_one_writer_only(states: tuple[BotState, BotState]) -> None:
     first, second = states
     assert first.claim_game("g1", None, 5)
