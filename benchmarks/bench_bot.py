@@ -707,7 +707,7 @@ async def _quiet(app: Any, bot: BotServices, timeout: float = SETUP_SECONDS) -> 
     while time.perf_counter() < deadline:
         idle = app.update_queue.empty()
         busy = app.update_processor.current_concurrent_updates > 0
-        if idle and not busy and notifier.settled(bot.store.last_position()):
+        if idle and not busy and await asyncio.to_thread(notifier.settled):
             return
         await asyncio.sleep(0.005)
     raise TimeoutError(f"the bot was still busy after {timeout:g}s")

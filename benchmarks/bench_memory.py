@@ -149,7 +149,7 @@ async def quiet(app: Any, bot: BotServices) -> None:
     deadline = time.perf_counter() + WAIT
     while time.perf_counter() < deadline:
         idle = app.update_queue.empty() and app.update_processor.current_concurrent_updates == 0
-        if idle and announcer.settled(bot.store.last_position()):
+        if idle and await asyncio.to_thread(announcer.settled):
             return
         await asyncio.sleep(0.01)
     raise TimeoutError(f"the bot was still busy after {WAIT:g}s")

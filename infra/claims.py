@@ -153,14 +153,17 @@ class Claims:
                 ).scalars()
             )
 
-    def step(self, candidates: Collection[str], now_ms: int) -> frozenset[str]:
+    def step(
+        self, candidates: Collection[str], now_ms: int, busy: Collection[str] = ()
+    ) -> frozenset[str]:
         """One round of the claim loop, every :data:`RENEW_EVERY_MS`: renew, then take
         free games among ``candidates`` (the games that need an announcer) up to this
         instance's fair share, or give up what is over it. Returns the games held.
 
         The share counts every game claimed by any live instance, and the free ones: an
         instance holding games it already announced still takes its part of the new ones
-        (counting only its own would leave new games to nobody)."""
+        (counting only its own would leave new games to nobody). ``busy``: games never
+        given up in this step (deliveries of theirs are under way)."""
         held = self.heartbeat(now_ms)
         live = max(1, len(self.live_instances(now_ms)))
         others = {
@@ -171,7 +174,10 @@ class Claims:
         free = sorted(g for g in candidates if g not in held and g not in others)
         share = fair_share(self.claimed(now_ms) + len(free), live)
         if len(held) > share:
-            surplus = sorted(held)[share:]
+            # Games with deliveries under way here are kept until those end: given up
+            # mid-send, the next holder could send again what is on its way.
+            idle = sorted(g for g in held if g not in busy)
+            surplus = idle[: len(held) - share]
             self.give_up(surplus)
             return held - set(surplus)
         wanted = free[: share - len(held)]

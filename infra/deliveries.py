@@ -55,6 +55,7 @@ UNKNOWN: Final = "unknown"
 PARKED: Final = "parked"
 SUPERSEDED: Final = "superseded"
 UNSETTLED: Final = (PENDING, UNKNOWN)
+BEGUN: Final = "sending"  # the error of a delivery whose call began (see mark_unknown)
 
 MAX_ATTEMPTS: Final = 6
 FIRST_RETRY_MS: Final = 1_000
@@ -190,6 +191,17 @@ class Deliveries:
         with reader(self.engine) as conn:
             return _items(conn, query.order_by(c.id))
 
+    def held(self, stream_id: str, holder: str, until_ms: int) -> bool:
+        """Whether ``holder``'s claim on the game lasts until ``until_ms`` at least."""
+        c = game_claims.c
+        with reader(self.engine) as conn:
+            found = conn.execute(
+                select(c.stream_id).where(
+                    c.stream_id == stream_id, c.holder == holder, c.expires_at >= until_ms
+                )
+            ).first()
+        return found is not None
+
     def last_message_id(self, chat_id: int, before: int) -> int | None:
         """The highest message id Telegram gave a delivery to ``chat_id`` recorded before
         item ``before``: a message sent after it has a higher id (a chat counts its
@@ -202,6 +214,35 @@ class Deliveries:
                 )
             ).scalar()
         return int(found) if found is not None else None
+
+    def doubtful_before(self, item: Item) -> bool:
+        """Whether a delivery of ``item``'s kind to its chat and game, recorded before it
+        and after the chat's last message known sent, began and may have arrived unknown
+        to anyone (left unknown, or superseded once it was): its message, if it arrived,
+        lies between that last known one and the next sent."""
+        c = deliveries.c
+        d = item.delivery
+        with reader(self.engine) as conn:
+            last_sent = conn.execute(
+                select(func.max(c.id)).where(
+                    c.chat_id == d.chat_id, c.id < item.id, c.message_id.is_not(None)
+                )
+            ).scalar()
+            found = conn.execute(
+                select(c.id)
+                .where(
+                    c.stream_id == d.stream_id,
+                    c.chat_id == d.chat_id,
+                    c.kind == d.kind,
+                    c.id < item.id,
+                    c.id > (last_sent or 0),
+                    c.state.in_((UNKNOWN, SUPERSEDED)),
+                    c.last_error == BEGUN,
+                    c.message_id.is_(None),
+                )
+                .limit(1)
+            ).first()
+        return found is not None
 
     def owing(self) -> set[str]:
         """The games that still owe a delivery (pending or unknown): each needs an

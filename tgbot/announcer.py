@@ -150,10 +150,13 @@ class Announcer:
                 log.exception("renewing the claims failed; retrying")
             await asyncio.sleep(max(0.01, self.next_step - loop.time()))
 
-    def settled(self, last_position: int) -> bool:
-        """Whether every event up to ``last_position`` (the log's last) is announced and
-        delivering it is over (what a demo or a test waits for)."""
-        return self.position == last_position and not self.delivering
+    def settled(self) -> bool:
+        """Whether every event of the log is announced and delivered: nothing is being
+        delivered, nor owed (what a demo or a test waits for; it reads the database: call
+        it in a thread)."""
+        if self.delivering or self.position != self.services.store.last_position():
+            return False
+        return not self.deliveries.owing() and not self.delivering
 
     def leave(self) -> None:
         """Give every game up (a clean shutdown), so other instances take them at once."""
@@ -262,7 +265,10 @@ class Announcer:
             self.benched_until = loop.time() + BENCH_SECONDS
             return
         waiting = set(self.waiting)
-        owing, held = await loop.run_in_executor(self._claims_thread, self._claims_step, waiting)
+        busy = frozenset(self.delivering)
+        owing, held = await loop.run_in_executor(
+            self._claims_thread, self._claims_step, waiting, busy
+        )
         self.valid_until = now + (CLAIM_TTL_MS - RENEW_EVERY_MS) / 1000
         taken = held - self.held
         if taken:
@@ -276,11 +282,13 @@ class Announcer:
         self.held = held
         self.taken &= held
 
-    def _claims_step(self, waiting: set[str]) -> tuple[set[str], frozenset[str]]:
+    def _claims_step(
+        self, waiting: set[str], busy: frozenset[str]
+    ) -> tuple[set[str], frozenset[str]]:
         """The games owing deliveries, and the games held after a claims step over them
-        and the ``waiting`` ones."""
+        and the ``waiting`` ones (``busy`` ones, delivering here, are kept)."""
         owing = self.deliveries.owing()
-        return owing, self.claims.step(waiting | owing, now_ms())
+        return owing, self.claims.step(waiting | owing, now_ms(), busy)
 
     def holds(self, game_id: str) -> bool:
         """Whether this instance still holds the game (checked before each delivery):

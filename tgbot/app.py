@@ -221,6 +221,13 @@ def listen(services: BotServices) -> Listener | None:
 
 async def stop_background(app: BotApplication) -> None:
     services: BotServices = app.bot_data[SERVICES_KEY]
+    # The announcer first: it lets its deliveries under way end, renewing its claims
+    # meanwhile, and needs the connections below until then.
+    task: asyncio.Task[None] | None = app.bot_data.pop(TASK_KEY, None)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
     # The throttle's and the shown edits' Redis connections.
     for close in (getattr(getattr(services.throttle, "backend", None), "close", None),):
         if close is not None:
@@ -231,11 +238,6 @@ async def stop_background(app: BotApplication) -> None:
     heard: Listener | None = app.bot_data.pop(LISTENER_KEY, None)
     if heard is not None:
         await asyncio.to_thread(heard.stop)
-    task: asyncio.Task[None] | None = app.bot_data.pop(TASK_KEY, None)
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 async def set_commands(app: BotApplication) -> None:

@@ -43,7 +43,7 @@ from typing import Any, Final
 from telegram import Message
 
 from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS
-from infra.deliveries import PENDING, UNKNOWN, Deliveries, Delivery, Item
+from infra.deliveries import BEGUN, PENDING, UNKNOWN, Deliveries, Delivery, Item
 from infra.lru import LRU
 from infra.ratelimit import Priority
 from tgbot.outbox import DELIVERY, NotOurs, Outbox, Undelivered, pace
@@ -269,13 +269,20 @@ class Driver:
         """Mark a pending delivery unknown before its call: only if it is still pending
         and, with a holder, while this instance's claim on the game lasts
         :data:`SEND_MARGIN_MS` more (so a send never begins where another instance may
-        take the game over before it ends)."""
+        take the game over before it ends). One left unknown is repeated on the same
+        condition of the claim."""
         now = now_ms()
+        if item.state != PENDING:
+            if self.holder is None:
+                return True
+            return await asyncio.to_thread(
+                self.deliveries.held, item.delivery.stream_id, self.holder, now + SEND_MARGIN_MS
+            )
         return await asyncio.to_thread(
             self.deliveries.mark_unknown,
             item.id,
             now,
-            "sending",
+            BEGUN,
             self.holder,
             now + SEND_MARGIN_MS,
         )
@@ -285,9 +292,12 @@ class Driver:
         rate limiter let it go), sent, marked sent (or failed). None: it was not this
         instance's to send (see :meth:`_begin`)."""
         d = item.delivery
-        begin = functools.partial(self._begin, item) if item.state == PENDING else None
+        begin = functools.partial(self._begin, item)
         unknown_after = None
-        if item.state == UNKNOWN and d.kind == PROMPT:  # the first try may have arrived
+        if d.kind == PROMPT and (
+            item.state == UNKNOWN  # its first try may have arrived
+            or await asyncio.to_thread(self.deliveries.doubtful_before, item)  # an older one
+        ):
             last = await asyncio.to_thread(self.deliveries.last_message_id, d.chat_id, item.id)
             unknown_after = last or 0
         sending = Sending(begin=begin, unknown_after=unknown_after)

@@ -211,13 +211,12 @@ async def press(
 
 async def settle(api: Any, app: BotApplication, timeout: float = 10.0) -> None:
     """Until the bot handled every update and announced every event."""
-    services: BotServices = app.bot_data[SERVICES_KEY]
     announcer = app.bot_data[ANNOUNCER_KEY]
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
         idle = not api._updates and app.update_queue.empty()
         busy = app.update_processor.current_concurrent_updates > 0
-        if idle and not busy and announcer.settled(services.store.last_position()):
+        if idle and not busy and await asyncio.to_thread(announcer.settled):
             return
         await asyncio.sleep(0.002)

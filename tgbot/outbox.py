@@ -74,6 +74,8 @@ UNSENT: Final = (
 # A prompt sent again after a try that may have arrived: at most this many messages
 # before the new one are checked for that try's buttons.
 UNKNOWN_PROMPTS: Final = 3
+# A prompt is checked again this long after it was sent (see Outbox._recheck_later).
+PROMPT_RECHECK_SECONDS: Final = 2.0
 NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 HTML: Final = ParseMode.HTML
 # Edits skipped when the message shows the same already (pictures: see send_picture).
@@ -216,6 +218,7 @@ class Outbox:
         self.locks = locks or Locks(botstate.engine)
         self._locks: dict[str, asyncio.Lock] = {}
         self._telling = asyncio.Lock()  # the group told of unreachable players: one at a time
+        self._rechecks: set[asyncio.Task[None]] = set()  # prompts checked again in a moment
 
     # -- the port the handlers and the announcer use ---------------------------------
 
@@ -373,7 +376,10 @@ class Outbox:
         )
         if isinstance(sent, Message):
             # One live prompt per player: the earlier one keeps its text, loses its buttons.
-            earlier = await asyncio.to_thread(self.botstate.message, game, player, Slot.PROMPT)
+            # Read afresh: a handler on another instance may have sent the one before.
+            earlier = await asyncio.to_thread(
+                self.botstate.fresh_message, game, player, Slot.PROMPT
+            )
             older = [earlier.message_id] if earlier is not None else []
             delivery = DELIVERY.get()
             if delivery is not None and delivery.unknown_after is not None:
@@ -389,12 +395,34 @@ class Outbox:
                         self.call(player, "edit_message_reply_markup", message_id=message_id),
                     )
             await self._save(game, player, Slot.PROMPT, sent.message_id, message.version)
+            self._recheck_later(player, game, sent.message_id)
         return sent
+
+    def _recheck_later(self, player: int, game: str, message_id: int) -> None:
+        """In a moment, make sure the prompt just sent is the player's live one: another
+        instance (a handler's ``/hand``, a delivery in flight) may have sent one at the
+        same time, each missing the other's. The one the database does not name loses
+        its buttons."""
+
+        async def recheck() -> None:
+            await asyncio.sleep(PROMPT_RECHECK_SECONDS)
+            live = await asyncio.to_thread(self.botstate.fresh_message, game, player, Slot.PROMPT)
+            if live is not None and live.message_id != message_id:
+                await self.reach(
+                    player,
+                    game,
+                    None,
+                    self.call(player, "edit_message_reply_markup", message_id=message_id),
+                )
+
+        task = asyncio.create_task(recheck(), name=f"recheck prompt {game} {player}")
+        self._rechecks.add(task)
+        task.add_done_callback(self._rechecks.discard)
 
     async def _closed(self, message: m.ClosedPrompt) -> Any:
         player, game = message.player, message.game
         markup = self.markup(message.keyboard, game, message.version, player)
-        stored = await asyncio.to_thread(self.botstate.message, game, player, Slot.PROMPT)
+        stored = await asyncio.to_thread(self.botstate.fresh_message, game, player, Slot.PROMPT)
         if stored is None:
             if not message.or_send:
                 return None

@@ -122,12 +122,14 @@ async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) ->
     while True:
         idle = not api._updates and app.update_queue.empty() and not busy(app)
         # (read in a thread: the bot's event loop is never kept waiting on the database)
-        if idle and announcer.settled(await asyncio.to_thread(services.store.last_position)):
+        if idle and await asyncio.to_thread(announcer.settled):
             return
         if loop.time() > deadline:
             raise AssertionError(
                 f"the bot did not settle: updates {len(api._updates)}, busy {busy(app)}, "
-                f"announced {announcer.position} of {services.store.last_position()}"
+                f"announced {announcer.position} of {services.store.last_position()}, "
+                f"delivering {sorted(announcer.delivering)}, "
+                f"owed {sorted(announcer.deliveries.owing())}"
             )
         await asyncio.sleep(0.002)
 
