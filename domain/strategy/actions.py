@@ -141,7 +141,9 @@ def pass_worth(seat: Seat, cards: tuple[int, ...]) -> float:
     if seat.edition == "saboteur2" and seat.view.role == Role.SABOTEUR.value:
         # The saboteur wins when the draw pile runs out first: it burns it.
         # A door is kept out of that count: across the one team's way in, it is a block.
+        # Only cards the pile still has to give back are burnt.
         burnt = sum(1 for c in cards if (card(seat.edition, c).path or _PLAIN).door is None)
+        burnt = min(burnt, seat.view.draw_pile)
         value += (BURN_NEAR + (BURN_FAR - BURN_NEAR) * seat.wait) * max(burnt - 1, 0)
     return value
 
