@@ -135,7 +135,7 @@ _PLAIN: Final = PATHS["cross"]
 
 
 def pass_worth(seat: Seat, cards: tuple[int, ...]) -> float:
-    kept = [seat.keep(card(seat.edition, c)) for c in cards]
+    kept = [seat.keep(card(seat.edition, c), discarded=True) for c in cards]
     # Each card beyond the first is worth giving up only if it is worth little.
     value = -sum(kept) + 0.12 * (len(cards) - 1) + (0.05 if seat.who.saboteur else 0.0)
     if seat.edition == "saboteur2" and seat.view.role == Role.SABOTEUR.value:
