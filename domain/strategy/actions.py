@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from domain import board as geo
-from domain.cards import BREAKS, REPAIRS, Action, Card, Role, card
+from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Role, card
 from domain.commands import PlayAction
 from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
 from domain.strategy.maze import Maze, Outcome
@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 PlayerId = int
 
 HIDE_HARM: Final = 0.5  # how much of a saboteur's caution holds back its attacks on players
+# Saboteur 2: a pass draws as many cards as it discards, so each card more a saboteur
+# passes brings the round's end (the draw pile empty) a turn nearer for someone: worth this
+# much while the tunnel is near (BURN_NEAR), and while a block would still wait (BURN_FAR).
+BURN_NEAR: Final = 0.3
+BURN_FAR: Final = 0.3
 NEVER: Final = -100.0
 
 
@@ -126,10 +131,21 @@ def _refillable(before: Maze, outcome: Outcome) -> Outcome:
     return Outcome(distance, outcome.reached, outcome.ends, soft)
 
 
+_PLAIN: Final = PATHS["cross"]
+
+
 def pass_worth(seat: Seat, cards: tuple[int, ...]) -> float:
-    kept = [seat.keep(card(seat.edition, c)) for c in cards]
+    kept = [seat.keep(card(seat.edition, c), discarded=True) for c in cards]
     # Each card beyond the first is worth giving up only if it is worth little.
-    return -sum(kept) + 0.12 * (len(cards) - 1) + (0.05 if seat.who.saboteur else 0.0)
+    value = -sum(kept) + 0.12 * (len(cards) - 1) + (0.05 if seat.who.saboteur else 0.0)
+    if seat.edition == "saboteur2" and seat.view.role == Role.SABOTEUR.value:
+        # The saboteur wins when the draw pile runs out first: it burns it.
+        # A door is kept out of that count: across the one team's way in, it is a block.
+        # Only cards the pile still has to give back are burnt.
+        burnt = sum(1 for c in cards if (card(seat.edition, c).path or _PLAIN).door is None)
+        burnt = min(burnt, seat.view.draw_pile)
+        value += (BURN_NEAR + (BURN_FAR - BURN_NEAR) * seat.wait) * max(burnt - 1, 0)
+    return value
 
 
 def removal_worth(seat: Seat, removed: str) -> float:

@@ -50,6 +50,7 @@ TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
 LEEWAY: Final = 1.0  # own turns left before the saboteur stops hiding
 CAUTION: Final = 0.9  # the most a saboteur holds back while the tunnel is far
 FINISH: Final = 0.5  # the chance a player free to place holds a card that ends the tunnel
+SABOTEUR: Final = "saboteur"
 FOUND_OUT: Final = 0.7  # past this suspicion at the table, a saboteur stops hiding
 
 
@@ -82,13 +83,17 @@ class _Seat:
     teams: tuple[tuple[Maze, float], ...] = ()
     _near: frozenset[geo.Cell] | None = None
 
-    def keep(self, held: Card) -> float:
+    def keep(self, held: Card, discarded: bool = False) -> float:
+        """What ``held`` is worth keeping rather than playing it now (or, ``discarded``,
+        rather than giving it up unplayed)."""
         unknown = sum(1 for p in self.treasure.values() if 0 < p < 1)
         value = keep_value(held, self.who, self.broken, self.trapped, unknown)
         # A mending card like another in hand is worth less: one of them will do (two
         # breaks or two dead ends each do their own harm).
         family = card_family(held)
-        if self.who.saboteur and family in BLOCKS:
+        # Saboteur 2's saboteur gives up its blocks last, however near the tunnel.
+        kept = discarded and self.edition == "saboteur2" and self.view.role == SABOTEUR
+        if self.who.saboteur and family in BLOCKS and not kept:
             # A block kept for later is worth less the nearer the tunnel: later may be
             # too late.
             value *= 1.0 - URGENCY * (1.0 - self.wait)
@@ -270,7 +275,7 @@ def _score(seat: _Seat, move: Command) -> float:
             return pass_worth(seat, move.cards)
         case DiscardToRemove():
             return removal_worth(seat, move.removed) - sum(
-                seat.keep(card(seat.edition, c)) for c in move.cards
+                seat.keep(card(seat.edition, c), discarded=True) for c in move.cards
             )
         case PickGold():
             return float(move.value)

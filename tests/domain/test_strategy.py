@@ -388,3 +388,28 @@ def test_a_saboteur_lays_a_dead_end_at_the_treasure_rather_than_cut_the_tunnel_b
     for seed in range(4):
         move = _decide(events, seed=seed)
         assert isinstance(move, PlacePath) and move.cell == (7, 0), move
+
+
+def test_a_saboteur_in_saboteur_2_passes_three_cards_to_run_the_draw_pile_down() -> None:
+    """A pass draws as many cards as it gives up, and the saboteurs win when the pile runs
+    out first: with the tunnel far, the saboteur gives up three cards, its blocks kept."""
+    blocks = (SAB2_DEAD[0], ids("saboteur2", "broken_pickaxe")[0], SAB2_ROCKFALL[0])
+    spare = tuple(ids("saboteur2", kind)[0] for kind in ("curve_sw", "straight_ns", "free_at_last"))
+    setup = dealt("saboteur2", hands={1: (*spare, *blocks)}, roles={1: "saboteur"})
+    move = _decide([*setup, *_sab2_tunnel(2)])
+    assert isinstance(move, Pass) and sorted(move.cards) == sorted(spare)
+
+
+def test_a_stopped_saboteur_near_the_treasure_gives_up_its_mending_cards_not_its_dead_end() -> None:
+    """Broken, with the tunnel near, the saboteur passes; what it gives up are the cards it
+    has no use for, not the dead end it will lay once mended."""
+    dead = SAB2_DEAD[0]
+    others = tuple(ids("saboteur2", k)[0] for k in ("repair_lantern", "free_at_last", "hands_off"))
+    setup = dealt("saboteur2", players=6, hands={1: (dead, *others)}, roles={1: "saboteur"})
+    broken = ActionPlayed(
+        3, ids("saboteur2", "broken_pickaxe")[0], "broken_pickaxe", target_player=1
+    )
+    events = [*setup, *_sab2_tunnel(6), broken, DecisionOpened(2, 1, "turn", T0)]
+    for seed in range(3):
+        move = _decide(events, seed=seed)
+        assert isinstance(move, Pass) and dead not in move.cards, move
