@@ -215,19 +215,20 @@ class Deliveries:
             ).scalar()
         return int(found) if found is not None else None
 
-    def doubtful_before(self, item: Item) -> bool:
+    def doubtful_before(self, item: Item) -> int | None:
         """Whether a delivery of ``item``'s kind to its chat and game, recorded before it
         and after the chat's last message known sent, began and may have arrived unknown
-        to anyone (left unknown, or superseded once it was): its message, if it arrived,
-        lies between that last known one and the next sent."""
+        to anyone (left unknown, or superseded once it was): then the id of that last
+        known message (0: none), as its message, if it arrived, lies after it; else None."""
         c = deliveries.c
         d = item.delivery
         with reader(self.engine) as conn:
-            last_sent = conn.execute(
-                select(func.max(c.id)).where(
-                    c.chat_id == d.chat_id, c.id < item.id, c.message_id.is_not(None)
-                )
-            ).scalar()
+            last = conn.execute(
+                select(c.id, c.message_id)
+                .where(c.chat_id == d.chat_id, c.id < item.id, c.message_id.is_not(None))
+                .order_by(c.id.desc())
+                .limit(1)
+            ).first()
             found = conn.execute(
                 select(c.id)
                 .where(
@@ -235,14 +236,16 @@ class Deliveries:
                     c.chat_id == d.chat_id,
                     c.kind == d.kind,
                     c.id < item.id,
-                    c.id > (last_sent or 0),
+                    c.id > (last.id if last is not None else 0),
                     c.state.in_((UNKNOWN, SUPERSEDED)),
                     c.last_error == BEGUN,
                     c.message_id.is_(None),
                 )
                 .limit(1)
             ).first()
-        return found is not None
+        if found is None:
+            return None
+        return int(last.message_id) if last is not None else 0
 
     def owing(self) -> set[str]:
         """The games that still owe a delivery (pending or unknown): each needs an

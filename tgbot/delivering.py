@@ -294,12 +294,11 @@ class Driver:
         d = item.delivery
         begin = functools.partial(self._begin, item)
         unknown_after = None
-        if d.kind == PROMPT and (
-            item.state == UNKNOWN  # its first try may have arrived
-            or await asyncio.to_thread(self.deliveries.doubtful_before, item)  # an older one
-        ):
+        if d.kind == PROMPT and item.state == UNKNOWN:  # its first try may have arrived
             last = await asyncio.to_thread(self.deliveries.last_message_id, d.chat_id, item.id)
             unknown_after = last or 0
+        elif d.kind == PROMPT:  # an older one may have arrived
+            unknown_after = await asyncio.to_thread(self.deliveries.doubtful_before, item)
         sending = Sending(begin=begin, unknown_after=unknown_after)
         token = DELIVERY.set(sending)
         try:

@@ -111,7 +111,7 @@ def announcer_of(app: BotApplication) -> Announcer:
     return announcer
 
 
-async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 10.0) -> None:
+async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 20.0) -> None:
     """Wait until every update was fetched and handled and the announcer announced every
     event and delivered what it called for (polled: the announcer may finish without
     another request to the fake)."""
