@@ -183,6 +183,8 @@ class Driver:
         self.known: LRU[str, m.Message] = LRU(KNOWN_MESSAGES)
         self.lanes: dict[tuple[str, int], asyncio.Lock] = {}  # (game, chat): one drive
         self.waiting: dict[tuple[str, int], int] = {}  # drives on or waiting for a lane
+        # (game, chat) whose prompt left unknown was superseded: the next one looks for it.
+        self.doubtful: set[tuple[str, int]] = set()
         self.deliveries = deliveries
         self.present = present
         self.on_result = on_result
@@ -245,6 +247,8 @@ class Driver:
                     self.deliveries.supersede, game_id, d.chat_id, d.kind, item.id + 1
                 )
                 self.known.pop(d.key, None)
+                if d.kind == PROMPT and item.state == UNKNOWN:  # it may have arrived
+                    self.doubtful.add((game_id, d.chat_id))
                 continue
             # Held in memory only until it is sent (or is to be tried again).
             message = self.known.pop(d.key, None) or await self._message(item, presented)
@@ -297,7 +301,9 @@ class Driver:
         if d.kind == PROMPT and item.state == UNKNOWN:  # its first try may have arrived
             last = await asyncio.to_thread(self.deliveries.last_message_id, d.chat_id, item.id)
             unknown_after = last or 0
-        elif d.kind == PROMPT:  # an older one may have arrived
+        elif d.kind == PROMPT and (d.stream_id, d.chat_id) in self.doubtful:
+            # An older one, superseded here while unknown, may have arrived.
+            self.doubtful.discard((d.stream_id, d.chat_id))
             unknown_after = await asyncio.to_thread(self.deliveries.doubtful_before, item)
         sending = Sending(begin=begin, unknown_after=unknown_after)
         token = DELIVERY.set(sending)

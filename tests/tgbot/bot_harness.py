@@ -111,14 +111,17 @@ def announcer_of(app: BotApplication) -> Announcer:
     return announcer
 
 
-async def settle(api: FakeBotAPI, app: BotApplication, timeout: float = 20.0) -> None:
+SETTLE_SECONDS = 20.0  # how long settle() waits by default (a slow database: longer)
+
+
+async def settle(api: FakeBotAPI, app: BotApplication, timeout: float | None = None) -> None:
     """Wait until every update was fetched and handled and the announcer announced every
     event and delivered what it called for (polled: the announcer may finish without
     another request to the fake)."""
     services = bot_services(app)
     announcer = announcer_of(app)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + (timeout if timeout is not None else SETTLE_SECONDS)
     while True:
         idle = not api._updates and app.update_queue.empty() and not busy(app)
         # (read in a thread: the bot's event loop is never kept waiting on the database)
