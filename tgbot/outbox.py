@@ -122,6 +122,12 @@ def _undelivered(method: str, chat_id: int, error: object, *, uncertain: bool) -
         raise Undelivered(method, chat_id, error, uncertain=uncertain)
 
 
+def _unknown_after() -> int | None:
+    """See :attr:`Delivery.unknown_after` (None outside a delivery)."""
+    delivery = DELIVERY.get()
+    return delivery.unknown_after if delivery is not None else None
+
+
 async def _begin() -> None:
     """Within a delivery, record it as begun before its first call (see
     :attr:`Delivery.begin`); :class:`NotOurs` when it may not go."""
@@ -288,8 +294,12 @@ class Outbox:
                     parse_mode=HTML,
                 )
             case m.Unbuttoned():
+                # Asked for because a press came from its buttons: whatever edit was
+                # last made there, the message shows them, so this one is never skipped.
+                chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
+                await self.shown.forget((chat, message.message_id))
                 return await self.call(
-                    message.chat, "edit_message_reply_markup", message_id=message.message_id
+                    chat, "edit_message_reply_markup", message_id=message.message_id
                 )
             case m.Lobby():
                 return await self._lobby(message)
@@ -376,27 +386,38 @@ class Outbox:
         )
         if isinstance(sent, Message):
             # One live prompt per player: the earlier one keeps its text, loses its buttons.
-            # Read afresh: a handler on another instance may have sent the one before.
+            # Read afresh: a handler on another instance may have sent the one before. The
+            # new one is named live first: a step drawn on an older one meanwhile finds it
+            # replaced and takes its buttons off again (see handlers.callbacks).
             earlier = await asyncio.to_thread(
                 self.botstate.fresh_message, game, player, Slot.PROMPT
             )
-            older = [earlier.message_id] if earlier is not None else []
-            delivery = DELIVERY.get()
-            if delivery is not None and delivery.unknown_after is not None:
-                # The first try may have arrived between the last known message and this.
-                start = max(delivery.unknown_after + 1, sent.message_id - UNKNOWN_PROMPTS)
-                older += [i for i in range(start, sent.message_id) if i not in older]
-            for message_id in older:
-                if message_id != sent.message_id:
-                    await self.reach(
-                        player,
-                        game,
-                        None,
-                        self.call(player, "edit_message_reply_markup", message_id=message_id),
-                    )
             await self._save(game, player, Slot.PROMPT, sent.message_id, message.version)
+            older = [earlier.message_id] if earlier is not None else []
+            for message_id in older + self._doubtful(sent.message_id, older):
+                if message_id != sent.message_id:
+                    await self._unbutton(player, game, message_id)
             self._recheck_later(player, game, sent.message_id)
         return sent
+
+    @staticmethod
+    def _doubtful(before: int, known: Sequence[int] = ()) -> list[int]:
+        """Within a delivery whose earlier try (or a superseded one's) may have arrived
+        unknown to anyone: the messages before ``before`` that may be that try (it lies
+        after the chat's last message known sent, :attr:`Delivery.unknown_after`)."""
+        after = _unknown_after()
+        if after is None:
+            return []
+        start = max(after + 1, before - UNKNOWN_PROMPTS)
+        return [i for i in range(start, before) if i not in known]
+
+    async def _unbutton(self, player: int, game: str, message_id: int) -> None:
+        await self.reach(
+            player,
+            game,
+            None,
+            self.call(player, "edit_message_reply_markup", message_id=message_id),
+        )
 
     def _recheck_later(self, player: int, game: str, message_id: int) -> None:
         """In a moment, make sure the prompt just sent is the player's live one: another
@@ -408,25 +429,24 @@ class Outbox:
             await asyncio.sleep(PROMPT_RECHECK_SECONDS)
             live = await asyncio.to_thread(self.botstate.fresh_message, game, player, Slot.PROMPT)
             if live is not None and live.message_id != message_id:
-                await self.reach(
-                    player,
-                    game,
-                    None,
-                    self.call(player, "edit_message_reply_markup", message_id=message_id),
-                )
+                await self._unbutton(player, game, message_id)
 
         task = asyncio.create_task(recheck(), name=f"recheck prompt {game} {player}")
         self._rechecks.add(task)
         task.add_done_callback(self._rechecks.discard)
 
     async def _closed(self, message: m.ClosedPrompt) -> Any:
+        """The decision's prompt shows it was made, without buttons. With no live prompt
+        on record, the closing is sent as a message when the player is to read it, or
+        when a try of the prompt may have arrived unknown (its buttons are removed: the
+        new message bounds where it may lie)."""
         player, game = message.player, message.game
         markup = self.markup(message.keyboard, game, message.version, player)
         stored = await asyncio.to_thread(self.botstate.fresh_message, game, player, Slot.PROMPT)
         if stored is None:
-            if not message.or_send:
+            if not message.or_send and _unknown_after() is None:
                 return None
-            return await self.reach(
+            sent = await self.reach(
                 player,
                 game,
                 message.unreachable,
@@ -438,6 +458,10 @@ class Outbox:
                     reply_markup=markup,
                 ),
             )
+            if isinstance(sent, Message):
+                for message_id in self._doubtful(sent.message_id):
+                    await self._unbutton(player, game, message_id)
+            return sent
         done = await self.reach(
             player,
             game,
@@ -452,6 +476,8 @@ class Outbox:
             ),
         )
         await self._forget(game, player, Slot.PROMPT)
+        for message_id in self._doubtful(stored.message_id):
+            await self._unbutton(player, game, message_id)
         return done
 
     async def _step(self, message: m.PromptStep) -> Any:

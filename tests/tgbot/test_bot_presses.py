@@ -4,6 +4,7 @@ repeats no announcement."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -311,3 +312,35 @@ async def test_a_slow_game_does_not_hold_up_another_groups_presses(
             await api.wait_for(lambda: first in api.answered and second in api.answered)
 
             assert list(api.answered).index(second) < list(api.answered).index(first)
+
+
+async def test_a_step_on_a_prompt_a_newer_one_replaced_is_refused_and_leaves_one_live(
+    game: Game,
+) -> None:
+    """A press reaches a prompt after a newer one for the same decision took its place
+    (sent again by an instance that took the game over, or by ``/hand``): drawing the
+    step there would give the old one its buttons back, two live prompts. It is refused,
+    and the old one keeps no buttons."""
+    player, old = game.prompt()
+    step = next(
+        b.callback_data
+        for row in game.api.keyboard(old)
+        for b in row
+        if b.callback_data and peek(b.callback_data).action not in COMMANDS
+    )
+    buttons = copy.deepcopy(old["reply_markup"])
+    game.api.send_text(player, player, "/hand")  # the prompt again, as the newest message
+    await settle(game.api, game.app)
+    # The old one shows its buttons still (the player's app had not caught up, or an
+    # earlier step drawn there landed after they were taken off).
+    game.api.messages[player][old["message_id"]]["reply_markup"] = buttons
+    version = game.version()
+
+    answer = await press_and_wait(game.api, game.app, player, player, old["message_id"], step)
+    await settle(game.api, game.app)
+
+    assert answer.get("show_alert") and "replaced" in answer["text"]
+    assert game.version() == version
+    live = [m for m in game.api.messages_in(player) if game.api.keyboard(m)]
+    assert [m["message_id"] for m in live] == [game.prompt()[1]["message_id"]]
+    assert live[0]["message_id"] > old["message_id"]

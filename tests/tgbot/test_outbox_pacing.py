@@ -142,3 +142,33 @@ async def test_a_prompt_sent_again_after_a_try_that_may_have_arrived_leaves_one_
         live = [i for i, msg in api.messages[PLAYER].items() if api.keyboard(msg)]
         assert live == [again.message_id]
         assert outbox.botstate.message(GAME, PLAYER, Slot.PROMPT).message_id == again.message_id
+
+
+async def test_a_decision_closed_after_a_try_of_its_prompt_that_may_have_arrived_leaves_none_live(
+    pg: str,
+) -> None:
+    """The prompt's only try reached the player with its answer lost, and the decision
+    was made before anyone sent it again (the closing superseded it): the closing finds
+    no live prompt on record, so it is sent as a message, and the try's buttons, if it
+    arrived, come off."""
+    from tgbot import keyboards as kb
+    from tgbot.outbox import DELIVERY, Delivery
+
+    limiter = RateLimiter(MemoryBackend(), Limits())
+    async with FakeBotAPI() as api:
+        api.user(PLAYER, "Pia")
+        outbox = await outbox_for(api, pg, limiter)
+        api.send_text(PLAYER, PLAYER, "/start")
+        known = await outbox.deliver_one(m.Text(chat=PLAYER, text="Your cards", game=GAME))
+        buttons = kb.keyboard([[kb.Button("Rules", url="https://example.org/rules")]])
+        await outbox.deliver_one(m.Prompt(PLAYER, Picture(board=()), "Your turn", buttons, GAME, 7))
+        outbox.botstate.forget_message(GAME, PLAYER, Slot.PROMPT)  # nobody learnt its id
+        closing = m.ClosedPrompt(PLAYER, "Done: you passed.", game=GAME, version=9)
+        token = DELIVERY.set(Delivery(unknown_after=known.message_id))
+        try:
+            sent = await outbox.deliver_one(closing)
+        finally:
+            DELIVERY.reset(token)
+
+        assert [i for i, msg in api.messages[PLAYER].items() if api.keyboard(msg)] == []
+        assert sent.text == "Done: you passed."

@@ -37,7 +37,7 @@ from tgbot.handlers.common import (
 )
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
-from tgbot.presenter.messages import Alert, TextEdit, Unbuttoned
+from tgbot.presenter.messages import Alert, Slot, TextEdit, Unbuttoned
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
@@ -287,6 +287,9 @@ async def _prompt_press(
     if not await _on_its_message(context, query, data, kb.PROMPT_ACTIONS):
         await query.answer(texts.t("error.wrong_message"), show_alert=True)
         return
+    if await _replaced(context, data.game, message):
+        await query.answer(texts.t("error.replaced_prompt"), show_alert=True)
+        return
     table = await asyncio.to_thread(services.table, data.game, state)
     try:
         drawn = prompt.step(state, version, user.id, press, table, message.message_id)
@@ -298,6 +301,22 @@ async def _prompt_press(
         return
     await query.answer()  # at once: the picture below takes a moment
     await _deliver(context, drawn)
+    # A prompt sent meanwhile in its place (by an instance that took the game over and
+    # sent a try that may have arrived again) took this one's buttons off, perhaps before
+    # this step showed it with buttons: they come off again.
+    await _replaced(context, data.game, message)
+
+
+async def _replaced(context: BotContext, game_id: str, message: Message) -> bool:
+    """Whether the prompt ``message`` is no longer the player's live one (a newer prompt
+    of the same decision replaced it): then its buttons are taken off."""
+    live = await asyncio.to_thread(
+        context.services.botstate.fresh_message, game_id, message.chat.id, Slot.PROMPT
+    )
+    if live is None or live.message_id == message.message_id:
+        return False
+    await _deliver(context, Unbuttoned(message.chat.id, message.message_id))
+    return True
 
 
 async def _come_back(
