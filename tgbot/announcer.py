@@ -42,8 +42,8 @@ from infra.event_store import StoredEvent
 from infra.lru import LRU
 from tgbot.context import BotServices
 from tgbot.delivering import Batch, Driver, now_ms, planned, prompts_first
-from tgbot.invitations import tell_subscribers
 from tgbot.outbox import Outbox
+from tgbot.presenter import lobby
 from tgbot.presenter import messages as m
 from tgbot.presenter.announce import Told, announce
 
@@ -348,18 +348,11 @@ class Announcer:
         else:
             self.cache[game_id] = (after, batch.last)
         known = {d.key: msg for d, msg in zip(plan, messages, strict=True)}
-        created = after.phase == "lobby" and any(
-            isinstance(self.services.service.decode(r), GameCreated) for r in records
-        )
-        self._spawn(game_id, self._deliver(game_id, known, after, created))
+        self._spawn(game_id, self._deliver(game_id, known, after))
 
-    async def _deliver(
-        self, game_id: str, known: dict[str, m.Message], after: GameState, created: bool
-    ) -> None:
+    async def _deliver(self, game_id: str, known: dict[str, m.Message], after: GameState) -> None:
         """Deliver a batch just recorded, beside the announcing of the next ones."""
         settled = await self.driver.drive(game_id, known)
-        if created:
-            await tell_subscribers(self.outbox, self.services, after)  # a new game here
         if after.phase in ("finished", "cancelled"):
             # What memory holds of it goes; so does its claim once nothing is owed.
             await asyncio.to_thread(self.services.forget_game, game_id)
@@ -432,7 +425,11 @@ class Announcer:
             for event, r in zip(events, records, strict=True)
         ]
         messages, after = announce(table, state, first, told, missing=missing)
-        return prompts_first(messages), after
+        notices: list[m.Message] = []
+        if after.phase == "lobby" and any(isinstance(e, GameCreated) for e in events):
+            subscribers = await asyncio.to_thread(self._subscribers, after)
+            notices += lobby.subscriber_notices(after, table, subscribers)
+        return prompts_first(messages) + notices, after
 
     async def present_again(self, game_id: str, batch: Batch) -> Sequence[m.Message]:
         """A recorded batch's messages, presented again from the log."""
@@ -442,6 +439,18 @@ class Announcer:
             return []
         messages, _ = await self.present(game_id, records, batch.now_ms)
         return messages
+
+    def _subscribers(self, state: GameState) -> dict[int, str]:
+        """Who asked to hear of the group's new games (but the game's creator) and can be
+        written to in private, with their languages."""
+        botstate = self.services.botstate
+        wanted = [p for p in botstate.subscribers(state.chat_id) if p != state.creator]
+        users = botstate.users(wanted)
+        return {
+            p: self.services.texts_for_user(p).lang
+            for p in wanted
+            if p in users and users[p].private_chat
+        }
 
     def _never_opened(self, state: GameState) -> frozenset[int]:
         users = self.services.botstate.users(state.seating)

@@ -106,7 +106,7 @@ class BotServices:
     bot_username: str = ""
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
-    _titles: LRU[str, str] = field(default_factory=lambda: LRU(CACHED_TITLES))
+    _titles: LRU[str, tuple[str, str]] = field(default_factory=lambda: LRU(CACHED_TITLES))
 
     @classmethod
     def from_services(cls, services: Services) -> BotServices:
@@ -193,6 +193,14 @@ class BotServices:
 
     def game_title(self, game_id: str) -> str:
         """The title the game's group had when the game was opened ("" if unknown)."""
+        return self._opening(game_id)[0]
+
+    def group_username(self, game_id: str) -> str:
+        """The public @name the game's group had when the game was opened ("": none)."""
+        return self._opening(game_id)[1]
+
+    def _opening(self, game_id: str) -> tuple[str, str]:
+        """The group's title and public name, as the game's first event recorded them."""
         found = self._titles.get(game_id)
         if found is None:
             with reader(self.store.engine) as conn:
@@ -201,8 +209,12 @@ class BotServices:
                         events.c.stream_id == game_id, events.c.version == 1
                     )
                 ).scalar()
-            title = meta.get("chat_title") if isinstance(meta, dict) else None
-            found = self._titles[game_id] = title if isinstance(title, str) else ""
+            meta = meta if isinstance(meta, dict) else {}
+            title, username = meta.get("chat_title"), meta.get("chat_username")
+            found = self._titles[game_id] = (
+                title if isinstance(title, str) else "",
+                username if isinstance(username, str) else "",
+            )
         return found
 
     def table(self, game_id: str, state: GameState) -> Table:
@@ -214,6 +226,7 @@ class BotServices:
             chat,
             int(self.service.clock_ms()),
             title=self.game_title(game_id),
+            group_username=self.group_username(game_id),
             group_language=self.texts_for_chat(chat).lang,
             languages={p: self.texts_for_user(p).lang for p in state.seating},
             tz=self.botstate.chat_timezone(chat) or "UTC",

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from infra.deliveries import Deliveries
 from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_history_figures import store_game
@@ -123,3 +124,31 @@ async def test_notify_in_private_says_where_to_send_it(db: str) -> None:
             await settle(api, app)
             assert api.last_message(OUTSIDER)["text"].startswith("Send /notify in the group")
             assert bot_services(app).botstate.subscribers(GROUP) == []
+
+
+async def test_a_subscribers_notice_is_recorded_with_the_lobby_and_tried_again_until_it_goes(
+    db: str,
+) -> None:
+    """The notice of a new game is owed like any announcement: recorded with the lobby's
+    batch before anything is sent (an instance that dies before sending it leaves it to
+    the next one), and a send that fails is tried again, not dropped."""
+    async with FakeBotAPI() as api, game_over(api, db) as (app, _):
+        api.send_text(GROUP, OUTSIDER, "/notify")
+        await settle(api, app)
+        before = len(api.messages_in(OUTSIDER))
+        # Telegram is flooded for that chat: every try of the first send is refused.
+        api.fail_next("sendMessage", 429, retry_after=1, times=4, chat_id=OUTSIDER)
+
+        api.send_text(GROUP, PLAYERS[0], "/newgame")
+        await settle(api, app)
+        await api.wait_for(lambda: len(api.messages_in(OUTSIDER)) > before, timeout=20)
+
+        told = [m["text"] for m in api.messages_in(OUTSIDER)[before:]]
+        assert told == [
+            "⛏ P101 opened a new game of Saboteur in Mine. Go to the group and press ✋ Join"
+            " to play."
+        ]
+        game_id = bot_services(app).active_game(GROUP)
+        assert game_id is not None
+        owed = Deliveries(bot_services(app).store.engine).unsettled(game_id, OUTSIDER)
+        assert owed == []  # recorded, and recorded as sent

@@ -107,9 +107,12 @@ async def create_game(
         turn_seconds=turn_seconds,
         gold_house_rule=gold_house_rule,
     )
-    # The group's title, so private prompts can name the group.
+    # The group's title, so private prompts can name the group, and its public @name, so
+    # a subscriber's notice can link to it.
     chat = update.effective_chat
     title: dict[str, object] = {"chat_title": chat.title} if chat and chat.title else {}
+    if chat and chat.username:
+        title["chat_username"] = chat.username
     error = await run(context, game_id, command, update, title)
     if error is None:
         await _private_hint(update, context, user, game_id, texts)

@@ -31,6 +31,7 @@ class Table:
     chat_id: int  # the group (its id now, after any migration)
     now_ms: int  # the game clock's now: times left are counted from it
     title: str = ""  # the group's title, when known
+    group_username: str = ""  # the group's public @name, if it has one (for links)
     group_language: str = "en"
     languages: Mapping[PlayerId, str] = field(default_factory=dict)
     tz: str = "UTC"  # the group's time zone (an IANA name)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from domain.cards import PLAYER_LIMITS
-from domain.state import GameState
+from domain.state import GameState, PlayerId
 from tgbot import keyboards as kb
 from tgbot.presenter.audience import Table
-from tgbot.presenter.messages import Lobby, LobbyClosed, Text
+from tgbot.presenter.messages import Lobby, LobbyClosed, PrivateText, Text
 from tgbot.texts import Texts, esc, name_html
 
 
@@ -72,3 +74,32 @@ def stop_question(table: Table, version: int, texts: Texts) -> Text:
         table.game_id,
         version,
     )
+
+
+def subscriber_notices(
+    state: GameState, table: Table, subscribers: Mapping[PlayerId, str]
+) -> list[PrivateText]:
+    """The private notice each subscriber (by their language) gets when the game opened
+    in their group: who opened which game where, with a link to a public group.
+
+    >>> from domain.state import GameState
+    >>> opened = GameState(creator=1, names={1: "Ann"}, edition="base")
+    >>> [n.text for n in subscriber_notices(opened, Table("g", -5, 0, title="Mine"), {2: "en"})]
+    ['⛏ Ann opened a new game of Saboteur in Mine. Go to the group and press ✋ Join to play.']
+    """
+    creator = state.names.get(state.creator, "?") if state.creator is not None else "?"
+    link = f"https://t.me/{table.group_username}" if table.group_username else ""
+    notices = []
+    for player, language in subscribers.items():
+        texts = Texts(language)
+        text = texts.t(
+            "notify.new_game",
+            name=esc(creator),
+            edition=texts.t(f"edition.{state.edition}"),
+            group=esc(table.title) if table.title else texts.t("bot.your_group"),
+        )
+        keyboard = (
+            kb.keyboard([[kb.Button(texts.t("notify.open_group"), url=link)]]) if link else ()
+        )
+        notices.append(PrivateText(player, text, keyboard, table.game_id))
+    return notices
