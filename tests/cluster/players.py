@@ -301,32 +301,7 @@ def audit(cluster: Cluster, tables: list[Table]) -> Audit:
             ]
             if len(live) > 1:
                 found.duplicate_prompts.append((table.game, event.decision))
-                chat = {
-                    i: str(m.get("caption") or m.get("text"))[:20]
-                    for i, m in api.messages.get(event.player, {}).items()
-                }
-                print(  # what a failure shows: the chat's messages and the live ones
-                    f"decision {event.decision} of {table.game} (v{record.version}) live in"
-                    f" {event.player}: {[m['message_id'] for m in live]}; the chat:"
-                    f" {chat}"
-                )
-                with cluster.engine.connect() as conn:
-                    for row in conn.execute(
-                        text(
-                            "SELECT id, key, kind, state, attempts, message_id, last_error,"
-                            " decision FROM deliveries WHERE chat_id = :c ORDER BY id"
-                        ),
-                        {"c": event.player},
-                    ):
-                        print("   ", tuple(row))
-                start = api.calls[0].at if api.calls else 0.0
-                for call in api.calls:
-                    if str(call.params.get("chat_id")) == str(event.player):
-                        print(
-                            f"    call {call.at - start:7.3f} {call.method}"
-                            f" {call.params.get('message_id')}"
-                            f" {str(call.params.get('caption', ''))[:20]!r}"
-                        )
+                show_chat(cluster, event.player, table.game, event.decision, record.version, live)
         seen_texts: set[str] = set()
         for message in api.sent_in(table.group):
             words = message.get("caption") or message.get("text") or ""
@@ -335,3 +310,36 @@ def audit(cluster: Cluster, tables: list[Table]) -> Audit:
             seen_texts.add(words)
     found.not_live = not_live(cluster, tables)
     return found
+
+
+def show_chat(
+    cluster: Cluster, player: int, game: str, decision: int, version: int, live: list[JSON]
+) -> None:
+    """What a failure shows when a decision has two live prompts: the player's chat, its
+    recorded deliveries and the Bot API calls made to it."""
+    api = cluster.api
+    chat = {
+        i: str(m.get("caption") or m.get("text"))[:20]
+        for i, m in api.messages.get(player, {}).items()
+    }
+    print(
+        f"decision {decision} of {game} (v{version}) live in {player}:"
+        f" {[m['message_id'] for m in live]}; the chat: {chat}"
+    )
+    with cluster.engine.connect() as conn:
+        for row in conn.execute(
+            text(
+                "SELECT id, key, kind, state, attempts, message_id, last_error,"
+                " decision FROM deliveries WHERE chat_id = :c ORDER BY id"
+            ),
+            {"c": player},
+        ):
+            print("   ", tuple(row))
+    start = api.calls[0].at if api.calls else 0.0
+    for call in api.calls:
+        if str(call.params.get("chat_id")) == str(player):
+            print(
+                f"    call {call.at - start:7.3f} {call.method}"
+                f" {call.params.get('message_id')}"
+                f" {str(call.params.get('caption', ''))[:20]!r}"
+            )
