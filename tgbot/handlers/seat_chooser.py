@@ -22,6 +22,7 @@ from tgbot.context import BotContext
 from tgbot.handlers.common import press_chats, same_kind
 from tgbot.handlers.group import may_manage
 from tgbot.handlers.seats import hand_over
+from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Deleted, Text, TextEdit, Unbuttoned
 from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, esc
@@ -31,7 +32,8 @@ def chooser_text(state: GameState, texts: Texts) -> str:
     """The chooser's question, or what it says when no seat is left to hand over."""
     if not kb.handable_seats(state):
         return texts.t("handseat.none")
-    return texts.t("handseat.choose")
+    question = texts.t("handseat.choose", mark=Icon.DEADLINE.emoji)
+    return f"{Icon.COMPUTER.emoji} {question}"
 
 
 async def on_press(
