@@ -94,7 +94,7 @@ def kind_of(message: m.Message) -> str:
             return NEW_BOARD if message.new else BOARD
         case m.Lobby() | m.LobbyClosed():
             return LOBBY
-        case m.TextEdit() | m.PromptStep() | m.Unbuttoned():
+        case m.TextEdit() | m.PromptStep() | m.Unbuttoned() | m.Deleted():
             return EDIT
         case m.Photo() if message.message_id is not None:
             return EDIT

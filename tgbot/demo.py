@@ -1,17 +1,19 @@
-"""``saboteur-bot demo``: a whole game between computer players, offline.
+"""``saboteur-bot demo``: a whole game played by scripts, offline.
 
 The real bot (handlers, announcer, presenter, outbox, renderer) runs against an in-process
-fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``). Computer
-players press buttons the bot sent them, chosen uniformly at random (seeded), with
-Telegram set to ``--language``. The group's messages are printed and every picture a chat
-received is written to ``--out``; ``--transcript FILE`` writes everything every chat
-received (messages, captions, buttons, edits, alerts, where each picture went). The game's
-id and database are printed last, for ``saboteur-bot replay``.
+fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``). Scripted
+people press buttons the bot sent them, chosen uniformly at random (seeded), with
+Telegram set to ``--language``. ``--computers K``: K of the ``--players`` seats are the
+bot's own computer players, seated from the lobby's button and playing their strategy as
+the worker plays it (at once, with no pause). The group's messages are printed and
+every picture a chat received is written to ``--out``; ``--transcript FILE`` writes
+everything every chat received (messages, captions, buttons, edits, alerts, where each
+picture went). The game's id and database are printed last, for ``saboteur-bot replay``.
 
 ``--miniapp``: the Mini App is served on localhost and the first seat is yours. Open the
 printed address in a browser (no Telegram needed): it signs you in as that player, with
 initData signed by the fake Bot API's token as Telegram would sign it — a sign-in that
-exists only here, beside the fake. The computer players wait for your moves.
+exists only here, beside the fake. The other players wait for your moves.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ import argparse
 import asyncio
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from infra.bootstrap import bootstrap
+from infra.computer import computer_move, move_key
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot.app import (
@@ -50,6 +54,13 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="saboteur-bot demo", description=__doc__)
     p.add_argument("--edition", choices=("base", "saboteur2"), default="base")
     p.add_argument("--players", type=int, default=4, help="3–10 (base) or 2–12 (saboteur2)")
+    p.add_argument(
+        "--computers",
+        type=int,
+        default=0,
+        metavar="K",
+        help="K of the seats are computer players (at least one seat stays a person's)",
+    )
     p.add_argument("--seed", type=int, default=1, help="chance of the deals and the players")
     p.add_argument("--language", choices=LANGUAGES, default="en", help="the players' language")
     p.add_argument(
@@ -69,6 +80,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(argv or []))
+    if not 0 <= args.computers < args.players:
+        parser().error(f"--computers must be 0 to {args.players - 1}: one seat is a person's")
     url = args.database
     if not url:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -95,7 +108,7 @@ async def play(args: argparse.Namespace, url: str) -> int:
         poll_interval=0.05,
         rate_limit=False,
     )
-    players = list(range(1, args.players + 1))
+    players = list(range(1, args.players - args.computers + 1))  # the people
     api.group(GROUP, GROUP_TITLE, admins=(players[0],))
     for p in players:
         api.user(p, NAMES[(p - 1) % len(NAMES)], args.language)
@@ -119,13 +132,16 @@ async def play(args: argparse.Namespace, url: str) -> int:
 
         for p in players[1:]:
             await press(api, app, GROUP, p, lobby_id, lobby_button(0))  # Join
+        for _ in range(args.computers):
+            await press(api, app, GROUP, players[0], lobby_id, lobby_button(4))  # Add computer
         await press(api, app, GROUP, players[0], lobby_id, lobby_button(2))  # Start
         bot_services: BotServices = app.bot_data[SERVICES_KEY]
         game_id = bot_services.active_game(GROUP)
+        assert game_id is not None
         if args.miniapp:
-            presses = await with_miniapp(args, api, app, players, rng)
+            played = await with_miniapp(args, api, app, players, rng, game_id)
         else:
-            presses = await computers_play(api, app, players, rng)
+            played = await play_out(api, app, players, rng, game_id)
         await settle(api, app)
     finally:
         if app.running:
@@ -143,7 +159,10 @@ async def play(args: argparse.Namespace, url: str) -> int:
     if args.transcript is not None:
         text = "\n".join(transcript(api, names, pictures))
         args.transcript.write_text(text + "\n", "utf-8")
-    print(f"\n{presses} button presses; {len(pictures)} pictures written to {args.out}/")
+    moves = f"{played.moves} computer moves; " if args.computers else ""
+    print(
+        f"\n{played.presses} button presses; {moves}{len(pictures)} pictures written to {args.out}/"
+    )
     if args.transcript is not None:
         print(f"transcript of every chat: {args.transcript}")
     print(f"game {game_id} in {url}; replay it with:")
@@ -154,43 +173,85 @@ async def play(args: argparse.Namespace, url: str) -> int:
     return 0
 
 
-async def computers_play(
-    api: Any, app: BotApplication, players: list[int], rng: random.Random
-) -> int:
-    """Computer players press buttons while one of them is prompted; the presses made."""
-    presses = 0
-    while (turn := prompt_owner(api, players)) is not None and presses < 50_000:
+@dataclass
+class Played:
+    """What the scripts did: the people's presses, the computer players' moves."""
+
+    presses: int = 0
+    moves: int = 0
+
+    def __iadd__(self, other: Played) -> Played:
+        self.presses += other.presses
+        self.moves += other.moves
+        return self
+
+
+async def play_out(
+    api: Any, app: BotApplication, people: list[int], rng: random.Random, game_id: str
+) -> Played:
+    """Until nobody of ``people`` is prompted and the computer owes no decision: the
+    computer players make theirs, the people press a button of their prompt at random."""
+    played = Played()
+    while played.presses + played.moves < 50_000:
+        if await computer_moves_once(api, app, game_id):
+            played.moves += 1
+            continue
+        turn = prompt_owner(api, people)
+        if turn is None:
+            break
         player, message = turn
         choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
         choice = rng.choice(choices)
         await press(api, app, player, player, message["message_id"], choice.callback_data)
-        presses += 1
-    return presses
+        played.presses += 1
+    return played
+
+
+async def computer_moves_once(api: Any, app: BotApplication, game_id: str) -> bool:
+    """The decision the computer owes now made as the worker makes it (the strategy's
+    move, under the decision's idempotency key); False when it owes none."""
+    services: BotServices = app.bot_data[SERVICES_KEY]
+    state, _ = await asyncio.to_thread(services.load, game_id)
+    pending = state.pending
+    if state.phase != "playing" or pending is None or not pending.computer:
+        return False
+    command = await asyncio.to_thread(computer_move, services.service, game_id, pending.id)
+    if command is None:
+        return False
+    key = move_key(game_id, pending.id)
+    await asyncio.to_thread(services.service.handle, game_id, command, idempotency_key=key)
+    services.wake.set()
+    await settle(api, app)
+    return True
 
 
 async def with_miniapp(
-    args: argparse.Namespace, api: Any, app: BotApplication, players: list[int], rng: random.Random
-) -> int:
-    """The first seat plays on the Mini App (a browser), the others press buttons, until
-    the game is over."""
+    args: argparse.Namespace,
+    api: Any,
+    app: BotApplication,
+    players: list[int],
+    rng: random.Random,
+    game_id: str,
+) -> Played:
+    """The first seat plays on the Mini App (a browser), the others press buttons or
+    are computer players, until the game is over."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     seats = [DemoPlayer(p, NAMES[(p - 1) % len(NAMES)]) for p in players]
     served = mini_app(services, token=api.token, bot=app.bot, demo_players=seats[:1])
-    presses = 0
+    played = Played()
     try:
         async with serving(served.routes(), port=args.port) as base:
             print(f"The board of {seats[0].name}: open {base}/miniapp/demo?as={players[0]}")
-            print("(the computer players wait for your moves; Ctrl-C stops the demo)")
-            game_id = await asyncio.to_thread(services.active_game, GROUP)
-            while game_id is not None:
-                presses += await computers_play(api, app, players[1:], rng)
+            print("(the other players wait for your moves; Ctrl-C stops the demo)")
+            while True:
+                played += await play_out(api, app, players[1:], rng, game_id)
                 state, _ = await asyncio.to_thread(services.load, game_id)
                 if state.phase != "playing":
                     break
                 await asyncio.sleep(0.2)  # the first seat is thinking
     finally:
         await served.feed.close()
-    return presses
+    return played
 
 
 def prompt_owner(api: Any, players: list[int]) -> tuple[int, dict[str, Any]] | None:

@@ -32,7 +32,8 @@ from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES
 from tgbot import texts as texts_module
 from tgbot.callback import CallbackData
-from tgbot.texts import Texts, card_shape, cell_text, is_symmetric
+from tgbot.presenter.icons import Icon
+from tgbot.texts import Texts, card_shape, cell_text, is_symmetric, short
 
 # Press actions (callback codes). The first group: the group lobby; the rest: a
 # player's private prompt.
@@ -55,7 +56,12 @@ KEEP: Final = "xk"  # a running game: "no, play on"
 LEAVE_YES: Final = "ly"
 LEAVE_NO: Final = "ln"
 PRACTICE: Final = "pr"  # /practice: value the edition's index, page the seats (once chosen)
-HAND_OVER: Final = "ho"  # the creator or an admin hands an absent player's seat over
+HAND_OVER: Final = "ho"  # player: that seat handed over at once (boards drawn before the chooser)
+# The creator or an admin hands a person's seat to the computer: the board's one button
+# opens a chooser in the group, listing the seats that may be handed over.
+SEATS_MENU: Final = "hs"  # the board: open the chooser
+SEAT_PICK: Final = "hp"  # the chooser: player — hand that seat over
+SEATS_CLOSE: Final = "hc"  # the chooser: close it, nothing handed over
 
 MENU: Final = "m"  # back to the decision's first step
 CARD: Final = "c"  # a card was picked: show where it may go (or why it cannot)
@@ -96,6 +102,8 @@ PROMPT_ACTIONS: Final = frozenset(
     {MENU, CARD, PLACE, ACT, PASS_MENU, PASS, REMOVE_MENU, REMOVE, GOLD, THEFT, LEGEND}
 )
 SEAT_ACTIONS: Final = frozenset({LEAVE_YES, LEAVE_NO, HAND_OVER})
+CHOOSER_ACTIONS: Final = frozenset({SEAT_PICK, SEATS_CLOSE})  # the chooser's own buttons
+HANDING_ACTIONS: Final = frozenset({SEATS_MENU, *CHOOSER_ACTIONS})
 COMMAND_ACTIONS: Final = frozenset({PLACE, ACT, PASS, REMOVE, GOLD, THEFT})
 
 TIMER_PRESETS: Final = tuple(seconds for _, seconds in texts_module.TIMER_PRESETS)
@@ -275,10 +283,47 @@ def leave_rows(texts: Texts, player: PlayerId) -> list[Row]:
     ]
 
 
-def hand_over_row(texts: Texts, player: PlayerId, name: str) -> Row:
-    """The group's board: the creator or an admin hands the seat of the player it waits
-    for to the computer."""
-    return [Button(texts.t("board.button_hand_over", name=name), Press(HAND_OVER, player=player))]
+def handable_seats(state: GameState) -> tuple[PlayerId, ...]:
+    """The people's seats the creator or an admin may hand to the computer now: those it
+    does not play already; the one the game waits for first, then in seating order.
+
+    >>> from domain.state import Decision
+    >>> state = GameState(seating=(1, 2, 3, 4), computers=frozenset({-1}))
+    >>> state = state.update(seating=(1, 2, 3, -1), handed_over={1: "kicked"})
+    >>> handable_seats(state.update(pending=Decision(1, 3, "turn", 0)))
+    (3, 2)
+    """
+    if state.practice:  # its one person has nobody to hand a seat over
+        return ()
+    seats = [p for p in state.humans() if p not in state.handed_over]
+    pending = state.pending
+    if pending is not None and pending.player in seats:
+        seats.remove(pending.player)
+        seats.insert(0, pending.player)
+    return tuple(seats)
+
+
+def hand_seat_row(texts: Texts) -> Row:
+    """The group's board: the creator or an admin opens the chooser of seats to hand to
+    the computer (one button, whoever the game waits for)."""
+    return [Button(texts.t("board.button_hand_seat"), Press(SEATS_MENU))]
+
+
+def seat_chooser_rows(state: GameState, texts: Texts) -> list[Row]:
+    """The chooser: a button per seat that may be handed over (⏳ marks the one the game
+    waits for), two to a row, and one to close it."""
+    pending = state.pending
+    awaited = pending.player if pending is not None else None
+    seats = [
+        Button(
+            f"{Icon.DEADLINE.emoji} {short(state.names.get(p, '?'))}"
+            if p == awaited
+            else short(state.names.get(p, "?")),
+            Press(SEAT_PICK, player=p),
+        )
+        for p in handable_seats(state)
+    ]
+    return [*_chunks(seats, 2), [Button(texts.t("handseat.button_close"), Press(SEATS_CLOSE))]]
 
 
 # ---------------------------------------------------------------------------- turns

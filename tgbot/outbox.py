@@ -301,6 +301,15 @@ class Outbox:
                 return await self.call(
                     chat, "edit_message_reply_markup", message_id=message.message_id
                 )
+            case m.Deleted():
+                deleted = await self.call(
+                    message.chat, "delete_message", message_id=message.message_id
+                )
+                if deleted is None:
+                    return await self.call(
+                        message.chat, "edit_message_reply_markup", message_id=message.message_id
+                    )
+                return deleted
             case m.Lobby():
                 return await self._lobby(message)
             case m.LobbyClosed():

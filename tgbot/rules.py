@@ -111,6 +111,7 @@ def buttons_section(edition: Edition, texts: Texts) -> str:
             come_back=texts.t("bot.button_come_back"),
         )
     )
+    lines.append("• " + texts.t("rules.button_hand_seat", button=texts.t("board.button_hand_seat")))
     lines.append(
         "• "
         + texts.t(

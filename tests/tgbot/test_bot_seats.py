@@ -1,4 +1,4 @@
-"""A running game's seats handed to the computer: /leave (asked first), the board's button
+"""A running game's seats handed to the computer: /leave (asked first), the board's chooser
 and /kick (the creator's or an admin's), three timeouts in a row; and taken back."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from domain.commands import TimeOut
+from domain.commands import CancelGame, TimeOut
+from domain.events import SeatHandedOver
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
@@ -109,29 +110,52 @@ async def test_leave_in_a_running_game_asks_first_then_the_computer_plays_the_se
         assert not [b for m in api.messages_in(leaver) for b in buttons(api, m) if "back" in b.text]
 
 
-async def test_the_creator_hands_the_awaited_seat_over_on_the_board_and_its_player_takes_it_back(
+HAND_SEAT = "Hand a seat to the computer"
+CHOOSER = "Hand whose seat to a computer player?"
+ONLY_CREATOR = "Only the game's creator or a group admin may do that."
+
+
+def board_message(api: FakeBotAPI) -> dict[str, Any]:
+    return [m for m in api.messages_in(GROUP) if "caption" in m][-1]
+
+
+def chooser(api: FakeBotAPI) -> dict[str, Any]:
+    """The newest seat chooser posted in the group."""
+    return [m for m in api.messages_in(GROUP) if CHOOSER in m.get("text", "")][-1]
+
+
+async def open_chooser(api: FakeBotAPI, app: Any, user: int) -> dict[str, Any]:
+    """``user`` presses the board's hand-over button; the bot's answer."""
+    board = board_message(api)
+    [opener] = [b for b in buttons(api, board) if HAND_SEAT in b.text]
+    assert opener.callback_data is not None
+    return await press_and_wait(api, app, GROUP, user, board["message_id"], opener.callback_data)
+
+
+async def choose(api: FakeBotAPI, app: Any, user: int, label: str) -> dict[str, Any]:
+    """``user`` presses the chooser's button whose label ends with ``label``."""
+    shown = chooser(api)
+    [chosen] = [b for b in buttons(api, shown) if b.text.endswith(label)]
+    assert chosen.callback_data is not None
+    return await press_and_wait(api, app, GROUP, user, shown["message_id"], chosen.callback_data)
+
+
+async def test_the_creator_hands_the_awaited_seat_over_from_the_board_and_its_player_takes_it_back(
     db: str,
 ) -> None:
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
         services = bot_services(app)
         absent = await until_a_person_other_than_the_creator_is_on_turn(app, services, game_id)
         await settle(api, app)
-        other = next(p for p in PLAYERS if p not in (CREATOR, absent))
-        label = f"The computer plays for P{absent}"
-        _, version = services.load(game_id)
 
-        refused = await press(api, app, GROUP, other, label)
-        assert refused["text"] == "Only the game's creator or a group admin may do that."
-        assert services.load(game_id)[1] == version
-
-        await press(api, app, GROUP, CREATOR, label)
+        assert not (await open_chooser(api, app, CREATOR)).get("show_alert")
+        # The player the game waits for comes first, marked.
+        assert buttons(api, chooser(api))[0].text == f"⏳ P{absent}"
+        await choose(api, app, CREATOR, f"P{absent}")
         state, _ = services.load(game_id)
         assert state.handed_over == {absent: "kicked"}
         assert state.pending is not None and state.pending.computer
         assert f"P{CREATOR} handed P{absent}'s seat to a computer player" in board_caption(api)
-        # The board waits for the computer now: no button to hand its seat over again.
-        board = [m for m in api.messages_in(GROUP) if "caption" in m][-1]
-        assert not [b for b in buttons(api, board) if "The computer plays for" in b.text]
         told = api.last_message(absent)
         assert "Your seat was handed to a computer player" in (
             told.get("text") or told.get("caption", "")
@@ -143,6 +167,135 @@ async def test_the_creator_hands_the_awaited_seat_over_on_the_board_and_its_play
         assert state.pending is not None and not state.pending.computer
         assert state.pending.player == absent  # their decision is theirs again
         assert buttons(api, api.last_message(absent))  # with its prompt
+
+
+async def test_the_creator_hands_a_seat_the_game_does_not_wait_for_over_with_the_boards_chooser(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        await settle(api, app)
+        before, _ = services.load(game_id)
+        assert before.pending is not None
+        awaited = before.pending.player
+        target = next(p for p in PLAYERS if p not in (CREATOR, awaited))
+        # One button on the board, whoever the game waits for; no name on it.
+        labels = [b.text for b in buttons(api, board_message(api))]
+        assert labels == [f"🤖 {HAND_SEAT}"]
+        events = len(services.service.events(game_id))
+
+        answer = await open_chooser(api, app, CREATOR)
+        assert not answer.get("show_alert")
+        shown = chooser(api)
+        assert "Only the game's creator or a group admin may choose." in shown["text"]
+        names = [b.text for b in buttons(api, shown)]
+        assert names[0] == f"⏳ P{awaited}" and names[-1] == "✖️ Cancel"
+        assert sorted(names[1:-1]) == sorted(f"P{p}" for p in PLAYERS if p != awaited)
+        assert len(services.service.events(game_id)) == events  # opening it changes nothing
+
+        await choose(api, app, CREATOR, f"P{target}")
+        new = services.service.events(game_id)[events:]
+        assert new == [SeatHandedOver(target, "kicked", CREATOR)]  # as /kick hands it over
+        state, _ = services.load(game_id)
+        assert state.pending == before.pending  # the awaited player still decides
+        done = api.messages[GROUP][shown["message_id"]]
+        assert done["text"] == f"A computer player plays P{target}'s seat until P{target} is back."
+        assert not api.keyboard(done)
+        assert (
+            f"P{CREATOR} handed P{target}'s seat to a computer player until P{target} is back."
+            in board_caption(api)
+        )
+        assert f"P{target} 🃏{len(state.hand(target))} 🤖" in board_caption(api)
+        told = api.last_message(target)
+        assert "Your seat was handed to a computer player while you were away." in told["text"]
+        assert [b.text for b in buttons(api, told)] == ["👋 I'm back"]
+
+        # Chosen again, the seat is no longer offered; closed, the chooser goes.
+        await open_chooser(api, app, CREATOR)
+        again = chooser(api)
+        assert f"P{target}" not in [b.text for b in buttons(api, again)]
+        await choose(api, app, CREATOR, "Cancel")
+        assert again["message_id"] not in [m["message_id"] for m in api.messages_in(GROUP)]
+        assert len(services.service.events(game_id)) == events + 1
+
+
+async def test_a_player_neither_creator_nor_admin_is_refused_the_chooser_and_nothing_changes(
+    db: str,
+) -> None:
+    other = PLAYERS[1]
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        await settle(api, app)
+        events = len(services.service.events(game_id))
+        posted = len(api.messages_in(GROUP))
+
+        refused = await open_chooser(api, app, other)
+        assert refused["text"] == ONLY_CREATOR and refused["show_alert"]
+        assert len(api.messages_in(GROUP)) == posted  # no chooser for them
+
+        await open_chooser(api, app, CREATOR)
+        shown = chooser(api)
+        for label in (f"P{PLAYERS[2]}", "Cancel"):
+            refused = await choose(api, app, other, label)
+            assert refused["text"] == ONLY_CREATOR and refused["show_alert"]
+        assert api.messages[GROUP][shown["message_id"]] == shown  # untouched
+        assert len(services.service.events(game_id)) == events
+        assert services.load(game_id)[0].handed_over == {}
+
+        # A group admin who does not play may choose (in the creator's name).
+        admin = 149
+        api.user(admin, f"P{admin}")
+        api.admins[GROUP].add(admin)
+        await choose(api, app, admin, f"P{PLAYERS[2]}")
+        assert services.load(game_id)[0].handed_over == {PLAYERS[2]: "kicked"}
+        caption = board_caption(api)
+        assert f"P{admin} handed P{PLAYERS[2]}'s seat to a computer player" in caption
+
+
+async def test_a_chooser_pressed_after_the_game_ended_says_so_and_changes_nothing(
+    db: str,
+) -> None:
+    target = PLAYERS[2]
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        await settle(api, app)
+        await open_chooser(api, app, CREATOR)
+        shown = chooser(api)
+        services.service.handle(game_id, CancelGame(CREATOR))
+        services.wake.set()
+        await settle(api, app)
+        events = len(services.service.events(game_id))
+
+        answer = await choose(api, app, CREATOR, f"P{target}")
+        assert answer["text"] == "That game is over: there is no seat to hand over."
+        assert answer["show_alert"]
+        assert len(services.service.events(game_id)) == events
+        assert services.load(game_id)[0].handed_over == {}
+        # Its buttons, which can do nothing more, are gone.
+        assert not api.keyboard(api.messages[GROUP][shown["message_id"]])
+
+
+async def test_a_seat_handed_over_meanwhile_is_refused_and_dropped_from_the_chooser(
+    db: str,
+) -> None:
+    target = PLAYERS[2]
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        await settle(api, app)
+        await open_chooser(api, app, CREATOR)
+        shown = chooser(api)
+        said = api.send_text(GROUP, target, "brb")
+        api.send_text(GROUP, CREATOR, "/kick", reply_to=said)
+        await settle(api, app)
+        events = len(services.service.events(game_id))
+
+        answer = await choose(api, app, CREATOR, f"P{target}")
+        assert answer["text"] == f"The computer already plays P{target}'s seat."
+        assert answer["show_alert"]
+        assert len(services.service.events(game_id)) == events
+        redrawn = api.messages[GROUP][shown["message_id"]]
+        assert CHOOSER in redrawn["text"]
+        assert f"P{target}" not in [b.text for b in buttons(api, redrawn)]
 
 
 async def test_kick_in_reply_hands_the_seat_over_for_the_creator_only(db: str) -> None:

@@ -45,3 +45,31 @@ def test_the_demo_writes_every_chat_in_its_language_and_its_game_replays(
     replay = ["replay", game_id, "--database-url", url, "--lang", "pl", "--out", str(gif)]
     assert cli.main(replay) == 0
     assert gif.read_bytes()[:6] == b"GIF89a"
+
+
+def test_the_demo_seats_computer_players_who_play_to_the_end_beside_the_people(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, written = tmp_path / "out", tmp_path / "transcript.txt"
+    argv = ["demo", "--players", "4", "--computers", "2", "--seed", "3", "--language", "de"]
+    assert cli.main([*argv, "--out", str(out), "--transcript", str(written), "--quiet"]) == 0
+
+    printed = capsys.readouterr().out
+    found = re.search(r"^(\d+) button presses; (\d+) computer moves; ", printed, re.MULTILINE)
+    assert found is not None, printed[-500:]
+    assert int(found.group(1)) > 0 and int(found.group(2)) > 0
+    assert "🏆 Spielende!" in printed
+    lobby = re.findall(r"Mitspielende \(4/10\): Ann, Bo, 🤖 \w+, 🤖 \w+", printed)
+    assert lobby, printed[:1500]
+    transcript = written.read_text("utf-8")
+    assert transcript.count("── Ann presses [🤖 Computerspieler hinzufügen] in Demo mine") == 2
+    # Only the people have private chats; the computers' turns are told in the group.
+    assert re.search(r"^── to (Cy|Di) ", transcript, re.MULTILINE) is None
+    assert re.search(r"🤖 \w+, du bist dran|🤖 \w+ ist dran", printed), printed[:3000]
+    assert "[🤖 Platz dem Computer übergeben]" in transcript  # the board's button
+
+
+def test_the_demo_keeps_one_seat_for_a_person(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--players", "3", "--computers", "3"])
+    assert "--computers must be 0 to 2" in capsys.readouterr().err

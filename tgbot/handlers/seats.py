@@ -2,8 +2,9 @@
 
 ``/leave`` asks the player first (two buttons only they may press), then the computer plays
 their seat to the end, with their dwarf, hand and gold. The creator or a group admin hands
-an absent player's seat over with the board's button or ``/kick`` in reply to that player's
-message; that player's own next press (``/back``, "I'm back", a move) takes it back.
+an absent player's seat over with the board's chooser (:mod:`tgbot.handlers.seat_chooser`)
+or ``/kick`` in reply to that player's message; that player's own next press (``/back``,
+"I'm back", a move) takes it back.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ async def hand_over(
 async def on_press(
     update: Update, context: BotContext, query: CallbackQuery, data: CallbackData, user: User
 ) -> None:
-    """The leave question's answer, or the board's hand-over button."""
+    """The leave question's answer, or the hand-over button of a board drawn before the
+    chooser (it named the awaited player)."""
     chat, message = update.effective_chat, query.message
     services = context.services
     if chat is None or not isinstance(message, Message) or data.player is None:

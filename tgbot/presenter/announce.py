@@ -186,21 +186,13 @@ class _Batch:
         self.after = []
 
     def board_keyboard(self) -> kb.Keyboard:
-        """The board's buttons while the game runs: the computer to play for the person
-        it waits for (the creator's or an admin's to press), and the way into the Mini App
-        (when set up, unless the game was cancelled)."""
+        """The board's buttons while the game runs: one to hand a person's seat to the
+        computer (the creator's or an admin's to press: it opens a chooser of the seats),
+        and the way into the Mini App (when set up, unless the game was cancelled)."""
         state, texts = self.state, self.table.group().texts
         rows: list[kb.Row] = []
-        pending = state.pending
-        if (
-            state.phase == "playing"
-            and not state.practice  # its one person has nobody to hand a seat over
-            and pending is not None
-            and is_person(state, pending.player)
-            and not state.computer_plays(pending.player)
-        ):
-            name = state.names.get(pending.player, "?")
-            rows.append(kb.hand_over_row(texts, pending.player, name))
+        if state.phase == "playing" and kb.handable_seats(state):
+            rows.append(kb.hand_seat_row(texts))
         button = board_button(self.table, texts)
         if button is not None and state.phase != "cancelled":
             rows.append([button])

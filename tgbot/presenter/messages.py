@@ -181,6 +181,15 @@ class Unbuttoned:
 
 
 @dataclass(frozen=True, slots=True)
+class Deleted:
+    """A message the bot sent is deleted (a chooser closed); should Telegram refuse (a
+    message over two days old), it loses its buttons instead."""
+
+    chat: int
+    message_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class Lobby:
     """The group's one lobby message, drawn as the game is now: edited in place, or
     posted again at the bottom of the chat (``anew``). It shows the lobby's buttons
@@ -227,6 +236,7 @@ Message = (
     | Photo
     | Animation
     | Unbuttoned
+    | Deleted
     | Lobby
     | LobbyClosed
 )
