@@ -173,3 +173,33 @@ def test_one_who_leaves_the_lobby_is_named_not_shown_as_a_question_mark(
     for viewer in (None, 11):
         [said] = narrate(gone, announce_module.scene(after, viewer, Texts(lang), before=before))
         assert name in said.text and "?" not in said.text, said
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_board_waits_for_a_computer_player_without_telling_it_that_it_is_its_turn(
+    lang: str,
+) -> None:
+    """A person on turn is called by name ("Ann, it is your turn"); a computer player
+    reads nothing, so the group is only told whom it waits for."""
+    from dataclasses import replace
+
+    from tgbot.presenter.audience import Audience
+    from tgbot.presenter.board import caption
+
+    batch = next(
+        b for b in GAMES["base"][0] if b.before.pending and b.before.pending.kind == "turn"
+    )
+    state = batch.before
+    assert state.pending is not None
+    player = state.pending.player
+    computer = replace(state, computers=frozenset({player}))
+    texts = Texts(lang)
+    group = Audience(-1, None, texts, "UTC")
+    name = esc(state.names[player])
+
+    person_says = caption(state, group, table(state, lang), [])
+    computer_says = caption(computer, group, table(computer, lang), [])
+
+    assert texts.t("turn.prompt_group", name="NAME").replace("NAME", "") in person_says
+    assert texts.t("turn.waiting", name=name) in computer_says
+    assert texts.t("turn.prompt_group", name=name) not in computer_says

@@ -107,6 +107,8 @@ def caption(
             name_html(name) if state.is_computer(pending.player) else mention(pending.player, name)
         )
         key = WAITING.get(pending.kind, "turn.waiting")
+        if state.is_computer(pending.player) and pending.kind == "turn":
+            key = "turn.waiting"  # it reads nothing: the group is told whom it waits for
         status.append(texts.t(key, name=who))  # the mention first: it notifies them
         status.append(deadline_line(audience, pending.deadline, table.now_ms))
     head = texts.t("turn.round_pile", round=view.round, count=view.draw_pile)
