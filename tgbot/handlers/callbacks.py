@@ -28,6 +28,7 @@ from tgbot.handlers import between_games, group, practice, seat_chooser, seats
 from tgbot.handlers.common import (
     acted_by,
     error_text,
+    group_press,
     press_chats,
     remember,
     run,
@@ -187,13 +188,10 @@ async def _stop_press(
     user: User,
 ) -> None:
     """The answer to /cancel's question in a running game: cancel it, or play on."""
-    chat, message = update.effective_chat, query.message
-    if chat is None or not isinstance(message, Message):
-        await query.answer()
+    found = await group_press(update, context, query, data, user)
+    if found is None:
         return
-    services = context.services
-    texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
-    state, _ = await asyncio.to_thread(services.load, data.game)
+    chat, message, texts, state = found.chat, found.message, found.texts, found.state
     if state.chat_id not in await _chat_ids(context, chat.id) or state.phase != "playing":
         await query.answer(texts.t("error.stale_button"), show_alert=True)
         return

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from telegram import Chat, Update, User
+from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatMemberStatus
 
 from domain.commands import Command
 from domain.errors import DomainError
 from domain.events import PlayerCameBack, PlayerReminded, SeatHandedOver
+from domain.state import GameState
 from infra.event_store import ConcurrencyError
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
@@ -196,3 +198,30 @@ def same_kind(
     return any(
         p.game == game and p.action in actions for p in message_presses(message, keys, chats)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPress:
+    """A press on a game's message in a group: where, in the group's words, and the game
+    as it stands."""
+
+    chat: Chat
+    message: Message
+    texts: Texts
+    state: GameState
+    version: int
+
+
+async def group_press(
+    update: Update, context: BotContext, query: CallbackQuery, data: CallbackData, user: User
+) -> GroupPress | None:
+    """What a press on a game's group message starts from; None (answered) when it came on
+    no message the bot can read."""
+    chat, message = update.effective_chat, query.message
+    if chat is None or not isinstance(message, Message):
+        await query.answer()
+        return None
+    services = context.services
+    texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
+    state, version = await asyncio.to_thread(services.load, data.game)
+    return GroupPress(chat, message, texts, state, version)

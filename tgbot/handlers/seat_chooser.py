@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, Message, Update, User
+from telegram import CallbackQuery, Update, User
 
 from domain.state import GameState
 from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
-from tgbot.handlers.common import press_chats, same_kind
+from tgbot.handlers.common import group_press, press_chats, same_kind
 from tgbot.handlers.group import may_manage
 from tgbot.handlers.seats import hand_over
 from tgbot.presenter.icons import Icon
@@ -40,13 +40,17 @@ async def on_press(
     update: Update, context: BotContext, query: CallbackQuery, data: CallbackData, user: User
 ) -> None:
     """The board's button (the chooser posted), or one of the chooser's."""
-    chat, message = update.effective_chat, query.message
-    if chat is None or not isinstance(message, Message):
-        await query.answer()
+    press = await group_press(update, context, query, data, user)
+    if press is None:
         return
+    chat, message, texts, state, version = (
+        press.chat,
+        press.message,
+        press.texts,
+        press.state,
+        press.version,
+    )
     services = context.services
-    texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
-    state, version = await asyncio.to_thread(services.load, data.game)
     chats = await press_chats(context, query)
     on_chooser = data.action in kb.CHOOSER_ACTIONS
     if state.chat_id not in chats:
