@@ -447,3 +447,14 @@ def test_a_stopped_saboteur_near_the_treasure_breaks_the_next_digger_rather_than
     for seed in range(3):
         move = _decide(events, seed=seed)
         assert move == PlayAction(1, SAB2_BREAKS["broken_lantern"][0], target_player=2), move
+
+
+def test_a_saboteur_in_saboteur_2_gives_up_even_a_rockfall_to_run_the_draw_pile_down() -> None:
+    """Before any tunnel is laid a rockfall has nothing to hit, and each card more a pass
+    gives up brings the pile's end a turn nearer: with two spare path cards beside it, the
+    saboteur passes all three rather than keep it."""
+    spare = tuple(ids("saboteur2", kind)[0] for kind in ("curve_sw", "straight_ns"))
+    setup = dealt("saboteur2", hands={1: (*spare, SAB2_ROCKFALL[0])}, roles={1: "saboteur"})
+    for seed in range(3):
+        move = _decide(setup, seed=seed)
+        assert isinstance(move, Pass) and len(move.cards) == 3, move
