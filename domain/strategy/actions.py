@@ -20,9 +20,8 @@ PlayerId = int
 HIDE_HARM: Final = 0.5  # how much of a saboteur's caution holds back its attacks on players
 # Saboteur 2: a pass draws as many cards as it discards, so each card more a saboteur
 # passes brings the round's end (the draw pile empty) a turn nearer for someone: worth this
-# much while the tunnel is near (BURN_NEAR), and while a block would still wait (BURN_FAR).
-BURN_NEAR: Final = 0.3
-BURN_FAR: Final = 0.3
+# much (about half of a digger's turn, at any distance of the tunnel).
+BURN: Final = 0.5
 NEVER: Final = -100.0
 
 
@@ -86,7 +85,8 @@ def _harm(seat: Seat, target: PlayerId, suspect: float, action: Action) -> float
         ahead = (seating.index(target) - seating.index(seat.me)) % len(seating)
         soon = 1.0 + 0.5 * (1.0 - seat.caution) * (1.0 - (ahead - 1) / max(len(seating) - 1, 1))
         # In Saboteur 2 two cards discarded mend anything: a harm far from the end is
-        # mended long before it matters, so it waits like a block.
+        # mended long before it matters, so it waits like a block (for those who wait:
+        # the saboteur itself strikes at once, see player._seat).
         later = 1.0 - seat.wait if seat.edition == "saboteur2" else 1.0
         return who.attack * value * strength * soon * later * (1.0 - HIDE_HARM * seat.caution)
     return who.attack * 0.9 * (2.0 * suspect - 1.0) * strength
@@ -144,7 +144,7 @@ def pass_worth(seat: Seat, cards: tuple[int, ...]) -> float:
         # Only cards the pile still has to give back are burnt.
         burnt = sum(1 for c in cards if (card(seat.edition, c).path or _PLAIN).door is None)
         burnt = min(burnt, seat.view.draw_pile)
-        value += (BURN_NEAR + (BURN_FAR - BURN_NEAR) * seat.wait) * max(burnt - 1, 0)
+        value += BURN * max(burnt - 1, 0)
     return value
 
 

@@ -188,7 +188,12 @@ def _seat(view: View, memory: Memory) -> _Seat:
     mine = fronts.get(me, ())
     broken = frozenset(Tool(k.removeprefix("broken_")) for k in mine if k.startswith("broken_"))
     wait = caution = 0.0
-    if who.saboteur and view.draw_pile > 0:
+    # Saboteur 2's saboteur neither waits nor hides: it wins when the draw pile runs out
+    # first, and every turn the table spends on its harm (two cards discarded to mend a
+    # break, a way round a dead end, breaking it in turn) brings that nearer, so a harm
+    # now is worth more than one kept for later, and being found out costs it little.
+    striking = edition == "saboteur2" and view.role == SABOTEUR
+    if who.saboteur and view.draw_pile > 0 and not striking:
         # How many of its own turns until the diggers get there: with a turn or two left
         # it must strike; with many, a block would only be walked round, and its sabotage
         # should still look like play, unless the table has found it out already.

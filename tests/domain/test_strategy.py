@@ -392,8 +392,9 @@ def test_a_saboteur_lays_a_dead_end_at_the_treasure_rather_than_cut_the_tunnel_b
 
 def test_a_saboteur_in_saboteur_2_passes_three_cards_to_run_the_draw_pile_down() -> None:
     """A pass draws as many cards as it gives up, and the saboteurs win when the pile runs
-    out first: with the tunnel far, the saboteur gives up three cards, its blocks kept."""
-    blocks = (SAB2_DEAD[0], ids("saboteur2", "broken_pickaxe")[0], SAB2_ROCKFALL[0])
+    out first: with the tunnel far and nobody to harm, the saboteur gives up three cards,
+    its blocks (and its theft) kept."""
+    blocks = (SAB2_DEAD[0], ids("saboteur2", "theft")[0], SAB2_ROCKFALL[0])
     spare = tuple(ids("saboteur2", kind)[0] for kind in ("curve_sw", "straight_ns", "free_at_last"))
     setup = dealt("saboteur2", hands={1: (*spare, *blocks)}, roles={1: "saboteur"})
     move = _decide([*setup, *_sab2_tunnel(2)])
@@ -413,3 +414,47 @@ def test_a_stopped_saboteur_near_the_treasure_gives_up_its_mending_cards_not_its
     for seed in range(3):
         move = _decide(events, seed=seed)
         assert isinstance(move, Pass) and dead not in move.cards, move
+
+
+SAB2_BREAKS = {k: ids("saboteur2", k) for k in ("broken_pickaxe", "broken_lantern")}
+
+
+def test_a_saboteur_in_saboteur_2_breaks_whoever_digs_while_the_tunnel_is_still_far() -> None:
+    """Saboteur 2's saboteur wins when the draw pile runs out first: the turn the digger
+    spends mending a break brings that nearer now as much as later, so the saboteur does
+    not keep its break for the end (nor hide it) and breaks the tunnel's builder at once."""
+    spare = tuple(ids("saboteur2", kind)[0] for kind in ("curve_sw", "straight_ns", "theft"))
+    hand = (*spare, SAB2_DEAD[0], SAB2_BREAKS["broken_pickaxe"][0], SAB2_ROCKFALL[0])
+    setup = dealt("saboteur2", hands={1: hand}, roles={1: "saboteur"})
+    for seed in range(3):
+        move = _decide([*setup, *_sab2_tunnel(3)], seed=seed)
+        assert move == PlayAction(1, SAB2_BREAKS["broken_pickaxe"][0], target_player=2), move
+
+
+def test_a_stopped_saboteur_near_the_treasure_breaks_the_next_digger_rather_than_pass() -> None:
+    """Its own pickaxe broken and the tunnel two cards from the goals, the saboteur does
+    not give cards up while the next seat, who dug the tunnel, is free to finish it: it
+    breaks that seat's lantern."""
+    paths = tuple(ids("saboteur2", k)[0] for k in ("straight_ns", "curve_sw", "t_esw"))
+    setup = dealt(
+        "saboteur2",
+        players=4,
+        hands={1: (SAB2_BREAKS["broken_lantern"][0], *paths)},
+        roles={1: "saboteur", 2: "blue_digger", 3: "green_digger", 4: "blue_digger"},
+    )
+    broken = ActionPlayed(3, SAB2_BREAKS["broken_pickaxe"][0], "broken_pickaxe", target_player=1)
+    events = [*setup, *_sab2_tunnel(6), broken, DecisionOpened(2, 1, "turn", T0)]
+    for seed in range(3):
+        move = _decide(events, seed=seed)
+        assert move == PlayAction(1, SAB2_BREAKS["broken_lantern"][0], target_player=2), move
+
+
+def test_a_saboteur_in_saboteur_2_gives_up_even_a_rockfall_to_run_the_draw_pile_down() -> None:
+    """Before any tunnel is laid a rockfall has nothing to hit, and each card more a pass
+    gives up brings the pile's end a turn nearer: with two spare path cards beside it, the
+    saboteur passes all three rather than keep it."""
+    spare = tuple(ids("saboteur2", kind)[0] for kind in ("curve_sw", "straight_ns"))
+    setup = dealt("saboteur2", hands={1: (*spare, SAB2_ROCKFALL[0])}, roles={1: "saboteur"})
+    for seed in range(3):
+        move = _decide(setup, seed=seed)
+        assert isinstance(move, Pass) and len(move.cards) == 3, move
