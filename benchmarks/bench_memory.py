@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import itertools
 import multiprocessing
@@ -172,6 +173,7 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
     conn.send(("polling", None))
     samples: list[tuple[int, float]] = []
     traced: tracemalloc.Snapshot | None = None
+    counted: collections.Counter[str] | None = None
     try:
         while True:
             kind, value = await asyncio.to_thread(conn.recv)
@@ -184,11 +186,11 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
             samples.append((int(value), rss_mb()))
             print(f"  after {value:>5} games: {samples[-1][1]:7.1f} MB", flush=True)
             if tracemalloc.is_tracing():
-                now = tracemalloc.take_snapshot()
+                now = tracemalloc.take_snapshot().filter_traces(TRACE_FILTERS)
                 if traced is not None:
-                    for stat in now.compare_to(traced, "lineno")[:8]:
-                        print(f"      {stat}", flush=True)
+                    print_growers(now, traced)
                 traced = now
+                counted = print_type_growth(counted)
             conn.send(("measured", None))
     finally:
         await app.updater.stop()
@@ -196,6 +198,36 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
         await stop_background(app)
         await app.shutdown()
         services.close()
+
+
+TRACE_FILTERS = [
+    tracemalloc.Filter(False, tracemalloc.__file__),
+    tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+    tracemalloc.Filter(False, "<frozen importlib._bootstrap_external>"),
+]
+
+
+def print_growers(now: tracemalloc.Snapshot, before: tracemalloc.Snapshot) -> None:
+    """The allocations that grew most since the last measurement, by where they were
+    made (their innermost frames, down to the project's own code)."""
+    for stat in now.compare_to(before, "traceback")[:10]:
+        if stat.size_diff <= 0:
+            break
+        print(
+            f"      {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks",
+            flush=True,
+        )
+        for line in stat.traceback.format(limit=6, most_recent_first=True):
+            print(f"          {line}", flush=True)
+
+
+def print_type_growth(before: collections.Counter[str] | None) -> collections.Counter[str]:
+    """The kinds of objects whose numbers grew most since the last measurement."""
+    now = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+    if before is not None:
+        grown = sorted(((now[k] - before[k], k) for k in now), reverse=True)[:10]
+        print("      objects: " + ", ".join(f"{k} {d:+d}" for d, k in grown if d > 0))
+    return now
 
 
 def unbound_every_cache() -> None:
@@ -252,7 +284,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.trace:
-        tracemalloc.start(8)
+        tracemalloc.start(12)
     if args.unbounded:
         unbound_every_cache()
     elif args.cache_scale != 1.0:
