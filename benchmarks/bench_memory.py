@@ -156,7 +156,9 @@ async def quiet(app: Any, bot: BotServices) -> None:
     raise TimeoutError(f"the bot was still busy after {WAIT:g}s")
 
 
-async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
+async def run_bot(
+    conn: Connection, url: str, trace_from: int | None = None
+) -> list[tuple[int, float]]:
     base_url, base_file_url, token = await receive(conn, "server")
     # Its players are scripts pressing as fast as the bot answers: no throttling.
     settings = load_settings(telegram_bot_token=token, database_url=url, throttle_presses=0)
@@ -185,12 +187,15 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
             gc.collect()
             samples.append((int(value), rss_mb()))
             print(f"  after {value:>5} games: {samples[-1][1]:7.1f} MB", flush=True)
-            if tracemalloc.is_tracing():
+            if trace_from is not None and int(value) >= trace_from:
+                if not tracemalloc.is_tracing():
+                    tracemalloc.start(TRACE_FRAMES)
                 now = tracemalloc.take_snapshot().filter_traces(TRACE_FILTERS)
-                if traced is not None:
+                if traced is None:  # what grows from here on is compared with this
+                    traced, counted = now, count_objects()
+                else:
                     print_growers(now, traced)
-                traced = now
-                counted = print_type_growth(counted)
+                    print_type_growth(count_objects(), counted)
             conn.send(("measured", None))
     finally:
         await app.updater.stop()
@@ -200,6 +205,7 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
         services.close()
 
 
+TRACE_FRAMES = 10
 TRACE_FILTERS = [
     tracemalloc.Filter(False, tracemalloc.__file__),
     tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
@@ -208,8 +214,7 @@ TRACE_FILTERS = [
 
 
 def print_growers(now: tracemalloc.Snapshot, before: tracemalloc.Snapshot) -> None:
-    """The allocations that grew most since the last measurement, by where they were
-    made (their innermost frames, down to the project's own code)."""
+    """The allocations that grew most since ``before``, by where they were made."""
     for stat in now.compare_to(before, "traceback")[:10]:
         if stat.size_diff <= 0:
             break
@@ -221,13 +226,14 @@ def print_growers(now: tracemalloc.Snapshot, before: tracemalloc.Snapshot) -> No
             print(f"          {line}", flush=True)
 
 
-def print_type_growth(before: collections.Counter[str] | None) -> collections.Counter[str]:
-    """The kinds of objects whose numbers grew most since the last measurement."""
-    now = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
-    if before is not None:
-        grown = sorted(((now[k] - before[k], k) for k in now), reverse=True)[:10]
-        print("      objects: " + ", ".join(f"{k} {d:+d}" for d, k in grown if d > 0))
-    return now
+def count_objects() -> collections.Counter[str]:
+    return collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+
+
+def print_type_growth(now: collections.Counter[str], before: collections.Counter[str]) -> None:
+    """The kinds of objects whose numbers grew most."""
+    grown = sorted(((now[k] - before[k], k) for k in now), reverse=True)[:12]
+    print("      objects: " + ", ".join(f"{k} {d:+d}" for d, k in grown if d > 0), flush=True)
 
 
 def unbound_every_cache() -> None:
@@ -280,11 +286,13 @@ def main() -> None:
         help="every bounded cache this times its size (0.05: full within 1,000 games)",
     )
     parser.add_argument(
-        "--trace", action="store_true", help="print where memory grew (slow: tracemalloc)"
+        "--trace-from",
+        type=int,
+        metavar="GAMES",
+        help="from this many games on, print at each measurement where memory grew since "
+        "then (tracemalloc: several times slower) and which objects multiplied",
     )
     args = parser.parse_args()
-    if args.trace:
-        tracemalloc.start(12)
     if args.unbounded:
         unbound_every_cache()
     elif args.cache_scale != 1.0:
@@ -300,7 +308,7 @@ def main() -> None:
             caches = "unbounded" if args.unbounded else f"bounded (x{args.cache_scale:g})"
             print(f"bot process on {url.split(':')[0]}, caches {caches}:")
             started = time.perf_counter()
-            samples = asyncio.run(run_bot(here, url))
+            samples = asyncio.run(run_bot(here, url, args.trace_from))
             elapsed = time.perf_counter() - started
         finally:
             if not args.sqlite:

@@ -1,0 +1,55 @@
+"""What the bot keeps in memory stays bounded as users, groups and games go by: games in
+new groups with new users, each opened, started and cancelled (as in
+``benchmarks/bench_memory.py``), leave nothing behind that grows with their number."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import (
+    bot_services,
+    lobby_button,
+    press_and_wait,
+    running_bot,
+    seat,
+    settle,
+    start_game,
+)
+from tgbot.app import BotApplication
+
+pytestmark = pytest.mark.timeout(120)
+
+GAMES = 4
+
+
+async def play_and_cancel(api: FakeBotAPI, app: BotApplication, number: int) -> None:
+    """A game in a new group with three new users: started, then cancelled."""
+    group = -7000 - number
+    players = [7000 + 3 * number + i for i in range(3)]
+    seat(api, group, players)
+    await start_game(api, app, group, players)
+    api.send_text(group, players[0], "/cancel")
+    await settle(api, app)
+    asked = [m for m in api.messages_in(group) if "text" in m and api.keyboard(m)][-1]
+    await press_and_wait(
+        api, app, group, players[0], asked["message_id"], lobby_button(api, asked, 0)
+    )
+    assert bot_services(app).active_game(group) is None  # the game is over
+
+
+async def games_played(api: FakeBotAPI, app: BotApplication, games: int = GAMES) -> None:
+    for number in range(games):
+        await play_and_cancel(api, app, number)
+    await settle(api, app)
+
+
+async def test_no_chat_or_user_is_noted_for_a_persistence_the_bot_does_not_have(db: str) -> None:
+    async with FakeBotAPI() as api, running_bot(api, db) as app:
+        await games_played(api, app)
+        ptb: Any = app  # python-telegram-bot's own bookkeeping, noted per update
+        assert app.persistence is None
+        assert not ptb._chat_ids_to_be_updated_in_persistence
+        assert not ptb._user_ids_to_be_updated_in_persistence
