@@ -32,6 +32,7 @@ import collections
 import gc
 import itertools
 import multiprocessing
+import sys
 import tempfile
 import time
 import traceback
@@ -186,7 +187,12 @@ async def run_bot(
             await quiet(app, bot)
             gc.collect()
             samples.append((int(value), rss_mb()))
-            print(f"  after {value:>5} games: {samples[-1][1]:7.1f} MB", flush=True)
+            print(
+                f"  after {value:>5} games: {samples[-1][1]:7.1f} MB "
+                f"({sys.getallocatedblocks():>9,} Python blocks, "
+                f"{len(gc.get_objects()):>9,} objects)",
+                flush=True,
+            )
             if trace_from is not None and int(value) >= trace_from:
                 if not tracemalloc.is_tracing():
                     tracemalloc.start(TRACE_FRAMES)

@@ -7,7 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from telegram import Bot
 
+from infra.botstate import BotState
+from infra.db import make_engine
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
@@ -19,6 +22,9 @@ from tests.tgbot.bot_harness import (
     start_game,
 )
 from tgbot.app import BotApplication
+from tgbot.outbox import Outbox
+from tgbot.photos import PhotoCache
+from tgbot.presenter.messages import Picture
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -53,3 +59,27 @@ async def test_no_chat_or_user_is_noted_for_a_persistence_the_bot_does_not_have(
         assert app.persistence is None
         assert not ptb._chat_ids_to_be_updated_in_persistence
         assert not ptb._user_ids_to_be_updated_in_persistence
+
+
+def test_the_outbox_keeps_the_pictures_drawn_last_and_draws_the_others_again(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tgbot.outbox
+
+    drawn: list[Picture] = []
+
+    def draw(picture: Picture) -> bytes:
+        drawn.append(picture)
+        return repr(picture).encode()
+
+    monkeypatch.setattr(tgbot.outbox, "draw", draw)
+    monkeypatch.setattr(tgbot.outbox, "DRAWN_PICTURES", 4)
+    outbox = Outbox(Bot("1:x"), BotState(make_engine(db)), PhotoCache(), b"k" * 32)
+    pictures = [Picture(board=(), marks=(((0, n), "x"),)) for n in range(50)]
+    for picture in pictures:
+        assert outbox.draw(picture) == outbox.draw(picture) == repr(picture).encode()
+
+    assert drawn == pictures  # each drawn once, however often it was sent
+    assert len(outbox._drawn) == 4  # and only the last ones kept
+    outbox.draw(pictures[0])
+    assert drawn[-1] == pictures[0]  # forgotten: drawn again
