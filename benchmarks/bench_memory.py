@@ -29,9 +29,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import ctypes
 import gc
 import itertools
 import multiprocessing
+import os
+import re
 import sys
 import tempfile
 import time
@@ -62,6 +65,72 @@ def rss_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def malloc_mb() -> tuple[float, float]:
+    """C's heap (glibc): MB in use (the interpreter's large objects and the libraries'
+    own memory; Python's small objects live in arenas of their own) and MB free but kept
+    by the allocator (fragmentation). (0, 0) where mallinfo2 is missing."""
+    try:
+        mallinfo2 = ctypes.CDLL(None).mallinfo2
+    except (AttributeError, OSError):
+        return 0.0, 0.0
+    mallinfo2.restype = _Mallinfo2
+    info = mallinfo2()
+    return (info.uordblks + info.hblkhd) / 2**20, info.fordblks / 2**20
+
+
+def mappings_mb() -> dict[str, float]:
+    """The resident memory by kind of mapping: the C heap (brk), anonymous mappings (the
+    Python arenas, large allocations, threads' heaps and stacks), files (code)."""
+    kinds = {"heap": 0.0, "anonymous": 0.0, "files": 0.0}
+    kind = "anonymous"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header
+            name = fields[5] if len(fields) > 5 else ""
+            kind = "heap" if name == "[heap]" else "files" if name.startswith("/") else "anonymous"
+        elif fields and fields[0] == "Rss:":
+            kinds[kind] += int(fields[1]) / 1024
+    return kinds
+
+
+def python_arenas_mb() -> float:
+    """MB of the arenas Python's small objects live in (an arena goes back to the system
+    only once every object in it is freed)."""
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        report = out.read().decode(errors="replace")
+    found = re.search(r"([\d,]+) arenas \* ([\d,]+) bytes/arena", report)
+    if found is None:
+        return 0.0
+    arenas, size = (int(g.replace(",", "")) for g in found.groups())
+    return arenas * size / 2**20
 
 
 # ---------------------------------------------------------------- Telegram and the players
@@ -187,10 +256,15 @@ async def run_bot(
             await quiet(app, bot)
             gc.collect()
             samples.append((int(value), rss_mb()))
+            used, free = malloc_mb()
+            kinds = mappings_mb()
             print(
                 f"  after {value:>5} games: {samples[-1][1]:7.1f} MB "
                 f"({sys.getallocatedblocks():>9,} Python blocks, "
-                f"{len(gc.get_objects()):>9,} objects)",
+                f"{len(gc.get_objects()):>9,} objects in {python_arenas_mb():4.0f} MB arenas; "
+                f"malloc {used:6.1f} MB used, {free:5.1f} MB free; resident: "
+                + ", ".join(f"{k} {v:.1f}" for k, v in kinds.items())
+                + ")",
                 flush=True,
             )
             if trace_from is not None and int(value) >= trace_from:
