@@ -13,7 +13,11 @@ cancel". Every ``--every`` games the bot is waited for until idle, garbage is co
 and its resident set size (VmRSS) is read.
 
 Printed: the resident memory after 0, ``--every``, ... games, and its growth per 100 games
-over the second half of the run (the caches are full by then: flat means about 0).
+over the second half of the run (the caches are full by then: flat means about 0). Beside
+it, where it goes: Python's heap (its blocks, its objects and the arenas they live in),
+C's heap (in use, and free but kept by malloc) and the resident memory by kind of mapping.
+``--trace-from GAMES`` also prints, from then on, the allocations that grew most
+(tracemalloc, grouped by traceback) and the kinds of objects that multiplied.
 ``--cache-scale 0.05`` shrinks every bounded cache so that they are all full within the
 first half of 1,000 games (at full size the users' cache fills after about 6,700 games).
 ``--unbounded`` runs the same with every bounded cache (``infra.lru.LRU``) unbounded and

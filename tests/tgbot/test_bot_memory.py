@@ -11,6 +11,7 @@ from telegram import Bot
 
 from infra.botstate import BotState
 from infra.db import make_engine
+from infra.memory import FreeMemory
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
@@ -83,3 +84,16 @@ def test_the_outbox_keeps_the_pictures_drawn_last_and_draws_the_others_again(
     assert len(outbox._drawn) == 4  # and only the last ones kept
     outbox.draw(pictures[0])
     assert drawn[-1] == pictures[0]  # forgotten: drawn again
+
+
+async def test_a_game_that_ends_gives_the_memory_freed_meanwhile_back(db: str) -> None:
+    released: list[int] = []
+
+    def trim(pad: int) -> int:
+        released.append(pad)
+        return 1
+
+    async with FakeBotAPI() as api, running_bot(api, db) as app:
+        bot_services(app).memory = FreeMemory(every=0, trim=trim)
+        await games_played(api, app)
+        assert len(released) == GAMES  # once as each game ended
