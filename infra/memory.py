@@ -8,7 +8,8 @@ grows slowly and the resident set creeps up with it, by about 0.4 MB per 100 gam
 every object and every byte in use stays flat (``benchmarks/bench_memory.py`` prints
 both). :meth:`FreeMemory.release` gives the free pages back (``malloc_trim``), at most
 once per :data:`RELEASE_EVERY` seconds; where the C library has no ``malloc_trim``
-(musl, macOS) it does nothing.
+(musl, macOS) it does nothing. :func:`limit_arenas` (at start) keeps malloc to a couple of
+arenas, each with its free memory, instead of up to eight per core.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import math
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +36,26 @@ def _malloc_trim() -> Callable[[int], int] | None:
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int
     return trim
+
+
+M_ARENA_MAX: Final = -8  # mallopt's parameter (glibc's malloc.h)
+ARENAS: Final = 2  # malloc's arenas: the threads are few, and each arena keeps free memory
+
+
+def limit_arenas(arenas: int = ARENAS) -> bool:
+    """At most ``arenas`` arenas for malloc (glibc makes up to eight per core, one more
+    whenever threads allocate at once, and each keeps free memory of its own): to call
+    before the process starts threads. MALLOC_ARENA_MAX in the environment, if set, has
+    the last word. Whether the limit was set."""
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError):
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_ARENA_MAX, arenas))
 
 
 class FreeMemory:

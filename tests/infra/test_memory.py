@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.memory import FreeMemory
+from infra.memory import FreeMemory, limit_arenas
 
 
 def resident_mb() -> float:
@@ -58,3 +58,14 @@ def test_a_failing_release_is_only_logged(caplog: pytest.LogCaptureFixture) -> N
 
     assert not FreeMemory(every=0, trim=broken).release()
     assert "giving free memory back failed" in caplog.text
+
+
+def test_malloc_keeps_to_a_few_arenas_unless_the_environment_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if FreeMemory().trim is None:
+        pytest.skip("not glibc")
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert limit_arenas()
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert not limit_arenas()  # the environment's word, read by malloc itself
