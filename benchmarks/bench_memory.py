@@ -13,7 +13,11 @@ cancel". Every ``--every`` games the bot is waited for until idle, garbage is co
 and its resident set size (VmRSS) is read.
 
 Printed: the resident memory after 0, ``--every``, ... games, and its growth per 100 games
-over the second half of the run (the caches are full by then: flat means about 0).
+over the second half of the run (the caches are full by then: flat means about 0). Beside
+it, where it goes: Python's heap (its blocks, its objects and the arenas they live in),
+C's heap (in use, and free but kept by malloc) and the resident memory by kind of mapping.
+``--trace-from GAMES`` also prints, from then on, the allocations that grew most
+(tracemalloc, grouped by traceback) and the kinds of objects that multiplied.
 ``--cache-scale 0.05`` shrinks every bounded cache so that they are all full within the
 first half of 1,000 games (at full size the users' cache fills after about 6,700 games).
 ``--unbounded`` runs the same with every bounded cache (``infra.lru.LRU``) unbounded and
@@ -28,9 +32,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import ctypes
 import gc
 import itertools
 import multiprocessing
+import os
+import re
+import sys
 import tempfile
 import time
 import traceback
@@ -60,6 +69,72 @@ def rss_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def malloc_mb() -> tuple[float, float]:
+    """C's heap (glibc): MB in use (the interpreter's large objects and the libraries'
+    own memory; Python's small objects live in arenas of their own) and MB free but kept
+    by the allocator (fragmentation). (0, 0) where mallinfo2 is missing."""
+    try:
+        mallinfo2 = ctypes.CDLL(None).mallinfo2
+    except (AttributeError, OSError):
+        return 0.0, 0.0
+    mallinfo2.restype = _Mallinfo2
+    info = mallinfo2()
+    return (info.uordblks + info.hblkhd) / 2**20, info.fordblks / 2**20
+
+
+def mappings_mb() -> dict[str, float]:
+    """The resident memory by kind of mapping: the C heap (brk), anonymous mappings (the
+    Python arenas, large allocations, threads' heaps and stacks), files (code)."""
+    kinds = {"heap": 0.0, "anonymous": 0.0, "files": 0.0}
+    kind = "anonymous"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header
+            name = fields[5] if len(fields) > 5 else ""
+            kind = "heap" if name == "[heap]" else "files" if name.startswith("/") else "anonymous"
+        elif fields and fields[0] == "Rss:":
+            kinds[kind] += int(fields[1]) / 1024
+    return kinds
+
+
+def python_arenas_mb() -> float:
+    """MB of the arenas Python's small objects live in (an arena goes back to the system
+    only once every object in it is freed)."""
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        report = out.read().decode(errors="replace")
+    found = re.search(r"([\d,]+) arenas \* ([\d,]+) bytes/arena", report)
+    if found is None:
+        return 0.0
+    arenas, size = (int(g.replace(",", "")) for g in found.groups())
+    return arenas * size / 2**20
 
 
 # ---------------------------------------------------------------- Telegram and the players
@@ -155,7 +230,9 @@ async def quiet(app: Any, bot: BotServices) -> None:
     raise TimeoutError(f"the bot was still busy after {WAIT:g}s")
 
 
-async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
+async def run_bot(
+    conn: Connection, url: str, trace_from: int | None = None
+) -> list[tuple[int, float]]:
     base_url, base_file_url, token = await receive(conn, "server")
     # Its players are scripts pressing as fast as the bot answers: no throttling.
     settings = load_settings(telegram_bot_token=token, database_url=url, throttle_presses=0)
@@ -172,6 +249,7 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
     conn.send(("polling", None))
     samples: list[tuple[int, float]] = []
     traced: tracemalloc.Snapshot | None = None
+    counted: collections.Counter[str] | None = None
     try:
         while True:
             kind, value = await asyncio.to_thread(conn.recv)
@@ -182,13 +260,26 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
             await quiet(app, bot)
             gc.collect()
             samples.append((int(value), rss_mb()))
-            print(f"  after {value:>5} games: {samples[-1][1]:7.1f} MB", flush=True)
-            if tracemalloc.is_tracing():
-                now = tracemalloc.take_snapshot()
-                if traced is not None:
-                    for stat in now.compare_to(traced, "lineno")[:8]:
-                        print(f"      {stat}", flush=True)
-                traced = now
+            used, free = malloc_mb()
+            kinds = mappings_mb()
+            print(
+                f"  after {value:>5} games: {samples[-1][1]:7.1f} MB "
+                f"({sys.getallocatedblocks():>9,} Python blocks, "
+                f"{len(gc.get_objects()):>9,} objects in {python_arenas_mb():4.0f} MB arenas; "
+                f"malloc {used:6.1f} MB used, {free:5.1f} MB free; resident: "
+                + ", ".join(f"{k} {v:.1f}" for k, v in kinds.items())
+                + ")",
+                flush=True,
+            )
+            if trace_from is not None and int(value) >= trace_from:
+                if not tracemalloc.is_tracing():
+                    tracemalloc.start(TRACE_FRAMES)
+                now = tracemalloc.take_snapshot().filter_traces(TRACE_FILTERS)
+                if traced is None:  # what grows from here on is compared with this
+                    traced, counted = now, count_objects()
+                else:
+                    print_growers(now, traced)
+                    print_type_growth(count_objects(), counted)
             conn.send(("measured", None))
     finally:
         await app.updater.stop()
@@ -196,6 +287,37 @@ async def run_bot(conn: Connection, url: str) -> list[tuple[int, float]]:
         await stop_background(app)
         await app.shutdown()
         services.close()
+
+
+TRACE_FRAMES = 10
+TRACE_FILTERS = [
+    tracemalloc.Filter(False, tracemalloc.__file__),
+    tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+    tracemalloc.Filter(False, "<frozen importlib._bootstrap_external>"),
+]
+
+
+def print_growers(now: tracemalloc.Snapshot, before: tracemalloc.Snapshot) -> None:
+    """The allocations that grew most since ``before``, by where they were made."""
+    for stat in now.compare_to(before, "traceback")[:10]:
+        if stat.size_diff <= 0:
+            break
+        print(
+            f"      {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks",
+            flush=True,
+        )
+        for line in stat.traceback.format(limit=6, most_recent_first=True):
+            print(f"          {line}", flush=True)
+
+
+def count_objects() -> collections.Counter[str]:
+    return collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+
+
+def print_type_growth(now: collections.Counter[str], before: collections.Counter[str]) -> None:
+    """The kinds of objects whose numbers grew most."""
+    grown = sorted(((now[k] - before[k], k) for k in now), reverse=True)[:12]
+    print("      objects: " + ", ".join(f"{k} {d:+d}" for d, k in grown if d > 0), flush=True)
 
 
 def unbound_every_cache() -> None:
@@ -248,11 +370,13 @@ def main() -> None:
         help="every bounded cache this times its size (0.05: full within 1,000 games)",
     )
     parser.add_argument(
-        "--trace", action="store_true", help="print where memory grew (slow: tracemalloc)"
+        "--trace-from",
+        type=int,
+        metavar="GAMES",
+        help="from this many games on, print at each measurement where memory grew since "
+        "then (tracemalloc: several times slower) and which objects multiplied",
     )
     args = parser.parse_args()
-    if args.trace:
-        tracemalloc.start(8)
     if args.unbounded:
         unbound_every_cache()
     elif args.cache_scale != 1.0:
@@ -268,7 +392,7 @@ def main() -> None:
             caches = "unbounded" if args.unbounded else f"bounded (x{args.cache_scale:g})"
             print(f"bot process on {url.split(':')[0]}, caches {caches}:")
             started = time.perf_counter()
-            samples = asyncio.run(run_bot(here, url))
+            samples = asyncio.run(run_bot(here, url, args.trace_from))
             elapsed = time.perf_counter() - started
         finally:
             if not args.sqlite:

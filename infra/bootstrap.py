@@ -16,6 +16,7 @@ from domain import decider as domain_decider
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
+from infra.memory import limit_arenas
 from infra.projector import Projector
 from infra.settings import Settings, load_settings
 
@@ -65,6 +66,7 @@ def bootstrap(
     engine: Engine | None = None,
 ) -> Services:
     """Build the services. Without ``decider``/``codec`` the real domain is used."""
+    limit_arenas()  # before the process starts its threads
     settings = settings or load_settings()
     if decider is None or codec is None:
         real_decider, real_codec = domain_modules()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import weakref
 import zlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -49,7 +50,10 @@ class Locks:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._local: dict[str, threading.Lock] = {}
+        # In this process (SQLite): a name's lock lives while someone holds or awaits it.
+        self._local: weakref.WeakValueDictionary[str, threading.Lock] = (
+            weakref.WeakValueDictionary()
+        )
         self._guard = threading.Lock()
 
     @contextmanager

@@ -90,6 +90,17 @@ PRIVATE_COMMANDS = (
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
 
+class _Application(Application[Any, BotContext, Any, Any, Any, Any]):
+    """python-telegram-bot's application without its persistence bookkeeping: it notes
+    the chat and the user of every update for a persistence to save, and without one (the
+    event log is the truth here) never empties what it noted, one entry per user and chat
+    ever seen."""
+
+    def _mark_for_persistence_update(self, *, update: object = None, job: Any = None) -> None:
+        if self.persistence is not None:
+            super()._mark_for_persistence_update(update=update, job=job)
+
+
 def build_application(
     services: Services | BotServices,
     settings: Settings,
@@ -108,6 +119,7 @@ def build_application(
     )
     builder: Any = (
         ApplicationBuilder()
+        .application_class(_Application)
         .token(settings.telegram_bot_token)
         .context_types(ContextTypes(context=BotContext))
         .post_init(start_background)

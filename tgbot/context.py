@@ -26,6 +26,7 @@ from infra.db import reader
 from infra.event_store import EventStore
 from infra.game_service import GameService
 from infra.lru import LRU
+from infra.memory import FreeMemory
 from infra.projector import Projector
 from infra.ratelimit import RateLimiter
 from infra.schema import events, games
@@ -107,6 +108,7 @@ class BotServices:
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
     _titles: LRU[str, tuple[str, str]] = field(default_factory=lambda: LRU(CACHED_TITLES))
+    memory: FreeMemory = field(default_factory=FreeMemory)
 
     @classmethod
     def from_services(cls, services: Services) -> BotServices:
@@ -176,6 +178,7 @@ class BotServices:
         self.service.forget(game_id)
         self.botstate.forget_game(game_id)
         self._titles.pop(game_id, None)
+        self.memory.release()  # and what the C heap keeps free meanwhile goes back
 
     def next_game_id(self, chat_id: int) -> str:
         """A short id (12 characters at most, as callback data requires) that two racing

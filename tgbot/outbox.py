@@ -48,6 +48,7 @@ from telegram.error import (
 
 from infra.botstate import BotState
 from infra.locks import Locks
+from infra.lru import LRU
 from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
@@ -78,6 +79,7 @@ UNKNOWN_PROMPTS: Final = 3
 PROMPT_RECHECK_SECONDS: Final = 2.0
 NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 HTML: Final = ParseMode.HTML
+DRAWN_PICTURES: Final = 256  # pictures kept as PNG bytes (about 10 kB each)
 # Edits skipped when the message shows the same already (pictures: see send_picture).
 TEXT_EDITS: Final = ("edit_message_text", "edit_message_caption", "edit_message_reply_markup")
 
@@ -181,7 +183,6 @@ def _seconds(value: object) -> float:
     return float(total()) if callable(total) else float(value)  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=256)
 def draw(picture: Picture) -> bytes:
     """A picture as PNG bytes. The group's board and the next player's prompt often show
     the same board: it is drawn once, and the prompt's hand is added below it."""
@@ -225,6 +226,8 @@ class Outbox:
         self._locks: dict[str, asyncio.Lock] = {}
         self._telling = asyncio.Lock()  # the group told of unreachable players: one at a time
         self._rechecks: set[asyncio.Task[None]] = set()  # prompts checked again in a moment
+        # Pictures drawn lately (a prompt sent again, a board shown in several chats).
+        self._drawn: LRU[Picture, bytes] = LRU(DRAWN_PICTURES)
 
     # -- the port the handlers and the announcer use ---------------------------------
 
@@ -326,6 +329,14 @@ class Outbox:
         ):
             yield
 
+    def draw(self, picture: Picture) -> bytes:
+        """:func:`draw`, remembered for the pictures drawn lately (blocks: call it in a
+        thread)."""
+        png = self._drawn.get(picture)
+        if png is None:
+            png = self._drawn[picture] = draw(picture)
+        return png
+
     def markup(
         self, keyboard: Keyboard, game: str, version: int, chat: int
     ) -> InlineKeyboardMarkup | None:
@@ -383,7 +394,7 @@ class Outbox:
 
     async def _prompt(self, message: m.Prompt) -> Any:
         player, game = message.player, message.game
-        png = await asyncio.to_thread(draw, message.picture)
+        png = await asyncio.to_thread(self.draw, message.picture)
         markup = self.markup(message.keyboard, game, message.version, player)
         sent = await self.reach(
             player,
@@ -514,7 +525,7 @@ class Outbox:
     ) -> Any:
         """A picture drawn (off the event loop) and sent, or put in place of the picture
         of message ``message_id``."""
-        png = await asyncio.to_thread(draw, picture)
+        png = await asyncio.to_thread(self.draw, picture)
         if message_id is None:
             return await self.send_picture(
                 chat, "send_photo", png, caption=caption, reply_markup=markup

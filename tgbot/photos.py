@@ -16,10 +16,11 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from typing import Any
 
 from telegram import Message
+
+from infra.lru import LRU
 
 SIZE = 512  # pictures remembered (the boards and previews of the last moves)
 
@@ -28,8 +29,7 @@ class PhotoCache:
     """The ``file_id`` of recently uploaded pictures, by the digest of their bytes."""
 
     def __init__(self, size: int = SIZE) -> None:
-        self.size = size
-        self._ids: OrderedDict[bytes, str] = OrderedDict()
+        self._ids: LRU[bytes, str] = LRU(size)
 
     def file_id(self, png: bytes) -> str | None:
         """The ``file_id`` Telegram gave this picture, if it was sent before."""
@@ -43,11 +43,7 @@ class PhotoCache:
         """Note the ``file_id`` of a message that carried ``png`` (as sent or edited)."""
         if not isinstance(sent, Message) or not sent.photo:
             return
-        key = _digest(png)
-        self._ids[key] = sent.photo[-1].file_id
-        self._ids.move_to_end(key)
-        while len(self._ids) > self.size:
-            self._ids.popitem(last=False)
+        self._ids[_digest(png)] = sent.photo[-1].file_id
 
 
 def _digest(png: bytes) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from sqlalchemy import Engine, text
@@ -100,3 +100,13 @@ def test_a_lock_whose_holder_died_is_free(postgres_url: str) -> None:
     finally:
         a_engine.dispose()
         b_engine.dispose()
+
+
+def test_a_lock_in_this_process_is_forgotten_once_nobody_holds_or_awaits_it(
+    empty_database: Callable[[str], str],
+) -> None:
+    locks = Locks(make_engine(empty_database("sqlite")))
+    for _ in range(100):  # a lobby's lock per game, games after games
+        with locks.hold(name()):
+            assert len(locks._local) == 1
+    assert len(locks._local) == 0
