@@ -104,11 +104,17 @@ def test_arguments_keep_their_shape_for_formatters_that_read_them(
     handler = logging.Handler()
     handler.emit = records.append  # type: ignore[method-assign]
     log = logging.getLogger("uvicorn.access")
+    # A uvicorn started earlier in this process may have configured (or disabled) it.
+    level, disabled = log.level, log.disabled
+    log.setLevel(logging.INFO)
+    log.disabled = False
     log.addHandler(handler)
     try:
         log.info('%s - "%s %s HTTP/%s" %d', "1.2.3.4", "POST", f"/hook/{TOKEN}", "1.1", 200)
     finally:
         log.removeHandler(handler)
+        log.setLevel(level)
+        log.disabled = disabled
     (record,) = records
     assert record.args == ("1.2.3.4", "POST", f"/hook/{redaction.REDACTED}", "1.1", 200)
 
