@@ -65,7 +65,9 @@ def test_the_demo_seats_computer_players_who_play_to_the_end_beside_the_people(
     assert transcript.count("── Ann presses [🤖 Computerspieler hinzufügen] in Demo mine") == 2
     # Only the people have private chats; the computers' turns are told in the group.
     assert re.search(r"^── to (Cy|Di) ", transcript, re.MULTILINE) is None
-    assert re.search(r"🤖 \w+, du bist dran|🤖 \w+ ist dran", printed), printed[:3000]
+    # The board waits for a computer on turn; it does not tell it that it is its turn.
+    assert re.search(r"^    Warten auf 🤖 \w+\.$", printed, re.MULTILINE), printed[:3000]
+    assert re.search(r"🤖 \w+, du bist dran", printed) is None
     assert "[🤖 Platz dem Computer übergeben]" in transcript  # the board's button
 
 
