@@ -46,7 +46,11 @@ BLOCKS: Final = frozenset({"dead_end", "break", Action.ROCKFALL.value, Action.TR
 URGENCY: Final = 0.6  # how much of a saboteur's block's keep the tunnel's nearness takes
 ROCKFALL_LOOKS: Final = 4  # cards near the front a rockfall is weighed on
 JITTER: Final = 0.02
-TEMPO: Final = 0.6  # cards of progress a digger adds per turn, about
+# Cards of progress a digger adds per turn, as a saboteur reckons it to time its blocks.
+# The base game's saboteur reckons faster: there every other seat digs the one tunnel,
+# and a block kept for later is too often never laid (the lone saboteur of a small table
+# is found out and stopped first), so it strikes at the tunnel's half-way, not near its end.
+TEMPO: Final[dict[Edition, float]] = {"base": 1.2, "saboteur2": 0.6}
 LEEWAY: Final = 1.0  # own turns left before the saboteur stops hiding
 CAUTION: Final = 0.9  # the most a saboteur holds back while the tunnel is far
 FINISH: Final = 0.5  # the chance a player free to place holds a card that ends the tunnel
@@ -198,7 +202,7 @@ def _seat(view: View, memory: Memory) -> _Seat:
         # it must strike; with many, a block would only be walked round, and its sabotage
         # should still look like play, unless the table has found it out already.
         diggers = sum(1.0 - odds.get(p, 0.0) for p in seating if p != me)
-        turns = expected / max(TEMPO * diggers, 0.5)
+        turns = expected / max(TEMPO[edition] * diggers, 0.5)
         wait = min(max((turns - LEEWAY) / 2.0, 0.0), CAUTION)
         caution = wait
         if seen_by_table.get(me, 0.0) > FOUND_OUT:

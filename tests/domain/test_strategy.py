@@ -184,6 +184,18 @@ def test_a_saboteur_hides_its_dead_end_while_the_tunnel_is_far() -> None:
     assert not (isinstance(move, PlacePath) and move.card == DEAD_EW[0])
 
 
+def test_a_lone_saboteur_blocks_the_tunnel_s_only_way_on_at_half_way() -> None:
+    """At a table of three the tunnel half-way to the goals with one way on: the saboteur
+    lays its dead end there rather than keep it for later (found out, it would be stopped
+    before it lays it)."""
+    curve, straight = ids("base", "curve_sw")[0], ids("base", "straight_ns")[0]
+    setup = dealt(hands={1: (DEAD_EW[0], curve, straight)}, roles={1: "saboteur"})
+    for seed in range(3):
+        move = _decide([*setup, *_tunnel(4)], seed=seed)
+        assert isinstance(move, PlacePath) and move.card == DEAD_EW[0], move
+        assert move.cell == (5, 0), move
+
+
 def test_a_gold_digger_mends_its_own_broken_tool_first() -> None:
     setup = dealt(hands={1: (REPAIR_CART[0], CROSS[4])}, roles={1: "gold_digger"})
     broken = ActionPlayed(3, BREAK_CART[0], "broken_cart", target_player=1)
