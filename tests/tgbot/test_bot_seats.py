@@ -252,8 +252,9 @@ async def test_a_player_neither_creator_nor_admin_is_refused_the_chooser_and_not
         assert f"P{admin} handed P{PLAYERS[2]}'s seat to a computer player" in caption
 
 
-async def test_a_chooser_pressed_after_the_game_ended_says_so_and_changes_nothing(
-    db: str,
+@pytest.mark.parametrize("meanwhile", ["the game ended", "the seat was handed over"])
+async def test_a_chooser_pressed_after_things_changed_says_so_and_changes_nothing(
+    db: str, meanwhile: str
 ) -> None:
     target = PLAYERS[2]
     async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
@@ -261,41 +262,27 @@ async def test_a_chooser_pressed_after_the_game_ended_says_so_and_changes_nothin
         await settle(api, app)
         await open_chooser(api, app, CREATOR)
         shown = chooser(api)
-        services.service.handle(game_id, CancelGame(CREATOR))
-        services.wake.set()
+        if meanwhile == "the game ended":
+            services.service.handle(game_id, CancelGame(CREATOR))
+            services.wake.set()
+        else:
+            said = api.send_text(GROUP, target, "brb")
+            api.send_text(GROUP, CREATOR, "/kick", reply_to=said)
         await settle(api, app)
         events = len(services.service.events(game_id))
 
         answer = await choose(api, app, CREATOR, f"P{target}")
-        assert answer["text"] == "That game is over: there is no seat to hand over."
         assert answer["show_alert"]
         assert len(services.service.events(game_id)) == events
-        assert services.load(game_id)[0].handed_over == {}
-        # Its buttons, which can do nothing more, are gone.
-        assert not api.keyboard(api.messages[GROUP][shown["message_id"]])
-
-
-async def test_a_seat_handed_over_meanwhile_is_refused_and_dropped_from_the_chooser(
-    db: str,
-) -> None:
-    target = PLAYERS[2]
-    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
-        services = bot_services(app)
-        await settle(api, app)
-        await open_chooser(api, app, CREATOR)
-        shown = chooser(api)
-        said = api.send_text(GROUP, target, "brb")
-        api.send_text(GROUP, CREATOR, "/kick", reply_to=said)
-        await settle(api, app)
-        events = len(services.service.events(game_id))
-
-        answer = await choose(api, app, CREATOR, f"P{target}")
-        assert answer["text"] == f"The computer already plays P{target}'s seat."
-        assert answer["show_alert"]
-        assert len(services.service.events(game_id)) == events
-        redrawn = api.messages[GROUP][shown["message_id"]]
-        assert CHOOSER in redrawn["text"]
-        assert f"P{target}" not in [b.text for b in buttons(api, redrawn)]
+        after = api.messages[GROUP][shown["message_id"]]
+        if meanwhile == "the game ended":
+            assert answer["text"] == "That game is over: there is no seat to hand over."
+            assert services.load(game_id)[0].handed_over == {}
+            assert not api.keyboard(after)  # its buttons, which can do nothing more, are gone
+        else:
+            assert answer["text"] == f"The computer already plays P{target}'s seat."
+            assert CHOOSER in after["text"]  # drawn again without that seat
+            assert f"P{target}" not in [b.text for b in buttons(api, after)]
 
 
 async def test_kick_in_reply_hands_the_seat_over_for_the_creator_only(db: str) -> None:
