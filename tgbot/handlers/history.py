@@ -38,6 +38,7 @@ from infra.history import (
     player_figures,
     player_history,
 )
+from infra.lru import LRU
 from tgbot import callback as cb
 from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
@@ -82,19 +83,15 @@ class ReplayCache:
     through it folds from the replay's in-memory checkpoints."""
 
     def __init__(self, size: int = CACHED_REPLAYS) -> None:
-        self.size = size
-        self._replays: OrderedDict[str, Replay] = OrderedDict()
+        self._replays: LRU[str, Replay] = LRU(size)
 
     def get(self, services: BotServices, game_id: str) -> Replay:
         found = self._replays.get(game_id)
-        if found is not None:
-            self._replays.move_to_end(game_id)
-            return found
-        replay = load_replay(services.store, game_id, services.service.decode)
-        self._replays[game_id] = replay
-        while len(self._replays) > self.size:
-            self._replays.popitem(last=False)
-        return replay
+        if found is None:
+            found = self._replays[game_id] = load_replay(
+                services.store, game_id, services.service.decode
+            )
+        return found
 
 
 def load_replay(store: EventStore, game_id: str, decode: Any) -> Replay:
