@@ -344,3 +344,35 @@ async def test_a_step_on_a_prompt_a_newer_one_replaced_is_refused_and_leaves_one
     live = [m for m in game.api.messages_in(player) if game.api.keyboard(m)]
     assert [m["message_id"] for m in live] == [game.prompt()[1]["message_id"]]
     assert live[0]["message_id"] > old["message_id"]
+
+
+async def test_a_step_redrawn_after_its_prompt_was_replaced_meanwhile_leaves_one_live(
+    game: Game,
+) -> None:
+    """A step's redraw is slow, and a newer prompt for the same decision takes the old
+    one's buttons off while it is on its way: landing, the redraw would give them back.
+    Once it landed, the old prompt is found replaced and loses them again."""
+    player, old = game.prompt()
+    step = next(
+        b.callback_data
+        for row in game.api.keyboard(old)
+        for b in row
+        if b.callback_data and peek(b.callback_data).action not in COMMANDS
+    )
+    game.api.slow("editMessageMedia", 3.0)
+    edits = len(game.api.calls_of("editMessageMedia"))
+    pressed = game.api.press(player, player, old["message_id"], step)
+    await game.api.wait_for(lambda: len(game.api.calls_of("editMessageMedia")) > edits)
+    game.api.send_text(player, player, "/hand")  # the prompt again, while the redraw is slow
+    await game.api.wait_for(
+        lambda: any(
+            c["message_id"] == old["message_id"]
+            for c in game.api.calls_of("editMessageReplyMarkup")
+        )
+    )
+    await game.api.wait_for(lambda: pressed in game.api.answered, timeout=10)
+    await settle(game.api, game.app, timeout=20)
+
+    live = [m for m in game.api.messages_in(player) if game.api.keyboard(m)]
+    assert [m["message_id"] for m in live] == [game.prompt()[1]["message_id"]]
+    assert live[0]["message_id"] > old["message_id"]
