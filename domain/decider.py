@@ -110,7 +110,8 @@ REMINDERS: Final = ("half", "soon")
 TREASURE: Final = "goal_treasure"
 AWAY_PLAY: Final = ("computer", "pass")
 GOLD_PICKS: Final = ("auto", "manual")
-# Computer players' names: one is drawn for each computer seated, never two alike.
+# Computer players' names: one is drawn for each computer seated, never two alike, nor
+# one a person at the table goes by.
 COMPUTER_NAMES: Final = (
     "Greta", "Bruno", "Ida", "Otto", "Hilda", "Rune", "Sigrid", "Tove",
     "Ulla", "Vidar", "Astrid", "Finn", "Liv", "Magnus", "Nora", "Sven",
@@ -378,7 +379,13 @@ def _add_computer(state: GameState, cmd: AddComputerPlayer) -> _Log:
     # Small negative ids: no Telegram user has one.
     player = min(state.computers, default=0) - 1
     taken = set(state.names.values())
-    free = [computer_name(n) for n in COMPUTER_NAMES if computer_name(n) not in taken]
+    # Nor one a person at the table goes by ("🤖 Ida" beside Ida): their first names.
+    people = {name.split()[0].casefold() for name in taken if name.split()}
+    free = [
+        computer_name(n)
+        for n in COMPUTER_NAMES
+        if computer_name(n) not in taken and n.casefold() not in people
+    ]
     name = rng.choice(free, cmd.seed) if free else computer_name(str(-player))
     return _emitted(state, ComputerPlayerAdded(player, name))
 

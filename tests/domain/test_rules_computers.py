@@ -88,6 +88,19 @@ def test_computer_players_have_names_from_the_list_never_two_alike() -> None:
     assert sorted(p for p in state.seating if p < 0) == list(range(-9, 0))
 
 
+def test_a_computer_player_is_never_named_like_a_person_at_the_table() -> None:
+    # "🤖 Ida" beside a person called Ida would leave the table guessing who is who.
+    for first in range(0, 100, 10):
+        state, _ = _run(
+            CreateGame(1, "ida", "saboteur2", -100, TURN),
+            JoinGame(2, "Greta Berg"),
+            *[AddComputerPlayer(1, seed=n) for n in range(first, first + 10)],
+        )
+        names = {state.names[p] for p in state.seating if state.is_computer(p)}
+        assert len(names) == 10
+        assert not names & {computer_name("Ida"), computer_name("Greta")}
+
+
 def test_the_seed_decides_a_computer_players_name() -> None:
     state = _with_computers(0)
     assert when(state, AddComputerPlayer(1, seed=7)) == when(state, AddComputerPlayer(1, seed=7))
