@@ -3,6 +3,8 @@ and /kick (the creator's or an admin's), three timeouts in a row; and taken back
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -19,6 +21,8 @@ from tests.tgbot.bot_harness import (
     press_and_wait,
     settle,
 )
+from tgbot import callback as cb
+from tgbot import keyboards as kb
 from tgbot.context import BotServices
 
 GROUP = -7014
@@ -60,6 +64,16 @@ async def until_a_person_other_than_the_creator_is_on_turn(
             return state.pending.player
         move_outside_the_bot(app, game_id)
     raise AssertionError("nobody but the creator plays")
+
+
+@asynccontextmanager
+async def a_person_awaited(db: str) -> AsyncIterator[tuple[FakeBotAPI, Any, BotServices, str, int]]:
+    """A running game waiting for a person other than its creator, its board drawn."""
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        services = bot_services(app)
+        absent = await until_a_person_other_than_the_creator_is_on_turn(app, services, game_id)
+        await settle(api, app)
+        yield api, app, services, game_id, absent
 
 
 async def test_leave_in_a_running_game_asks_first_then_the_computer_plays_the_seat(
@@ -143,11 +157,7 @@ async def choose(api: FakeBotAPI, app: Any, user: int, label: str) -> dict[str, 
 async def test_the_creator_hands_the_awaited_seat_over_from_the_board_and_its_player_takes_it_back(
     db: str,
 ) -> None:
-    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
-        services = bot_services(app)
-        absent = await until_a_person_other_than_the_creator_is_on_turn(app, services, game_id)
-        await settle(api, app)
-
+    async with a_person_awaited(db) as (api, app, services, game_id, absent):
         assert not (await open_chooser(api, app, CREATOR)).get("show_alert")
         # The player the game waits for comes first, marked.
         assert buttons(api, chooser(api))[0].text == f"⏳ P{absent}"
@@ -283,6 +293,29 @@ async def test_a_chooser_pressed_after_things_changed_says_so_and_changes_nothin
             assert answer["text"] == f"The computer already plays P{target}'s seat."
             assert CHOOSER in after["text"]  # drawn again without that seat
             assert f"P{target}" not in [b.text for b in buttons(api, after)]
+
+
+async def test_a_board_drawn_before_the_chooser_still_hands_its_named_seat_over_for_the_creator(
+    db: str,
+) -> None:
+    # Boards drawn before the chooser carried one button naming the awaited player ("ho").
+    async with a_person_awaited(db) as (api, app, services, game_id, absent):
+        _, version = services.load(game_id)
+        old = cb.encode(
+            kb.Press(kb.HAND_OVER, player=absent).data(game_id, version),
+            services.callback_key,
+            GROUP,
+        )
+        board = board_message(api)["message_id"]
+
+        refused = await press_and_wait(api, app, GROUP, PLAYERS[2], board, old)
+        assert refused["show_alert"] and refused["text"] == ONLY_CREATOR
+        assert services.load(game_id)[0].handed_over == {}
+
+        answer = await press_and_wait(api, app, GROUP, CREATOR, board, old)
+        assert not answer.get("show_alert")
+        assert services.load(game_id)[0].handed_over == {absent: "kicked"}
+        assert f"P{CREATOR} handed P{absent}'s seat to a computer player" in board_caption(api)
 
 
 async def test_kick_in_reply_hands_the_seat_over_for_the_creator_only(db: str) -> None:
