@@ -249,13 +249,44 @@ def test_a_card_that_mends_one_tool_does_not_name_the_tool_again_on_its_button()
         assert button.label.endswith(label), button.label
 
 
+def legend_captions(state: GameState, lang: str = "en") -> list[str]:
+    """The captions of the legend behind the prompt's button, page after page (each
+    page's "next" button pressed), checking every page leads back to the prompt."""
+    player = state.pending.player  # type: ignore[union-attr]
+    captions: list[str] = []
+    press: kb.Press | None = kb.Press(kb.LEGEND)
+    while press is not None:
+        assert len(captions) < 5, "the legend's pages never end"
+        step = prompt.step(state, 9, player, press, table(state, lang), 1)
+        assert isinstance(step, PromptStep)
+        captions.append(step.caption)
+        presses = [b.press for row in step.keyboard for b in row if b.press is not None]
+        assert presses[0] == kb.Press(kb.MENU)  # back to the prompt, on every page
+        here = press.page or 0
+        press = next((p for p in presses if p.action == kb.LEGEND and (p.page or 0) > here), None)
+    return captions
+
+
 def test_a_base_games_legend_behind_the_prompts_button_explains_no_saboteur2_icon() -> None:
     from tgbot.presenter.icons import SABOTEUR2_ONLY
 
     for edition in ("base", "saboteur2"):
-        state = on_turn(edition)  # type: ignore[arg-type]
-        player = state.pending.player  # type: ignore[union-attr]
-        step = prompt.step(state, 9, player, kb.Press(kb.LEGEND), table(state), 1)
-        assert isinstance(step, PromptStep)
-        shown = {icon for icon in SABOTEUR2_ONLY if f"\n{icon.emoji} " in step.caption}
+        shown_text = "\n".join(legend_captions(on_turn(edition)))  # type: ignore[arg-type]
+        shown = {icon for icon in SABOTEUR2_ONLY if f"\n{icon.emoji} " in shown_text}
         assert shown == (set() if edition == "base" else set(SABOTEUR2_ONLY)), edition
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("edition", ["base", "saboteur2"])
+def test_the_legend_behind_the_prompts_button_shows_every_line_whole_within_a_caption(
+    lang: str, edition: Edition
+) -> None:
+    # Saboteur 2's legend is longer than a photo's caption may be: it comes in pages, each
+    # with a button to the next, rather than cut short.
+    captions = legend_captions(on_turn(edition), lang)
+    for caption in captions:
+        assert len(caption) <= 1024 and not caption.endswith("…"), caption
+    seen = {line for caption in captions for line in caption.split("\n")}
+    missing = [line for line in legend(Texts(lang), edition).split("\n") if line not in seen]
+    assert not missing
+    assert len(captions) == (1 if edition == "base" else 2)

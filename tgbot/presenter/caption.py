@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from tgbot.presenter.audience import Audience
@@ -30,6 +30,37 @@ def fit_caption(lines: Sequence[str], drop: Sequence[int], limit: int = CAPTION_
     plain = TAG.sub("", text)  # links become their text; entities stay escaped
     cut = ENTITY_TAIL.sub("", plain[: limit - 1])
     return cut + "…"
+
+
+def runs(
+    pieces: Iterable[str], limit: int, sep: str = "\n", head: Sequence[str] = ()
+) -> list[list[str]]:
+    """``pieces`` in order, grouped into as few runs as fit ``limit`` each once joined by
+    ``sep`` after ``head`` (a piece too long alone is a run of its own).
+
+    >>> runs(["a" * 3, "b" * 3, "c" * 3], limit=8, sep="  ")
+    [['aaa', 'bbb'], ['ccc']]
+    """
+    grouped: list[list[str]] = []
+    for piece in pieces:
+        if grouped and len(sep.join([*head, *grouped[-1], piece])) <= limit:
+            grouped[-1].append(piece)
+        else:
+            grouped.append([piece])
+    return grouped
+
+
+def caption_pages(
+    head: Sequence[str], lines: Sequence[str], limit: int = CAPTION_LIMIT
+) -> list[str]:
+    r"""``lines`` in as few captions as hold them whole, each led by ``head``: a text too
+    long for one caption is paged rather than cut (a line longer than a page is cut).
+
+    >>> caption_pages(["Title"], ["a" * 6, "b" * 6, "c"], limit=16)
+    ['Title\naaaaaa', 'Title\nbbbbbb\nc']
+    """
+    pages = runs(lines, limit, "\n", head) or [[]]
+    return [fit_caption([*head, *page], [], limit) for page in pages]
 
 
 def deadline_line(audience: Audience, deadline_ms: int, now_ms: int) -> str:

@@ -19,7 +19,7 @@ from domain.view import view_for
 from tgbot import keyboards as kb
 from tgbot.presenter.audience import Table
 from tgbot.presenter.board import hand_cards, picture
-from tgbot.presenter.caption import deadline_line, fit_caption
+from tgbot.presenter.caption import caption_pages, deadline_line, fit_caption
 from tgbot.presenter.icons import FRONT, Icon, Line, legend
 from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Alert, ClosedPrompt, PrivateText, Prompt, PromptStep, Text
@@ -318,9 +318,18 @@ def step(
                 text = texts.t("turn.remove_which")
             return drawn(f"{head}\n\n{Icon.REMOVE.emoji} {text}", rows)
         case kb.LEGEND:
-            back = [[kb.Button(texts.t("turn.button_back"), kb.Press(kb.MENU))]]
-            lines = [head.split("\n")[0], "", *legend(texts, state.edition).split("\n")]
-            return drawn(fit_caption(lines, []), back)
+            # Saboteur 2's legend is longer than a caption may be: it comes in pages.
+            title, *lines = legend(texts, state.edition).split("\n")
+            pages = caption_pages([head.split("\n")[0], "", title], lines)
+            page = min(press.page or 0, len(pages) - 1)
+            row = [kb.Button(texts.t("turn.button_back"), kb.Press(kb.MENU))]
+            if page > 0:
+                row.append(
+                    kb.Button(texts.t("legend.previous"), kb.Press(kb.LEGEND, page=page - 1))
+                )
+            if page + 1 < len(pages):
+                row.append(kb.Button(texts.t("legend.next"), kb.Press(kb.LEGEND, page=page + 1)))
+            return drawn(pages[page], [row])
         case kb.MENU:
             rows = root_rows(state, player, moves, table, texts)
             return drawn(caption(state, player, table), rows, picture(view, hand=hand))
