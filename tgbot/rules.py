@@ -16,6 +16,7 @@ from typing import Final
 
 from domain.cards import Edition, deck
 from tgbot.keyboards import placement_label
+from tgbot.presenter.caption import runs
 from tgbot.presenter.icons import legend
 from tgbot.texts import Texts
 
@@ -149,10 +150,4 @@ def pack(sections: Iterable[str], limit: int = TEXT_LIMIT) -> list[str]:
     >>> pack(["a" * 3, "b" * 3, "c" * 3], limit=8)
     ['aaa\\n\\nbbb', 'ccc']
     """
-    messages: list[str] = []
-    for section in sections:
-        if messages and len(messages[-1]) + 2 + len(section) <= limit:
-            messages[-1] += "\n\n" + section
-        else:
-            messages.append(section[:limit])
-    return messages
+    return ["\n\n".join(run)[:limit] for run in runs(sections, limit, "\n\n")]
