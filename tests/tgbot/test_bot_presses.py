@@ -314,6 +314,17 @@ async def test_a_slow_game_does_not_hold_up_another_groups_presses(
             assert list(api.answered).index(second) < list(api.answered).index(first)
 
 
+def a_step(game: Game, prompt: dict[str, Any]) -> str:
+    """The callback data of ``prompt``'s first button that takes a step inside the
+    decision (redraws the prompt) rather than decides it."""
+    return next(
+        b.callback_data
+        for row in game.api.keyboard(prompt)
+        for b in row
+        if b.callback_data and peek(b.callback_data).action not in COMMANDS
+    )
+
+
 async def test_a_step_on_a_prompt_a_newer_one_replaced_is_refused_and_leaves_one_live(
     game: Game,
 ) -> None:
@@ -322,12 +333,7 @@ async def test_a_step_on_a_prompt_a_newer_one_replaced_is_refused_and_leaves_one
     step there would give the old one its buttons back, two live prompts. It is refused,
     and the old one keeps no buttons."""
     player, old = game.prompt()
-    step = next(
-        b.callback_data
-        for row in game.api.keyboard(old)
-        for b in row
-        if b.callback_data and peek(b.callback_data).action not in COMMANDS
-    )
+    step = a_step(game, old)
     buttons = copy.deepcopy(old["reply_markup"])
     game.api.send_text(player, player, "/hand")  # the prompt again, as the newest message
     await settle(game.api, game.app)
@@ -353,12 +359,7 @@ async def test_a_step_redrawn_after_its_prompt_was_replaced_meanwhile_leaves_one
     one's buttons off while it is on its way: landing, the redraw would give them back.
     Once it landed, the old prompt is found replaced and loses them again."""
     player, old = game.prompt()
-    step = next(
-        b.callback_data
-        for row in game.api.keyboard(old)
-        for b in row
-        if b.callback_data and peek(b.callback_data).action not in COMMANDS
-    )
+    step = a_step(game, old)
     game.api.slow("editMessageMedia", 3.0)
     edits = len(game.api.calls_of("editMessageMedia"))
     pressed = game.api.press(player, player, old["message_id"], step)
