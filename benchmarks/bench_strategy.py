@@ -24,12 +24,18 @@
    for a seat of every dwarf with a 6-card hand: the 99th percentile in CPU time (target:
    50 ms), and in wall time, which other processes on a shared machine stretch.
 
-Run: ``.venv/bin/python benchmarks/bench_strategy.py [--games 60] [--seed 1]``
+At 100 games a row's T2* moves by about ±5 points from one seed to the next: ``--seeds N``
+pools the games of N seeds (from ``--seed``) into each row, to tell a change of a few points
+from chance; ``--jobs J`` plays them in J processes.
+
+Run: ``.venv/bin/python benchmarks/bench_strategy.py [--games 60] [--seed 1] [--seeds 1]
+[--jobs 1]``
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -61,7 +67,53 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-def strength(games: int, seed: int, editions: list[str], counts: list[int]) -> bool:
+def _tournament(task: tuple[str, int, str, int, int]) -> dict[str, Any]:
+    edition, players, lineup, games, seed = task
+    return tournament(
+        games,
+        edition,  # type: ignore[arg-type]
+        players,
+        seed,
+        sides=LINEUPS[lineup],
+        clock=time.perf_counter,
+        cpu_clock=time.process_time,
+    )
+
+
+def _pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of one line-up over several seeds as one: each side's rounds won over all the
+    contested rounds, the slowest decision p99."""
+    contested = sum(run["contested_rounds"] for run in runs)
+    rate = {
+        side: sum(run["side_win_rate"][side] * run["contested_rounds"] for run in runs)
+        / max(contested, 1)
+        for side in ("diggers", "saboteurs")
+    }
+    timed = [run["decision_ms_p99"] for run in runs if run["decision_ms_p99"] is not None]
+    p99 = max(timed) if timed else None
+    return {"side_win_rate": rate, "contested_rounds": contested, "decision_ms_p99": p99}
+
+
+def strength(
+    games: int,
+    seed: int,
+    editions: list[str],
+    counts: list[int],
+    seeds: int = 1,
+    jobs: int = 1,
+) -> bool:
+    tasks = [
+        (edition, players, lineup, games, s)
+        for edition in editions
+        for players in counts
+        for lineup in LINEUPS
+        for s in range(seed, seed + seeds)
+    ]
+    if jobs > 1:
+        with multiprocessing.Pool(jobs) as pool:
+            done = dict(zip(tasks, pool.map(_tournament, tasks, chunksize=1), strict=True))
+    else:
+        done = {task: _tournament(task) for task in tasks}
     header = (
         f"{'edition':<10}{'P':>3} | {'diggers rr→sr':>15} {'T1':>5} | "
         f"{'saboteurs rr→rs':>16} {'T2':>5} | {'saboteurs sr→ss':>16} {'T2*':>5} | "
@@ -75,16 +127,10 @@ def strength(games: int, seed: int, editions: list[str], counts: list[int]) -> b
     for edition in editions:
         for players in counts:
             runs: dict[str, dict[str, Any]] = {
-                name: tournament(
-                    games,
-                    edition,  # type: ignore[arg-type]
-                    players,
-                    seed,
-                    sides=sides,
-                    clock=time.perf_counter,
-                    cpu_clock=time.process_time,
+                lineup: _pooled(
+                    [done[(edition, players, lineup, games, s)] for s in range(seed, seed + seeds)]
                 )
-                for name, sides in LINEUPS.items()
+                for lineup in LINEUPS
             }
             rate = {name: run["side_win_rate"] for name, run in runs.items()}
             t1 = rate["sr"]["diggers"] - rate["rr"]["diggers"]
@@ -155,12 +201,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=60, help="games per line-up and size")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seeds", type=int, default=1, help="seeds --seed, --seed+1, ...: their games pooled"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes the games run in")
     parser.add_argument("--editions", default="base,saboteur2")
     parser.add_argument("--players", default="3,5,7,10")
     parser.add_argument("--cards", type=int, default=40)
     parser.add_argument("--runs", type=int, default=600, help="decisions timed on the maze")
     args = parser.parse_args(argv)
-    print(f"python {sys.version.split()[0]}; {args.games} games per line-up; seed {args.seed}")
+    seeds = (
+        f"seed {args.seed}"
+        if args.seeds == 1
+        else f"seeds {args.seed}–{args.seed + args.seeds - 1}"
+    )
+    print(f"python {sys.version.split()[0]}; {args.games} games per line-up and seed; {seeds}")
     p99, wall = decision_time(args.runs, args.seed, args.cards)
     fast = p99 <= DECISION_MS
     print(
@@ -172,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         args.seed,
         args.editions.split(","),
         [int(p) for p in args.players.split(",")],
+        args.seeds,
+        args.jobs,
     )
     print("T1, T2 and T3 " + ("all pass" if strong else "do not all pass"))
     return 0 if fast and strong else 1
