@@ -44,7 +44,7 @@ from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
 from tgbot.handlers.common import chat_texts, display_name, message_presses, press_chats
 from tgbot.keyboards import OPEN
-from tgbot.presenter.caption import CAPTION_LIMIT
+from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.messages import Animation, Photo, Picture
 from tgbot.presenter.messages import Message as Outgoing
 from tgbot.replay import (
@@ -238,15 +238,8 @@ def caption_pages(replay: Replay, step: Step, lang: str, limit: int = CAPTION_LI
     """The step's captions, each within Telegram's ``limit``: its title, then as many of
     its lines as fit, the rest on the next pages. Nothing is cut off."""
     room = limit - len(_title(replay, step, lang, 98, 99)) - 1
-    pages: list[list[str]] = [[]]
-    size = 0
-    for line in caption(step, lang).splitlines():
-        for piece in _split(line, room):
-            if pages[-1] and size + 1 + len(piece) > room:
-                pages.append([])
-                size = -1
-            pages[-1].append(piece)
-            size += 1 + len(piece)
+    pieces = [piece for line in caption(step, lang).splitlines() for piece in _split(line, room)]
+    pages = runs(pieces, room) or [[]]
     return [
         _title(replay, step, lang, number, len(pages)) + "\n" + "\n".join(lines)
         for number, lines in enumerate(pages)
