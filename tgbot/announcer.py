@@ -110,6 +110,7 @@ class Announcer:
         claiming = asyncio.create_task(self._claim_forever(), name="claims")
         try:
             while True:
+                _stop_if_asked()
                 wake.clear()
                 try:
                     handled = await self.catch_up()
@@ -121,8 +122,11 @@ class Announcer:
                     continue
                 if handled:
                     continue  # more may be waiting
+                # Not asyncio.wait_for: on Python 3.11 it swallows a stop that comes as
+                # the wake-up does, and the announcer would never stop.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), self.poll_interval)
+                    async with asyncio.timeout(self.poll_interval):
+                        await wake.wait()
         finally:
             # Deliveries under way may end (the claims still renewed meanwhile); what
             # they leave owing after DRAIN_SECONDS, the games' next holders drive.
@@ -142,6 +146,7 @@ class Announcer:
         """The claims' own loop, so that slow deliveries never delay their renewal."""
         loop = asyncio.get_running_loop()
         while True:
+            _stop_if_asked()
             try:
                 await self.step()
             except asyncio.CancelledError:
@@ -455,6 +460,14 @@ class Announcer:
     def _never_opened(self, state: GameState) -> frozenset[int]:
         users = self.services.botstate.users(state.seating)
         return frozenset(p for p in state.seating if p not in users or not users[p].private_chat)
+
+
+def _stop_if_asked() -> None:
+    """Stop (raise CancelledError) if this task was asked to, though what it awaited
+    swallowed the CancelledError (as :func:`asyncio.wait_for` can on Python 3.11)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _name(metadata: object) -> str:
