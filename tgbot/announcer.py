@@ -27,7 +27,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
@@ -55,6 +55,7 @@ GIVE_UP_FAILURES: Final = 3  # ... and at least this many of them
 BENCH_SECONDS: Final = 10.0  # how long an instance so benched takes no game
 DRAIN_SECONDS: Final = 5.0  # how long a stopping announcer lets its deliveries end
 CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
+RESTART_SECONDS: Final = 0.2  # before a loop that ended unasked is run again
 
 
 class Announcer:
@@ -105,28 +106,12 @@ class Announcer:
 
     async def run(self) -> None:
         """Forever: catch up, then wait for a wake-up or the poll interval (the claims
-        are renewed beside, every :data:`RENEW_EVERY_MS`)."""
-        wake = self.services.wake
-        claiming = asyncio.create_task(self._claim_forever(), name="claims")
+        are renewed beside, every :data:`RENEW_EVERY_MS`). Only a stop (this task
+        cancelled) ends it: the loop or the claims' loop ended otherwise is logged and
+        run again (see :meth:`_kept`)."""
+        claiming = asyncio.create_task(self._kept("claims", self._claim_forever), name="claims")
         try:
-            while True:
-                _stop_if_asked()
-                wake.clear()
-                try:
-                    handled = await self.catch_up()
-                except asyncio.CancelledError:
-                    raise
-                except Exception:
-                    log.exception("announcer failed; retrying")
-                    await asyncio.sleep(self.poll_interval)
-                    continue
-                if handled:
-                    continue  # more may be waiting
-                # Not asyncio.wait_for: on Python 3.11 it swallows a stop that comes as
-                # the wake-up does, and the announcer would never stop.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.poll_interval):
-                        await wake.wait()
+            await self._kept("announcing", self._announce_forever)
         finally:
             # Deliveries under way may end (the claims still renewed meanwhile); what
             # they leave owing after DRAIN_SECONDS, the games' next holders drive.
@@ -141,6 +126,51 @@ class Announcer:
                 await claiming
             await asyncio.shield(asyncio.to_thread(self.leave))
             self._claims_thread.shutdown(wait=False)
+
+    async def _kept(self, what: str, forever: Callable[[], Awaitable[None]]) -> None:
+        """Run ``forever`` until this task is stopped (cancelled). Ended otherwise — a
+        CancelledError that no stop raised (a future it awaited was cancelled by someone
+        else), an exception — it is logged and run again: the process goes on, so must
+        its announcing."""
+        task = asyncio.current_task()
+        assert task is not None
+        while True:
+            try:
+                await forever()
+            except asyncio.CancelledError:
+                if task.cancelling():
+                    raise  # a stop
+                log.error(
+                    "announcer %s: its %s loop was cancelled, though it was not stopped; "
+                    "it runs again",
+                    self.holder,
+                    what,
+                    exc_info=True,
+                )
+            except Exception:
+                log.exception("announcer %s: its %s loop failed; it runs again", self.holder, what)
+            await asyncio.sleep(RESTART_SECONDS)
+
+    async def _announce_forever(self) -> None:
+        wake = self.services.wake
+        while True:
+            _stop_if_asked()
+            wake.clear()
+            try:
+                handled = await self.catch_up()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("announcer failed; retrying")
+                await asyncio.sleep(self.poll_interval)
+                continue
+            if handled:
+                continue  # more may be waiting
+            # Not asyncio.wait_for: on Python 3.11 it swallows a stop that comes as the
+            # wake-up does, and the announcer would never stop.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll_interval):
+                    await wake.wait()
 
     async def _claim_forever(self) -> None:
         """The claims' own loop, so that slow deliveries never delay their renewal."""
