@@ -39,9 +39,17 @@ class Instance:
     async def kill(self) -> None:
         """Stop dead: nothing given back, nothing finished."""
         self.announcer.leave = lambda: None  # type: ignore[method-assign]
-        self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.task
+        await stop(self.task)
+
+
+async def stop(task: asyncio.Task[None], timeout: float = 30.0) -> None:
+    """Cancel an announcer's task and wait for it to end (its deliveries under way are
+    given DRAIN_SECONDS): one that does not stop fails the test here, not at its timeout."""
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    assert done, f"{task.get_name()} did not stop within {timeout} s"
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 @contextlib.asynccontextmanager
@@ -68,9 +76,7 @@ async def instance(
         yield running
     finally:
         if not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop(task)
         if heard is not None:
             await asyncio.to_thread(heard.stop)
         with contextlib.suppress(Exception):
