@@ -21,7 +21,6 @@ waiting calls by priority.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
 import logging
@@ -33,6 +32,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Final, Protocol
+
+from infra.waiting import wait_event
 
 log = logging.getLogger(__name__)
 
@@ -298,8 +299,7 @@ class RateLimiter:
             if pause is None:
                 continue  # one went: look again from the top
             if pause > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), pause)
+                await wait_event(self._changed, pause)
 
     async def _grant_one(self) -> float | None:
         """Grant the first waiting call that may go (None), else return how long until

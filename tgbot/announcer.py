@@ -40,6 +40,7 @@ from infra.db import reader
 from infra.deliveries import Deliveries
 from infra.event_store import StoredEvent
 from infra.lru import LRU
+from infra.waiting import wait_event
 from tgbot.context import BotServices
 from tgbot.delivering import Batch, Driver, now_ms, planned, prompts_first
 from tgbot.outbox import Outbox
@@ -167,10 +168,8 @@ class Announcer:
             if handled:
                 continue  # more may be waiting
             # Not asyncio.wait_for: on Python 3.11 it swallows a stop that comes as the
-            # wake-up does, and the announcer would never stop.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.poll_interval):
-                    await wake.wait()
+            # wake-up does, and the announcer would never stop (see infra.waiting).
+            await wait_event(wake, self.poll_interval)
 
     async def _claim_forever(self) -> None:
         """The claims' own loop, so that slow deliveries never delay their renewal."""

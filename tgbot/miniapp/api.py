@@ -46,6 +46,7 @@ from starlette.staticfiles import StaticFiles
 from telegram import Bot
 
 from domain.state import GameState, PlayerId
+from infra.waiting import wait_event
 from tgbot.callback import GAME_RE
 from tgbot.context import BotServices
 from tgbot.fakeapi import TOKEN as FAKE_TOKEN
@@ -204,9 +205,7 @@ class MiniApp:
             async with self.feed.watch(game_id) as watcher:
                 yield _sse("state", await self._state_json(game_id, viewer, texts))
                 while self.clock() < until:
-                    try:
-                        await asyncio.wait_for(watcher.changed.wait(), HEARTBEAT_SECONDS)
-                    except TimeoutError:
+                    if not await wait_event(watcher.changed, HEARTBEAT_SECONDS):
                         yield ": still here\n\n"
                         continue
                     watcher.changed.clear()

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Final, Protocol
 
 from infra.event_store import EventStore
+from infra.waiting import wait_event
 from tgbot.context import WakeUp
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,7 @@ class Following:
         self.event = wake.follow()
 
     async def wait(self, timeout: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.event.wait(), timeout)
+        await wait_event(self.event, timeout)
         self.event.clear()
 
     def close(self) -> None:
