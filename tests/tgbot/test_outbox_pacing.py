@@ -25,6 +25,7 @@ pytestmark = pytest.mark.timeout(60)
 GROUP, PLAYER = -5005, 55
 GAME = "gpaced"
 PER_CHAT = 0.3  # seconds between two calls to one chat (Telegram's is 1 s)
+ARRIVAL_JITTER = 0.1  # how much later than its grant a busy machine may deliver a call
 
 
 @pytest.fixture
@@ -65,7 +66,10 @@ async def test_two_instances_on_one_redis_keep_to_one_message_a_second_per_chat_
     sent = times_to(api, PLAYER)
     assert len(sent) == 6
     gaps = [b - a for a, b in itertools.pairwise(sent)]
-    assert min(gaps) >= PER_CHAT - 0.03  # never two at once, though two instances sent
+    # Never two at once, though two instances sent (each on its own: gaps of a few ms).
+    # The times are the fake server's, as each call arrived: on a machine busy with other
+    # tests one call can reach it later after its grant than the next one does.
+    assert min(gaps) >= PER_CHAT - ARRIVAL_JITTER
 
 
 async def test_a_board_whose_redraws_fall_behind_sends_only_its_latest(pg: str) -> None:
