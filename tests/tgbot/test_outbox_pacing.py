@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(60)
 GROUP, PLAYER = -5005, 55
 GAME = "gpaced"
 PER_CHAT = 0.3  # seconds between two calls to one chat (Telegram's is 1 s)
-ARRIVAL_JITTER = 0.1  # how much later than its grant a busy machine may deliver a call
+ARRIVAL_JITTER = 0.15  # how much later than its grant a busy machine may deliver a call
 
 
 @pytest.fixture
@@ -66,10 +66,13 @@ async def test_two_instances_on_one_redis_keep_to_one_message_a_second_per_chat_
     sent = times_to(api, PLAYER)
     assert len(sent) == 6
     gaps = [b - a for a, b in itertools.pairwise(sent)]
-    # Never two at once, though two instances sent (each on its own: gaps of a few ms).
     # The times are the fake server's, as each call arrived: on a machine busy with other
-    # tests one call can reach it later after its grant than the next one does.
-    assert min(gaps) >= PER_CHAT - ARRIVAL_JITTER
+    # tests a call can arrive a good part of a window after its grant (gaps of 0.44 s and
+    # 0.16 s in a row were seen), so the windows are counted over the whole run. Each
+    # instance on its own would send its three at once: the six in about two windows,
+    # gaps of under 1 ms.
+    assert sent[-1] - sent[0] >= 5 * PER_CHAT - ARRIVAL_JITTER  # one call a window
+    assert min(gaps) >= PER_CHAT / 3  # never two at once
 
 
 async def test_a_board_whose_redraws_fall_behind_sends_only_its_latest(pg: str) -> None:
