@@ -155,7 +155,6 @@ class Announcer:
     async def _announce_forever(self) -> None:
         wake = self.services.wake
         while True:
-            _stop_if_asked()
             wake.clear()
             try:
                 handled = await self.catch_up()
@@ -175,7 +174,6 @@ class Announcer:
         """The claims' own loop, so that slow deliveries never delay their renewal."""
         loop = asyncio.get_running_loop()
         while True:
-            _stop_if_asked()
             try:
                 await self.step()
             except asyncio.CancelledError:
@@ -489,14 +487,6 @@ class Announcer:
     def _never_opened(self, state: GameState) -> frozenset[int]:
         users = self.services.botstate.users(state.seating)
         return frozenset(p for p in state.seating if p not in users or not users[p].private_chat)
-
-
-def _stop_if_asked() -> None:
-    """Stop (raise CancelledError) if this task was asked to, though what it awaited
-    swallowed the CancelledError (as :func:`asyncio.wait_for` can on Python 3.11)."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 def _name(metadata: object) -> str:
