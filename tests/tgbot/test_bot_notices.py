@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import json
 import re
@@ -42,7 +41,7 @@ from tests.tgbot.bot_harness import (
     settle,
     start_game,
 )
-from tests.tgbot.instances_harness import until
+from tests.tgbot.instances_harness import stop, until
 from tgbot.announcer import Announcer
 from tgbot.callback import peek
 from tgbot.context import BotServices
@@ -373,9 +372,7 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
             assert len(sends(api)) == len(set(sends(api)))
         finally:
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await stop(task)
             await bot.shutdown()
             services.close()
 
