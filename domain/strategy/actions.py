@@ -4,13 +4,15 @@ gains toward the treasure)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Final
 
 from domain import board as geo
-from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Role, card
+from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Role, card, deck
 from domain.commands import PlayAction
 from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
 from domain.strategy.maze import Maze, Outcome
+from domain.strategy.memory import is_dead_end
 
 if TYPE_CHECKING:
     from domain.strategy.player import _Seat as Seat
@@ -110,9 +112,15 @@ def _rockfall(seat: Seat, cell: geo.Cell) -> float:
         return -0.5  # far from where the tunnel goes on: it changes nothing
     board = seat.maze.board
     tile = board[cell]
-    outcome = _refillable(seat.maze, seat.maze.after(geo.without_tile(board, cell)))
-    gained = seat.worth(outcome)
+    without = geo.without_tile(board, cell)
+    cut = seat.maze.after(without)
+    gained = seat.worth(_refillable(seat.maze, cut))
     who = seat.who
+    if who.saboteur:
+        # The hole is mended at once only if a digger holds a card that fits it; until
+        # then the cards beyond it are cut off.
+        mended = refill_chance(seat, without, cell)
+        gained = mended * gained + (1.0 - mended) * min(seat.worth(cut), gained)
     value = who.dig * gained
     value = value * (1.0 - seat.wait) if who.saboteur and value > 0 else value - 0.05
     spec = tile.spec
@@ -120,6 +128,38 @@ def _rockfall(seat: Seat, cell: geo.Cell) -> float:
         value += 0.5
     value -= who.crystals * spec.crystals
     return value
+
+
+def refill_chance(seat: Seat, board: geo.Board, cell: geo.Cell) -> float:
+    """The chance that the other players (the diggers among them, as far as the seat can
+    tell) hold a card that fills the hole a rockfall left at ``cell`` and joins through
+    it: a card the seat has not seen (neither on the table nor in its hand), no dead end,
+    that the fit rule lets lie there. A hole beside cards on several sides takes few.
+    """
+    unseen = unseen_paths(seat)
+    total = sum(unseen.values())
+    if total == 0:
+        return 0.0
+    fitting = sum(
+        copies
+        for kind, copies in unseen.items()
+        if not is_dead_end(kind)
+        and any(geo.placement_error(board, kind, cell, turned) is None for turned in (False, True))
+    )
+    held = sum(
+        (1.0 - seat.odds.get(s.player, 0.0)) * s.hand_count
+        for s in seat.view.seats
+        if s.player != seat.me
+    )
+    return 1.0 - (1.0 - fitting / total) ** held
+
+
+def unseen_paths(seat: Seat) -> Counter[str]:
+    """The path cards the seat has not seen this round, by kind: the deck less the cards
+    on the table and in its hand (the others' hands, the draw pile and the discards)."""
+    seen = {t.card for t in seat.maze.board.values() if t.card is not None}
+    seen.update(seat.view.hand)
+    return Counter(c.kind for c in deck(seat.edition) if c.path is not None and c.id not in seen)
 
 
 def _refillable(before: Maze, outcome: Outcome) -> Outcome:

@@ -44,7 +44,7 @@ TWIN: Final = 0.5  # what a card is worth keeping when the hand holds another li
 ONE_WILL_DO: Final = frozenset({"repair", Action.MAP.value, Action.FREE_AT_LAST.value})
 BLOCKS: Final = frozenset({"dead_end", "break", Action.ROCKFALL.value, Action.TRAPPED.value})
 URGENCY: Final = 0.6  # how much of a saboteur's block's keep the tunnel's nearness takes
-ROCKFALL_LOOKS: Final = 4  # cards near the front a rockfall is weighed on
+ROCKFALL_LOOKS: Final = 8  # cards near the front a rockfall is weighed on
 JITTER: Final = 0.02
 # Cards of progress a digger adds per turn, as a saboteur reckons it to time its blocks.
 # The base game's saboteur reckons faster: there every other seat digs the one tunnel,

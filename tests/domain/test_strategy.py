@@ -12,7 +12,7 @@ from hypothesis import given as examples
 from hypothesis import strategies as st
 
 from domain import rng
-from domain.board import GOAL_CELLS
+from domain.board import GOAL_CELLS, without_tile
 from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
 from domain.decider import decide, evolve
 from domain.events import (
@@ -28,6 +28,8 @@ from domain.events import (
 )
 from domain.state import GameState
 from domain.strategy import choose_move, random_move, remember
+from domain.strategy.actions import refill_chance
+from domain.strategy.player import _seat
 from domain.strategy.suspicion import suspicion
 from domain.tournament import _Game
 from domain.view import view_for
@@ -194,6 +196,41 @@ def test_a_lone_saboteur_blocks_the_tunnel_s_only_way_on_at_half_way() -> None:
         move = _decide([*setup, *_tunnel(4)], seed=seed)
         assert isinstance(move, PlacePath) and move.card == DEAD_EW[0], move
         assert move.cell == (5, 0), move
+
+
+def _hemmed_in() -> list[Event]:
+    """Crosses from the start to (5, 0), a T (E S W) at (6, 0), and a row of those Ts over
+    the crosses at (1..4, 1): all five crosses and all five such Ts lie on the table. The
+    treasure is at (8, 0), and player 1 looked at it."""
+    t_esw = ids("base", "t_esw")
+    tunnel = [PathPlaced(2, CROSS[x - 1], (x, 0), False) for x in range(1, 6)]
+    tunnel.append(PathPlaced(3, t_esw[4], (6, 0), False))
+    tunnel += [PathPlaced(2 + x % 2, t_esw[x - 1], (x, 1), False) for x in range(1, 5)]
+    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    return [*tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
+
+
+def test_a_saboteur_s_rockfall_makes_a_hole_that_no_card_left_can_fill() -> None:
+    """A hole with cards on three sides takes a card open on those three sides: here a
+    cross or a T, and every one of them lies on the table. Cut there (beside the start),
+    the tunnel must be dug again another way; a hole at the tunnel's end, which almost any
+    card fills, would cost the diggers one card."""
+    curves = tuple(ids("base", "curve_se")[:2])
+    setup = dealt(hands={1: (ROCKFALL[0], *curves)}, roles={1: "saboteur"})
+    events = [*setup, *_hemmed_in()]
+    for seed in range(4):
+        move = _decide(events, seed=seed)
+        assert move == PlayAction(1, ROCKFALL[0], target_cell=(1, 0)), move
+
+
+def test_the_chance_a_hole_is_filled_counts_the_cards_the_seat_has_not_seen() -> None:
+    setup = dealt(hands={1: (ROCKFALL[0],)}, roles={1: "saboteur"})
+    events = [*setup, *_hemmed_in()]
+    state = given(events)
+    seat = _seat(view_for(state, 1), remember(events, state))
+    board = state.board
+    assert refill_chance(seat, without_tile(board, (1, 0)), (1, 0)) == 0.0
+    assert refill_chance(seat, without_tile(board, (6, 0)), (6, 0)) > 0.9
 
 
 def test_a_gold_digger_mends_its_own_broken_tool_first() -> None:
@@ -390,9 +427,12 @@ SAB2_ROCKFALL = ids("saboteur2", "rockfall")
 
 def test_a_saboteur_lays_a_dead_end_at_the_treasure_rather_than_cut_the_tunnel_behind() -> None:
     """A rockfall on the tunnel behind its end cuts the cards beyond off, but they still
-    lie there: one card in the hole joins them again. A dead end before the treasure
-    costs the diggers more."""
-    setup = dealt("saboteur2", hands={1: (SAB2_ROCKFALL[0], SAB2_DEAD[0])}, roles={1: "saboteur"})
+    lie there: one card in the hole joins them again, and at a table of six someone
+    almost surely holds one that fits. A dead end before the treasure costs the diggers
+    more."""
+    setup = dealt(
+        "saboteur2", players=6, hands={1: (SAB2_ROCKFALL[0], SAB2_DEAD[0])}, roles={1: "saboteur"}
+    )
     tunnel = [*_sab2_tunnel(5), PathPlaced(3, BLUE_EW[0], (6, 0), False)]
     peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
                         result="goal_treasure")  # fmt: skip
