@@ -4,11 +4,10 @@ gains toward the treasure)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Final
 
 from domain import board as geo
-from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Role, card, deck
+from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Role, card
 from domain.commands import PlayAction
 from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
 from domain.strategy.maze import Maze, Outcome
@@ -136,7 +135,7 @@ def refill_chance(seat: Seat, board: geo.Board, cell: geo.Cell) -> float:
     it: a card the seat has not seen (neither on the table nor in its hand), no dead end,
     that the fit rule lets lie there. A hole beside cards on several sides takes few.
     """
-    unseen = unseen_paths(seat)
+    unseen = seat.unseen_paths()
     total = sum(unseen.values())
     if total == 0:
         return 0.0
@@ -152,14 +151,6 @@ def refill_chance(seat: Seat, board: geo.Board, cell: geo.Cell) -> float:
         if s.player != seat.me
     )
     return 1.0 - (1.0 - fitting / total) ** held
-
-
-def unseen_paths(seat: Seat) -> Counter[str]:
-    """The path cards the seat has not seen this round, by kind: the deck less the cards
-    on the table and in its hand (the others' hands, the draw pile and the discards)."""
-    seen = {t.card for t in seat.maze.board.values() if t.card is not None}
-    seen.update(seat.view.hand)
-    return Counter(c.kind for c in deck(seat.edition) if c.path is not None and c.id not in seen)
 
 
 def _refillable(before: Maze, outcome: Outcome) -> Outcome:

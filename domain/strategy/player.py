@@ -10,13 +10,14 @@ card given up. A small seeded jitter breaks ties, so a seed decides everything.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from domain import board as geo
 from domain import rng
-from domain.cards import Action, Card, Door, Edition, Tool, card
+from domain.cards import Action, Card, Door, Edition, Tool, card, deck
 from domain.commands import (
     ChooseTheftVictim,
     Command,
@@ -86,6 +87,7 @@ class _Seat:
     # Saboteur 2's saboteur: the tunnel as each team can pass it (and its soft distance).
     teams: tuple[tuple[Maze, float], ...] = ()
     _near: frozenset[geo.Cell] | None = None
+    _unseen: Counter[str] | None = None
 
     def keep(self, held: Card, discarded: bool = False) -> float:
         """What ``held`` is worth keeping rather than playing it now (or, ``discarded``,
@@ -130,6 +132,18 @@ class _Seat:
             ranked.sort()
             self._near = frozenset(c for _, c in ranked[:ROCKFALL_LOOKS])
         return self._near
+
+    def unseen_paths(self) -> Counter[str]:
+        """The path cards the seat has not seen this round, by kind: the deck less the
+        cards on the table and in its hand (the others' hands, the draw pile and the
+        discards). Worked out once per decision, for every rockfall weighed."""
+        if self._unseen is None:
+            seen = {t.card for t in self.maze.board.values() if t.card is not None}
+            seen.update(self.view.hand)
+            self._unseen = Counter(
+                c.kind for c in deck(self.edition) if c.path is not None and c.id not in seen
+            )
+        return self._unseen
 
     def shown(self, outcome: Outcome) -> float:
         """The progress the table sees: toward every goal still face down alike."""
