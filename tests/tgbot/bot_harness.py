@@ -29,7 +29,9 @@ from tgbot.app import (
     start_background,
     stop_background,
 )
+from tgbot.callback import peek
 from tgbot.context import SERVICES_KEY, BotServices
+from tgbot.keyboards import LEGEND
 
 
 def counter_seeds(start: int = 1) -> Callable[[], int]:
@@ -178,7 +180,14 @@ class Table:
             return False
         player, message = found
         buttons = [b for row in self.api.keyboard(message) for b in row if b.callback_data]
-        forward = [b for b in buttons if not b.text.startswith("«")]
+        # Going back and reading the icons' legend are side trips: taken now and then, so
+        # a turn is mostly spent getting on with the game (Saboteur 2's legend has pages,
+        # and a walk to and fro among them took most of a game's presses).
+        forward = [
+            b
+            for b in buttons
+            if not b.text.startswith("«") and peek(b.callback_data or "").action != LEGEND
+        ]
         confirm = [b for b in buttons if "Confirm" in b.text]
         if confirm and self.rng.random() < 0.7:  # do not wander in the toggle menus
             choice = confirm[0]
