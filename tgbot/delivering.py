@@ -15,8 +15,9 @@ crash) finds what is still owed and drives it to a safe end:
   player's live prompt over and removes the buttons of the older one and of its own first
   try if that arrived (found among the few messages before the new one in the chat), a
   board redraw or lobby fills its slot again; any other message (a line in a chat, a
-  board posted anew) is taken as arrived, not repeated, and after a board posted anew the
-  group's next redraw is posted anew too;
+  board posted anew, a redraw that had no board to edit and so posted one) is taken as
+  arrived, not repeated, and after a board posted anew the group's next redraw is posted
+  anew too;
 - a delivery whose call failed is tried again with backoff
   (:func:`infra.deliveries.backoff_ms`) without holding up the game's later ones, and
   parked (logged with the game and the decision) once it failed too often;
@@ -58,8 +59,9 @@ NEW_BOARD: Final = "board-new"  # the group's board posted anew
 LOBBY: Final = "lobby"
 EDIT: Final = "edit"  # any other edit
 MESSAGE: Final = "message"  # a message sent into a chat
-# Safe to repeat if unknown. Not a board posted anew: a second photo in the group would
-# show the round twice; it is taken as arrived, and the group's next redraw posts one.
+# Safe to repeat if unknown. Not a board posted anew (nor a redraw that found no board to
+# edit and so posted one): a second photo in the group would show the round twice; it is
+# taken as arrived, and the group's next redraw posts one.
 REPEATABLE: Final = frozenset({PROMPT, BOARD, LOBBY, EDIT})
 SUPERSEDED_BY_NEWER: Final = frozenset({PROMPT, BOARD, LOBBY})
 KNOWN_MESSAGES: Final = 1_000  # messages recorded and not sent yet, kept at hand
@@ -255,7 +257,7 @@ class Driver:
             if message is None:
                 await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
                 continue
-            if item.state == UNKNOWN and d.kind not in REPEATABLE:
+            if item.state == UNKNOWN and not await self._repeatable(item):
                 log.warning(
                     "game %s: %s to %s may have arrived; not repeated", game_id, d.kind, d.chat_id
                 )
@@ -313,7 +315,9 @@ class Driver:
             return None
         except Undelivered as error:
             self.on_result(False)
-            if error.uncertain and d.kind not in REPEATABLE:
+            # A redraw with no board to edit posted the board anew: not repeated either.
+            posted = d.kind == BOARD and error.method.startswith("send")
+            if error.uncertain and (d.kind not in REPEATABLE or posted):
                 await self._taken_as_arrived(item)
                 return True
             await self._failed(item, str(error))
@@ -337,11 +341,19 @@ class Driver:
             )
         return True
 
+    async def _repeatable(self, item: Item) -> bool:
+        """Whether a delivery left unknown may be repeated: not a board redraw that had no
+        board message to edit (it posted the board anew, and that may have arrived)."""
+        d = item.delivery
+        if d.kind == BOARD:
+            return await self.outbox.board_known(d.stream_id, d.chat_id)
+        return d.kind in REPEATABLE
+
     async def _taken_as_arrived(self, item: Item) -> None:
         """A delivery that may have arrived, not to be repeated, is marked sent; after a
         board posted anew (its message unknown) the group's next board is posted anew."""
         d = item.delivery
-        if d.kind == NEW_BOARD:
+        if d.kind in (NEW_BOARD, BOARD):
             await self.outbox.forget_board(d.stream_id, d.chat_id)
         await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms())
 

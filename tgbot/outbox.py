@@ -111,6 +111,7 @@ class Undelivered(Exception):
 
     def __init__(self, method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
         super().__init__(f"{method} to {chat_id}: {error}")
+        self.method = method
         self.uncertain = uncertain
 
 
@@ -368,6 +369,12 @@ class Outbox:
 
     async def _forget(self, game: str, chat: int, slot: Slot) -> None:
         await asyncio.to_thread(self.botstate.forget_message, game, chat, slot)
+
+    async def board_known(self, game: str, chat: int) -> bool:
+        """Whether the group's board message is known (a redraw edits it; else it is
+        posted anew)."""
+        chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
+        return await asyncio.to_thread(self.botstate.message, game, chat, Slot.BOARD) is not None
 
     async def forget_board(self, game: str, chat: int) -> None:
         """Forget the group's board message (one posted anew may or may not have arrived):

@@ -112,6 +112,49 @@ async def test_an_instance_killed_between_recording_and_sending_leaves_no_prompt
             assert sent_twice(api) == []
 
 
+async def test_an_instance_killed_as_it_posts_the_board_leaves_the_group_one_board(
+    pg: str,
+) -> None:
+    """A redraw with no board message to edit (one posted anew was taken as arrived, say)
+    posts the board: killed once Telegram has it, the instance that takes over does not
+    post it again."""
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+        await api.wait_for(lambda: prompts(api, first) or None, 10)
+        await until(lambda: not a.announcer.deliveries.owing())
+        await a.announcer.outbox.forget_board(GAME, GROUP)
+        async with instance(api, pg, "b") as b:
+            posted = asyncio.Event()
+            bot = a.announcer.outbox.bot
+
+            class Hanging:
+                """a's Telegram: the group's photo arrives, and a hangs for its answer."""
+
+                def __getattr__(self, name: str) -> object:
+                    return getattr(bot, name)
+
+                async def send_photo(self, **kwargs: object) -> object:
+                    sent = await bot.send_photo(**kwargs)  # type: ignore[arg-type]
+                    if kwargs.get("chat_id") == GROUP:
+                        posted.set()
+                        await asyncio.Event().wait()
+                    return sent
+
+            a.announcer.outbox.bot = Hanging()  # type: ignore[assignment]
+            boards = len(api.calls_of("sendPhoto"))
+            player = move(a.bot_services, GAME)
+            await asyncio.wait_for(posted.wait(), 10)
+            await a.kill()
+
+            await until(lambda: GAME in b.announcer.held)
+            await until(lambda: not b.announcer.deliveries.owing())
+            group = [c for c in api.calls_of("sendPhoto")[boards:] if c["chat_id"] == GROUP]
+            assert len(group) == 1
+            assert sent_twice(api) == []
+            assert len(prompts(api, player)) == 1
+
+
 async def test_a_prompt_that_keeps_failing_is_retried_then_parked_and_logged_not_dropped(
     pg: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -498,18 +498,21 @@ def _photos(api: FakeBotAPI) -> list[dict[str, Any]]:
 
 
 class LosingAnswers:
-    """The bot's Telegram calls, of which the next ``send_photo`` fails: after Telegram
-    carried it out (the answer timed out), or before it left (no connection)."""
+    """The bot's Telegram calls, of which the next ``send_photo`` (to ``chat``, if given)
+    fails: after Telegram carried it out (the answer timed out), or before it left (no
+    connection)."""
 
-    def __init__(self, bot: Any, error: NetworkError, *, arrived: bool) -> None:
-        self.bot, self.error, self.arrived = bot, error, arrived
+    def __init__(
+        self, bot: Any, error: NetworkError, *, arrived: bool, chat: int | None = None
+    ) -> None:
+        self.bot, self.error, self.arrived, self.chat = bot, error, arrived, chat
         self.failed = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.bot, name)
 
     async def send_photo(self, **kwargs: Any) -> Any:
-        if self.failed:
+        if self.failed or self.chat not in (None, kwargs.get("chat_id")):
             return await self.bot.send_photo(**kwargs)
         self.failed = True
         if self.arrived:
@@ -555,6 +558,37 @@ async def test_a_prompt_whose_answer_was_lost_is_sent_again_and_one_never_sent_i
         live = bot_services(app).botstate.message(game_id, player, PROMPT)
         assert live is not None and live.message_id == new[-1]["message_id"]
         assert api.keyboard(new[-1])
+
+
+@pytest.mark.parametrize("arrived", [True, False])
+async def test_a_board_posted_again_whose_answer_was_lost_is_not_posted_twice(
+    db: str, arrived: bool
+) -> None:
+    """After a board posted anew that may have arrived, the next redraw has no board to
+    edit and posts one: if its answer is lost too, it is not posted a second time."""
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        announcer = announcer_of(app)
+        outbox = announcer.outbox
+        await outbox.forget_board(game_id, GROUP)
+        error = TimedOut() if arrived else await refused_connection()
+        outbox.bot = LosingAnswers(outbox.bot, error, arrived=arrived, chat=GROUP)  # type: ignore[assignment]
+        before = len(_photos(api))
+
+        move_outside_the_bot(app, game_id)
+        await settle(api, app)
+        await until(lambda: not announcer.deliveries.owing())
+        assert outbox.bot.failed  # type: ignore[attr-defined]
+
+        # Not knowing whether it arrived, the bot does not post it again; one that surely
+        # never left is posted: either way the group sees the board once.
+        assert len(_photos(api)) == before + 1
+
+        # The next move's redraw edits the board posted, or, not knowing whether it
+        # arrived, posts the board anew.
+        move_outside_the_bot(app, game_id)
+        await settle(api, app)
+        await until(lambda: not announcer.deliveries.owing())
+        assert len(_photos(api)) == before + (2 if arrived else 1)
 
 
 @pytest.mark.parametrize("edition", ["base", "saboteur2"])
