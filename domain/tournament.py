@@ -8,13 +8,16 @@ can change from round to round and, after swap hats, within one).
 
 The sides: the *saboteurs* are the saboteur dwarves; the *diggers* are every other dwarf
 (base: the gold-diggers; saboteur2: blue and green gold-diggers, the boss, the profiteer
-and the geologists, who all play for the tunnel or at least not against it). The saboteurs
-win a round when the treasure is not reached. The diggers win it when it is reached, in
-Saboteur 2 only when a team wins it (RULES.md §6.2): a treasure reached behind a door of
-each colour, which neither team can pass, pays the boss alone (and the profiteer, who
-always wins), and that round is won by neither side. A side's win rate counts only
-*contested* rounds, those dealt at least one dwarf of each side: a round without a
-saboteur has nobody to stop the tunnel.
+and the geologists, though the last two lean a little against the tunnel: the profiteer
+always wins and takes more when fewer win with it, the geologists are paid in crystals
+whoever wins, and a round reached early lays fewer). So a small Saboteur 2 table whose
+only gold-digger sits beside a geologist or the profiteer is seldom won by the diggers
+whoever plays them. The saboteurs win a round when the treasure is not reached. The
+diggers win it when it is reached, in Saboteur 2 only when a team wins it (RULES.md
+§6.2): a treasure reached behind a door of each colour, which neither team can pass, pays
+the boss alone (and the profiteer, who always wins), and that round is won by neither
+side. A side's win rate counts only *contested* rounds, those dealt at least one dwarf of
+each side: a round without a saboteur has nobody to stop the tunnel.
 
 The domain reads no clock: the caller lends its wall clock (``clock``) for the games per
 second and its CPU clock (``cpu_clock``) for the decision times, which other processes
