@@ -46,7 +46,7 @@ from telegram.error import (
     TelegramError,
 )
 
-from infra.botstate import BotState
+from infra.botstate import BotState, StoredMessage
 from infra.locks import Locks
 from infra.lru import LRU
 from infra.ratelimit import Priority, RateLimiter
@@ -370,11 +370,17 @@ class Outbox:
     async def _forget(self, game: str, chat: int, slot: Slot) -> None:
         await asyncio.to_thread(self.botstate.forget_message, game, chat, slot)
 
+    async def _board_message(self, game: str, chat: int) -> tuple[int, StoredMessage | None]:
+        """The group's chat as it is now (a group may have become a supergroup) and the
+        game's board message there, if known."""
+        chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
+        return chat, await asyncio.to_thread(self.botstate.message, game, chat, Slot.BOARD)
+
     async def board_known(self, game: str, chat: int) -> bool:
         """Whether the group's board message is known (a redraw edits it; else it is
         posted anew)."""
-        chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
-        return await asyncio.to_thread(self.botstate.message, game, chat, Slot.BOARD) is not None
+        _, stored = await self._board_message(game, chat)
+        return stored is not None
 
     async def forget_board(self, game: str, chat: int) -> None:
         """Forget the group's board message (one posted anew may or may not have arrived):
@@ -383,9 +389,8 @@ class Outbox:
         await self._forget(game, chat, Slot.BOARD)
 
     async def _board(self, message: m.Board) -> Any:
-        chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
+        chat, stored = await self._board_message(message.game, message.chat)
         markup = self.markup(message.keyboard, message.game, message.version, chat)
-        stored = await asyncio.to_thread(self.botstate.message, message.game, chat, Slot.BOARD)
         if stored is not None and not message.new:
             done = await self._picture(
                 chat, message.picture, message.caption, markup, stored.message_id
