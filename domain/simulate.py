@@ -135,10 +135,13 @@ def play_one(
     check: bool = True,
     max_commands: int = 0,
     clock: Clock | None = None,
+    strategy_games: bool = True,
 ) -> tuple[list[Event], list[str], list[float]]:
     """One random game (its first ``max_commands`` moves when > 0); returns its events,
     the violations found and the time ``clock`` gave each legal_moves call (seconds;
-    nothing timed without a clock)."""
+    nothing timed without a clock). With ``strategy_games`` false the computer seats
+    always play random legal moves (one game in four plays by the strategy otherwise), so
+    that only the rules engine is timed."""
     dice = _Dice(seed)
     state = initial_state()
     events: list[Event] = []
@@ -147,7 +150,7 @@ def play_one(
     paid = 0
     now = 1_000_000  # the game's own clock (ms), as the commands carry it
     memory = Memory.start(edition)
-    strategy = dice.below(STRATEGY_GAMES) == 0
+    strategy = dice.below(STRATEGY_GAMES) == 0 and strategy_games
 
     def run(command: Command) -> None:
         nonlocal state, paid, memory
@@ -243,6 +246,7 @@ def simulate(
     clock: Clock | None = None,
     cpu_clock: Clock | None = None,
     show: Callable[[str], object] | None = None,
+    strategy_games: bool = True,
 ) -> dict[str, Any]:
     """Play ``games`` random games with a player count in ``players`` (inclusive).
 
@@ -261,7 +265,9 @@ def simulate(
     for number in range(games):
         # Round-robin over the player counts, so every count is played as often as any other.
         count = players[0] + number % span
-        events, found, times = play_one(edition, count, dice.seed(), check, clock=clock)
+        events, found, times = play_one(
+            edition, count, dice.seed(), check, clock=clock, strategy_games=strategy_games
+        )
         total_events += len(events)
         violations.extend(found)
         timings.extend(times)
