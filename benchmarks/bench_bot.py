@@ -520,7 +520,7 @@ async def _run(
 ) -> dict[str, float]:
     renders: list[float] = []
     sizes: list[int] = []
-    original_draw = outbox_module.draw.__wrapped__
+    original_draw = outbox_module.draw
 
     def timed_draw(picture: Any) -> bytes:
         started = time.perf_counter()
@@ -529,7 +529,9 @@ async def _run(
         sizes.append(len(png))
         return png
 
-    outbox_module.draw = functools.lru_cache(maxsize=256)(timed_draw)
+    # Each Outbox remembers the pictures it drew lately (Outbox.draw): only the drawing
+    # that cache misses is timed.
+    outbox_module.draw = timed_draw
     # The announcer's calls: those made while it announces the log (the handlers' own,
     # a placement preview edited in, go through the same Outbox and are not counted).
     notifier_calls: Counter[str] = Counter()
@@ -611,7 +613,7 @@ async def _run(
         services.close()
         outbox_module.Outbox.call = original_call  # type: ignore[method-assign]
         announcer_module.Announcer.catch_up = original_catch_up  # type: ignore[method-assign]
-        outbox_module.draw = functools.lru_cache(maxsize=256)(original_draw)
+        outbox_module.draw = original_draw
         conn.send(("stop", None))
     return _figures(played, turns, finished, (cpu, loop_cpu), notifier_calls, renders, sizes)
 
