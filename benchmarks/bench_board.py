@@ -7,6 +7,9 @@ fresh board objects (nothing remembered from an earlier call):
 - ``connected_segments``;
 - ``reached_goals`` and ``teams_can_pass`` (after a placement, at scoring).
 
+Target: a turn's ``legal_placements`` on a fresh board under 1 ms (PASS or FAIL; the
+other figures have none). A hand with no placement would measure nothing: it fails.
+
 Run: ``.venv/bin/python benchmarks/bench_board.py [--cards 40] [--seed 1] [--runs 2000]``
 """
 
@@ -70,7 +73,10 @@ def _reacher(goal: Cell, placed: Cell) -> Cell:
     return placed if side_towards(goal, placed) is not None else goal
 
 
-def main(argv: list[str] | None = None) -> None:
+TURN_MS: float = 1.0
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--cards", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
@@ -119,12 +125,22 @@ def main(argv: list[str] | None = None) -> None:
     print(f"board: {len(board) - 4} path cards + start + 3 goals; hand: {', '.join(hand)}")
     print(f"legal placements for the hand: {options}")
     print("mean CPU time per call:")
-    show("legal_placements, 6-card hand, fresh board", timed(turn))
+    if options == 0:
+        print("FAIL: the hand has no placement: the benchmark measured nothing")
+        return 1
+    per_turn = timed(turn)
+    show("legal_placements, 6-card hand, fresh board", per_turn)
     show("legal_placements, 6-card hand, same board", timed(turn, fresh=False))
     show("connected_segments, fresh board", timed(lambda: connected_segments(current[0])))
     show("reached_goals, fresh board", timed(lambda: reached_goals(current[0])))
     show("teams_can_pass, fresh board", timed(lambda: teams_can_pass(current[0])))
+    ok = per_turn[0] * 1000 < TURN_MS
+    print(
+        f"a turn's legal_placements: {per_turn[0] * 1000:.3f} ms — target < {TURN_MS:g} ms: "
+        f"{'PASS' if ok else 'FAIL'}"
+    )
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -13,7 +13,8 @@ cancel". Every ``--every`` games the bot is waited for until idle, garbage is co
 and its resident set size (VmRSS) is read.
 
 Printed: the resident memory after 0, ``--every``, ... games, and its growth per 100 games
-over the second half of the run (the caches are full by then: flat means about 0). Beside
+over the second half of the run (the caches are full by then: flat means about 0; target:
+under 1 MB per 100 games, PASS or FAIL; a run of a few games is too short to say). Beside
 it, where it goes: Python's heap (its blocks, its objects and the arenas they live in),
 C's heap (in use, and free but kept by malloc) and the resident memory by kind of mapping.
 ``--trace-from GAMES`` also prints, from then on, the allocations that grew most
@@ -355,7 +356,10 @@ def growth_per_100(samples: list[tuple[int, float]]) -> float:
     return 100 * num / den if den else 0.0
 
 
-def main() -> None:
+GROWTH_MB_PER_100: float = 1.0
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -405,7 +409,13 @@ def main() -> None:
         f"before, {last:.1f} MB after ({last - first:+.1f} MB); over the second half "
         f"{growth_per_100(samples):+.2f} MB per 100 games"
     )
+    flat = growth_per_100(samples) < GROWTH_MB_PER_100
+    print(
+        f"growth over the second half: target < {GROWTH_MB_PER_100:g} MB per 100 games: "
+        f"{'PASS' if flat else 'FAIL'}"
+    )
+    return 0 if flat else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
