@@ -170,7 +170,7 @@ class CutProxy:
                     s.close()
 
 
-async def until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+async def until(predicate: Callable[[], object], timeout: float = 30.0) -> None:
     """Wait, polling, until ``predicate()`` holds (for what no request to the fake
     signals, such as a row in the database)."""
     loop = asyncio.get_running_loop()

@@ -54,27 +54,23 @@ def sent_twice(api: FakeBotAPI) -> list[str]:
     return twice
 
 
-async def test_a_killed_instances_games_are_announced_by_another_within_3_seconds(
-    pg: str,
-) -> None:
-    loop = asyncio.get_running_loop()
+async def test_a_killed_instances_games_are_announced_by_another(pg: str) -> None:
+    """How soon is bench_instances' figure (restart to first announcement after a kill);
+    here, that another instance takes the game over and announces it once."""
     async with FakeBotAPI() as api, instance(api, pg, "a") as a:
         seat_players(api, a.bot_services, GROUP, PLAYERS)
         first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
         await api.wait_for(lambda: prompts(api, first) or None, 10)
         assert GAME in a.announcer.held
         async with instance(api, pg, "b") as b:
-            await asyncio.sleep(1.0)  # b runs, and a keeps its game (one each at most)
-            assert GAME not in b.announcer.held
+            await until(lambda: b.announcer.valid_until > 0)  # b took its claims step
+            assert GAME not in b.announcer.held  # and a keeps its game
 
             await a.kill()
-            killed = loop.time()
             player = move(b.bot_services, GAME)  # a press, handled by b
             before = len(prompts(api, player))
-            await api.wait_for(lambda: len(prompts(api, player)) > before or None, 10)
-            took = loop.time() - killed
+            await api.wait_for(lambda: len(prompts(api, player)) > before or None, 60)
 
-            assert took <= 3.0
             assert GAME in b.announcer.held
             assert sent_twice(api) == []
 
@@ -82,7 +78,6 @@ async def test_a_killed_instances_games_are_announced_by_another_within_3_second
 async def test_an_instance_killed_between_recording_and_sending_leaves_no_prompt_lost(
     pg: str,
 ) -> None:
-    loop = asyncio.get_running_loop()
     async with FakeBotAPI() as api, instance(api, pg, "a") as a:
         seat_players(api, a.bot_services, GROUP, PLAYERS)
         first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
@@ -101,13 +96,10 @@ async def test_an_instance_killed_between_recording_and_sending_leaves_no_prompt
             player = move(a.bot_services, GAME)
             await asyncio.wait_for(hung.wait(), 10)
             await a.kill()
-            killed = loop.time()
 
-            await api.wait_for(lambda: prompts(api, player) or None, 10)
-            took = loop.time() - killed
+            await api.wait_for(lambda: prompts(api, player) or None, 60)
 
             await until(lambda: not b.announcer.deliveries.owing())
-            assert took <= 3.0
             assert len(prompts(api, player)) == 1
             assert sent_twice(api) == []
 
@@ -194,7 +186,7 @@ async def test_an_instance_cut_off_from_telegram_gives_its_games_to_one_that_is_
             first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
             await api.wait_for(lambda: prompts(api, first) or None, 10)
             async with instance(api, pg, "b") as b:
-                await asyncio.sleep(1.0)
+                await until(lambda: b.announcer.valid_until > 0)  # b took its claims step
                 assert GAME in a.announcer.held and GAME not in b.announcer.held
 
                 proxy.cut()  # a still reaches the database, no longer Telegram
