@@ -117,7 +117,7 @@ def test_a_round_change_closes_the_last_movers_prompt_even_when_they_open_the_ne
             assert "Your turn" not in closed.caption and "Your turn" in prompt.caption
             assert prompt.keyboard and not closed.keyboard
             return
-    pytest.skip("no round of these games was opened by its last mover")
+    pytest.fail("no round of these games was opened by its last mover: the case went untested")
 
 
 def test_a_reminder_is_the_prompt_again_with_the_time_left_and_not_the_hand() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -296,8 +297,11 @@ async def test_a_slow_game_does_not_hold_up_another_groups_presses(
             service = bot_services(app).service
             real_handle = service.handle
 
+            entered = threading.Event()
+
             def handle(game_id: str, *args: Any, **kwargs: Any) -> Any:
                 if game_id == slow.game_id:
+                    entered.set()
                     time.sleep(1.0)  # a slow database for this game only
                 return real_handle(game_id, *args, **kwargs)
 
@@ -307,7 +311,7 @@ async def test_a_slow_game_does_not_hold_up_another_groups_presses(
             other_player, other_message, other_data = await pick_a_placement(other)
 
             first = api.press(player, player, message["message_id"], data)
-            await asyncio.sleep(0.2)  # the slow press is being handled
+            assert await asyncio.to_thread(entered.wait, 60)  # the slow press is being handled
             second = api.press(other_player, other_player, other_message["message_id"], other_data)
             await api.wait_for(lambda: first in api.answered and second in api.answered)
 
