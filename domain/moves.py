@@ -1,4 +1,4 @@
-"""Move generation: every concrete command a player may send now (RULES.md §3–§6).
+"""Move generation: every concrete command a player may send now (docs/rules.md §3–§6).
 
 :func:`legal_moves` is the one generator the bot draws buttons from, timeouts and the
 simulator pick from, and :func:`domain.decider.decide` agrees with: a command is accepted
@@ -32,7 +32,7 @@ def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
     """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now.
 
     The moves of the decision ``player`` owes come first; a player who is away or whose
-    seat was handed to the computer (RULES.md §7) also finds
+    seat was handed to the computer (docs/rules.md §7.4) also finds
     :class:`~domain.commands.ComeBack` last, whether they owe a decision or not. A
     computer player, and a player who left, send nothing: the computer makes their seat's
     decisions (:func:`computer_moves`).
