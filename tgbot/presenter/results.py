@@ -9,16 +9,12 @@ gold stays their own until the game ends.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from domain import board as geo
 from domain import events as ev
 from domain.cards import Role
 from domain.scoring import SABOTEUR2_DISCOUNT, base_saboteur_share, saboteur2_share
 from tgbot.presenter.icons import Icon, Line
-
-if TYPE_CHECKING:
-    from tgbot.presenter.narration import Scene
+from tgbot.presenter.scene import Scene
 
 TEAMS = (Role.BLUE_DIGGER.value, Role.GREEN_DIGGER.value)
 
