@@ -81,7 +81,7 @@ def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:
             if not can_dig:
                 continue
             if played.kind not in placements:
-                placements[played.kind] = _legal_placements(state.board, played.kind)
+                placements[played.kind] = geo.legal_placements(state.board, played.kind)
             moves.extend(
                 PlacePath(player, played.id, cell, rotated)
                 for cell, rotated in placements[played.kind]
@@ -99,23 +99,6 @@ def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:
         for first, second in combinations(hand, 2):
             moves.extend(DiscardToRemove(player, (first, second), kind) for kind in kinds)
     return moves
-
-
-# Memo of the last board's placements: turns that change no card in the maze (passes, most
-# action cards) ask again about the same board. Keyed by the board object itself (kept
-# alive by the entry, so its id cannot be reused); an entry is replaced whole, never shared.
-_memo: tuple[geo.Board | None, dict[str, list[tuple[geo.Cell, bool]]]] = (None, {})
-
-
-def _legal_placements(board: geo.Board, kind: str) -> list[tuple[geo.Cell, bool]]:
-    global _memo
-    memo_board, found = _memo
-    if memo_board is not board:
-        found = {}
-        _memo = (board, found)
-    if kind not in found:
-        found[kind] = geo.legal_placements(board, kind)
-    return found[kind]
 
 
 def is_legal(state: GameState, command: Command) -> bool:
