@@ -59,7 +59,6 @@ import functools
 import json
 import multiprocessing
 import operator
-import os
 import pstats
 import random
 import statistics
@@ -77,9 +76,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
+from benchmarks.databases import create_database, drop_database
 from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
@@ -92,7 +90,6 @@ from tgbot.miniapp import initdata
 from tgbot.miniapp.api import mini_app
 from tgbot.miniapp.server import serving
 
-SERVER = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PLAYERS = {"base": 3, "saboteur2": 4}
 NOTIFIER_METHODS = (
     "send_message",
@@ -441,22 +438,6 @@ async def receive(conn: Connection, expected: str, seconds: float = SETUP_SECOND
 
 
 # ---------------------------------------------------------------- the bot
-
-
-def create_database() -> str:
-    name = f"saboteur_bench_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(SERVER, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return make_url(SERVER).set(database=name).render_as_string(hide_password=False)
-
-
-def drop_database(url: str) -> None:
-    admin = create_engine(SERVER, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
-    admin.dispose()
 
 
 class Profiler:

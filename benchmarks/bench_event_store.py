@@ -228,7 +228,10 @@ class Theirs:
     name = "eventsourcing"
 
     def __init__(self, url: str) -> None:
-        from eventsourcing.persistence import StoredEvent
+        try:
+            from eventsourcing.persistence import StoredEvent
+        except ImportError:
+            raise SystemExit("eventsourcing is missing: pip install -e '.[bench]'") from None
 
         self.StoredEvent = StoredEvent
         parsed = make_url(url)

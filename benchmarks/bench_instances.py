@@ -115,7 +115,7 @@ async def _kill_and_restart(cluster: Cluster, tables: list[Any], played: Played)
 
 
 def run(counts: list[int], games: int, seconds: float) -> dict[str, dict[str, float]]:
-    from benchmarks.bench_bot import create_database, drop_database
+    from benchmarks.databases import create_database, drop_database
     from infra.migrations import upgrade
 
     results = {}

@@ -49,7 +49,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_bot import create_database, drop_database
+from benchmarks.databases import create_database, drop_database
 from infra import lru
 from infra.bootstrap import bootstrap
 from infra.migrations import upgrade

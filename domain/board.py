@@ -1,4 +1,4 @@
-"""Maze geometry: cells, tiles, fit, connectivity, goals, doors (RULES.md §1, §4).
+"""Maze geometry: cells, tiles, fit, connectivity, goals, doors (docs/rules.md §1, §4).
 
 A board is an immutable mapping ``Cell -> Tile``. Functions here never mutate a board;
 :func:`with_tile` and :func:`without_tile` return new ones.

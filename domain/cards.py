@@ -1,14 +1,14 @@
-"""The card catalog of Saboteur and Saboteur 2, as data (RULES.md §2).
+"""The card catalog of Saboteur and Saboteur 2, as data (docs/rules.md §2).
 
 Edges are bit masks: ``N | E`` is a card open to the north and east. A path card's
 ``segments`` are the groups of openings joined inside the card; a dead end has one
 segment per opening. Everything is given as printed (orientation 0); a card turned
 180° swaps N↔S and E↔W (:func:`rotate`).
 
-Provenance: base cards and counts from the base rulebook (seed ``001``); Saboteur 2
-bridges, double curves, ladders and doors by count from its rulebooks (``000``, ``002``,
-``004``); the remaining Saboteur 2 shapes from a photo of the complete expansion, as
-RULES.md §2.4 records. A correction is a one-line change to a table below.
+Provenance: base cards and counts from the base rulebook; Saboteur 2 bridges, double
+curves, ladders and doors by count from its rulebooks; the remaining Saboteur 2 shapes
+from a photo of the complete expansion, as docs/rules.md §2.4 records. A correction is a
+one-line change to a table below.
 
 >>> PATHS["cross"].openings == N | E | S | W
 True
@@ -141,7 +141,7 @@ GOAL_STONE_A: Final = _path("goal_stone_a", S | W)
 GOAL_STONE_B: Final = _path("goal_stone_b", N | W)
 GOALS: Final = (GOAL_TREASURE, GOAL_STONE_A, GOAL_STONE_B)
 
-# (spec, copies) — base path cards in the deck (RULES.md §2.1): 40.
+# (spec, copies) — base path cards in the deck (docs/rules.md §2.1): 40.
 BASE_PATHS: Final[tuple[tuple[PathSpec, int], ...]] = (
     (_path("cross", N | E | S | W), 5),
     (_path("t_nse", N | E | S), 5),
@@ -161,7 +161,7 @@ BASE_PATHS: Final[tuple[tuple[PathSpec, int], ...]] = (
     (_path("dead_stub_e", E), 1),
 )
 
-# Saboteur 2 path cards (RULES.md §2.4): 30, 10 crystals.
+# Saboteur 2 path cards (docs/rules.md §2.4): 30, 10 crystals.
 EXPANSION_PATHS: Final[tuple[tuple[PathSpec, int], ...]] = (
     (_path("bridge", N | S, E | W), 2),
     (_path("double_curve_a", N | W, E | S), 1),
@@ -220,7 +220,7 @@ PATHS: Final[dict[str, PathSpec]] = {
     spec.kind: spec for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)
 } | {spec.kind: spec for spec in (START, *GOALS)}
 
-# Base dwarves by player count (RULES.md §2.3): saboteurs, gold-diggers, hand size.
+# Base dwarves by player count (docs/rules.md §2.3): saboteurs, gold-diggers, hand size.
 BASE_DWARVES: Final[dict[int, tuple[int, int, int]]] = {
     3: (1, 3, 6),
     4: (1, 4, 6),
@@ -287,7 +287,7 @@ def card(edition: Edition, card_id: int) -> Card:
 
 
 def dwarf_cards(edition: Edition, players: int) -> tuple[Role, ...]:
-    """The dwarf cards shuffled for a round, before shuffling (RULES.md §2.3, §2.6)."""
+    """The dwarf cards shuffled for a round, before shuffling (docs/rules.md §2.3, §2.6)."""
     if edition == "base":
         saboteurs, diggers, _ = BASE_DWARVES[players]
         return (Role.SABOTEUR,) * saboteurs + (Role.GOLD_DIGGER,) * diggers

@@ -26,7 +26,7 @@ class CreateGame:
     edition: Edition
     chat_id: int
     turn_seconds: int = 180
-    # House rule of RULES.md §6.1: one nugget card per player (at most 9), passed round.
+    # House rule of docs/rules.md §6.1: one nugget card per player (at most 9), passed round.
     gold_house_rule: bool = False
     at: int = 0
     seed: int = 0
@@ -167,7 +167,7 @@ class ChooseTheftVictim:
 
 @dataclass(frozen=True, slots=True)
 class ComeBack:
-    """An away player (RULES.md §7) is back: their decisions get the whole timer again.
+    """An away player (docs/rules.md §7.3) is back: their decisions get the whole timer again.
 
     Allowed at any time while the game runs, to a seated player who is away. A decision of
     theirs still pending (opened, while they were away, already due) is opened again with
@@ -181,7 +181,7 @@ class ComeBack:
 
 @dataclass(frozen=True, slots=True)
 class HandSeatToComputer:
-    """A running game: the computer plays ``player``'s seat from now on (RULES.md §7).
+    """A running game: the computer plays ``player``'s seat from now on (docs/rules.md §7.4).
 
     ``actor == player``: the player leaves (the adapter asked them to confirm); they do not
     come back. Otherwise the creator or a group admin (the adapter checks which) hands an

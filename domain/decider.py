@@ -104,7 +104,7 @@ from domain.state import (
 )
 
 ROUNDS: Final = 3
-AWAY_AFTER: Final = 3  # timeouts in a row (RULES.md §7)
+AWAY_AFTER: Final = 3  # timeouts in a row (docs/rules.md §7.3)
 TURN_SECONDS: Final = (10, 7 * 24 * 3600)
 REMINDERS: Final = ("half", "soon")
 TREASURE: Final = "goal_treasure"
@@ -563,7 +563,7 @@ def _next_pick(log: _Log, at: int, seed: int) -> None:
         if len(values) > 1 and state.gold_pick == "manual":
             _open(log, picker, "gold_pick", at)
             return
-        # No choice left, or the automatic pick (§7): the largest nugget, taken at once.
+        # No choice left, or the automatic pick (§7.1, §7.6): the largest nugget, taken at once.
         log.emit(GoldPicked(picker, values[-1]))
     _finish_round(log, at, seed)
 
@@ -777,7 +777,7 @@ def _choose_victim(state: GameState, cmd: ChooseTheftVictim, by_computer: bool =
 
 
 def _come_back(state: GameState, cmd: ComeBack) -> _Log:
-    """An away player is back (§7). Their decision still pending was opened with a deadline
+    """An away player is back (§7.3). Their decision still pending was opened with a deadline
     already due: it is opened again, under a new id, with the whole timer, so the old
     deadline's ``TimeOut`` is stale and decides nothing."""
     _require_phase(state, "playing")
@@ -794,7 +794,7 @@ def _come_back(state: GameState, cmd: ComeBack) -> _Log:
 
 
 def _hand_over(state: GameState, cmd: HandSeatToComputer) -> _Log:
-    """The computer takes a human seat over (RULES.md §7): the player leaves, or the creator
+    """The computer takes a human seat over (docs/rules.md §7.4): the player leaves, or the creator
     or an admin hands an absent player's seat over. A decision of theirs still pending is
     opened again, for the computer to make."""
     _require_phase(state, "playing")

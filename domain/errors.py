@@ -115,7 +115,7 @@ class InvalidPass(DomainError):
 
 
 class NotAway(DomainError):
-    """Only a player who is away (three timeouts in a row, RULES.md §7) can come back."""
+    """Only a player who is away (three timeouts in a row, docs/rules.md §7.3) can come back."""
 
     code = "not_away"
 

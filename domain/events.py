@@ -219,7 +219,7 @@ class SeatHandedOver:
 @dataclass(frozen=True, slots=True)
 class RoundEnded:
     """Every dwarf card is turned face up: each player's, and (base) the spare set aside
-    for the round (seed 001: "todas las cartas de enano son reveladas"). The saboteur2
+    for the round (the base rulebook: "todas las cartas de enano son reveladas"). The saboteur2
     dwarf pile stays face down."""
 
     TYPE: ClassVar[str] = "round_ended"
@@ -260,7 +260,7 @@ class GoldPicked:
 
 @dataclass(frozen=True, slots=True)
 class TheftsStarted:
-    """saboteur2: the untrapped thieves will steal in this order (RULES.md §6.3)."""
+    """saboteur2: the untrapped thieves will steal in this order (docs/rules.md §6.3)."""
 
     TYPE: ClassVar[str] = "thefts_started"
     order: tuple[PlayerId, ...]

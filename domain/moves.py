@@ -1,4 +1,4 @@
-"""Move generation: every concrete command a player may send now (RULES.md §3–§6).
+"""Move generation: every concrete command a player may send now (docs/rules.md §3–§6).
 
 :func:`legal_moves` is the one generator the bot draws buttons from, timeouts and the
 simulator pick from, and :func:`domain.decider.decide` agrees with: a command is accepted
@@ -32,7 +32,7 @@ def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
     """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now.
 
     The moves of the decision ``player`` owes come first; a player who is away or whose
-    seat was handed to the computer (RULES.md §7) also finds
+    seat was handed to the computer (docs/rules.md §7.4) also finds
     :class:`~domain.commands.ComeBack` last, whether they owe a decision or not. A
     computer player, and a player who left, send nothing: the computer makes their seat's
     decisions (:func:`computer_moves`).
@@ -81,7 +81,7 @@ def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:
             if not can_dig:
                 continue
             if played.kind not in placements:
-                placements[played.kind] = _legal_placements(state.board, played.kind)
+                placements[played.kind] = geo.legal_placements(state.board, played.kind)
             moves.extend(
                 PlacePath(player, played.id, cell, rotated)
                 for cell, rotated in placements[played.kind]
@@ -99,23 +99,6 @@ def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:
         for first, second in combinations(hand, 2):
             moves.extend(DiscardToRemove(player, (first, second), kind) for kind in kinds)
     return moves
-
-
-# Memo of the last board's placements: turns that change no card in the maze (passes, most
-# action cards) ask again about the same board. Keyed by the board object itself (kept
-# alive by the entry, so its id cannot be reused); an entry is replaced whole, never shared.
-_memo: tuple[geo.Board | None, dict[str, list[tuple[geo.Cell, bool]]]] = (None, {})
-
-
-def _legal_placements(board: geo.Board, kind: str) -> list[tuple[geo.Cell, bool]]:
-    global _memo
-    memo_board, found = _memo
-    if memo_board is not board:
-        found = {}
-        _memo = (board, found)
-    if kind not in found:
-        found[kind] = geo.legal_placements(board, kind)
-    return found[kind]
 
 
 def is_legal(state: GameState, command: Command) -> bool:

@@ -1,7 +1,7 @@
-"""Scoring a round and a game (RULES.md §6): pure functions of who sat where and who was what.
+"""Scoring a round and a game (docs/rules.md §6): pure functions of who sat where and who was what.
 
 Seating is the join order: the next seat is "clockwise" / "to the left", the previous seat is
-"counter-clockwise" (RULES.md §3.1). Nothing here draws at random or asks a player: choices
+"counter-clockwise" (docs/rules.md §3.1). Nothing here draws at random or asks a player: choices
 (which nugget card to keep, whom to rob) belong to the decider; these functions say who
 chooses, in which order, and among what.
 
@@ -25,13 +25,13 @@ from domain.cards import Role
 
 PlayerId = int
 
-#: Most nugget cards drawn under the house rule (RULES.md §6.1).
+#: Most nugget cards drawn under the house rule (docs/rules.md §6.1).
 HOUSE_RULE_MAX_NUGGETS: Final = 9
-#: Gold each saboteur takes in the base game, by number of saboteurs (RULES.md §6.1).
+#: Gold each saboteur takes in the base game, by number of saboteurs (docs/rules.md §6.1).
 BASE_SABOTEUR_SHARES: Final[Mapping[int, int]] = {0: 0, 1: 4, 2: 3, 3: 3, 4: 2}
 #: Gold each winner takes in Saboteur 2, by number of winners; 5 or more take 1 (§6.2).
 SABOTEUR2_SHARES: Final[Mapping[int, int]] = {0: 0, 1: 5, 2: 4, 3: 3, 4: 2}
-#: How much less than the other winners the boss and the profiteer take (RULES.md §6.2).
+#: How much less than the other winners the boss and the profiteer take (docs/rules.md §6.2).
 SABOTEUR2_DISCOUNT: Final[Mapping[Role, int]] = {Role.BOSS: 1, Role.PROFITEER: 2}
 
 
@@ -103,7 +103,7 @@ def base_pick_order(
     """The gold-diggers in the order they keep a nugget card, each once.
 
     First the player who reached the treasure if a gold-digger, else the first gold-digger
-    counter-clockwise from them (seed ``001``: "el primer Minero a la derecha de ese
+    counter-clockwise from them (the base rulebook: "el primer Minero a la derecha de ese
     Saboteador"); then on counter-clockwise, skipping saboteurs.
 
     >>> roles = {1: Role.GOLD_DIGGER, 2: Role.SABOTEUR, 3: Role.GOLD_DIGGER, 4: Role.GOLD_DIGGER}
@@ -120,7 +120,7 @@ def base_pick_order(
 def base_nuggets_to_draw(players: int, diggers: int, house_rule: bool) -> int:
     """How many nugget cards the treasure finder draws.
 
-    One per gold-digger (seed ``001``); under the house rule one per player, at most 9.
+    One per gold-digger (the base rulebook); under the house rule one per player, at most 9.
 
     >>> base_nuggets_to_draw(7, 5, house_rule=False), base_nuggets_to_draw(7, 5, house_rule=True)
     (5, 7)
@@ -155,7 +155,7 @@ def base_house_rule_pick_order(
 
 
 def base_saboteur_share(saboteurs: int) -> int:
-    """Gold each saboteur takes when the treasure was not reached (RULES.md §6.1).
+    """Gold each saboteur takes when the treasure was not reached (docs/rules.md §6.1).
 
     >>> [base_saboteur_share(n) for n in range(5)]
     [0, 4, 3, 3, 2]
@@ -169,7 +169,7 @@ def take_nuggets(pile: Sequence[int], amount: int) -> tuple[tuple[int, ...], tup
     """Pay ``amount`` gold in nugget cards from ``pile`` (index 0 is the top).
 
     The rulebook pays a saboteur "the equivalent of" 4, 3 or 2 gold from the nugget pile
-    (seed ``001``), so the cards are chosen, not blindly drawn. The rule, in order:
+    (docs/rules.md §6.1), so the cards are chosen, not blindly drawn. The rule, in order:
 
     1. pay exactly ``amount`` when some cards add up to it; otherwise the largest sum below
        it that some cards reach (the pile ran short: pay what is left, never more);
@@ -256,7 +256,7 @@ def winning_teams(
     blue_can_pass: bool,
     green_can_pass: bool,
 ) -> frozenset[Role]:
-    """Which digger teams (``BLUE_DIGGER``, ``GREEN_DIGGER``) win (RULES.md §6.2 Teams).
+    """Which digger teams (``BLUE_DIGGER``, ``GREEN_DIGGER``) win (docs/rules.md §6.2, Teams).
 
     A digger who reaches the treasure wins for their own team if it can pass, else for the
     other team if that one can; anyone else reaching it makes every team that can pass win.
@@ -291,7 +291,7 @@ def saboteur2_round(
     green_can_pass: bool,
     crystals: int,
 ) -> RoundResult:
-    """Winners and gold of a Saboteur 2 round (RULES.md §6.2), thefts not yet settled.
+    """Winners and gold of a Saboteur 2 round (docs/rules.md §6.2), thefts not yet settled.
 
     ``roles`` are the dwarf cards at round end; ``reached_by`` is who placed the card that
     reached the treasure (ignored when ``reached`` is false); ``crystals`` is the number
@@ -343,7 +343,7 @@ def theft_order(
     ``thefts_in_play_order`` lists the players with a theft in front of them, oldest theft
     first. Trapped thieves cannot steal and are left out before anything else, so the first
     to steal is the untrapped player with the most recent theft; the others follow clockwise
-    from that player (seeds ``000``, ``002``, ``004``).
+    from that player (the Saboteur 2 rulebooks, docs/rules.md §6.3).
 
     >>> theft_order((1, 2, 3, 4, 5), (4, 2, 5), trapped=frozenset())
     (5, 2, 4)
@@ -365,7 +365,7 @@ def theft_victims(
     """Whom ``thief`` may rob: every other player who has gold, in seat order.
 
     Seat order is ``seating`` when given, else the order of ``gold``'s keys (build it in
-    seat order). Whether a player has gold is public; how much is not (RULES.md §6.3).
+    seat order). Whether a player has gold is public; how much is not (docs/rules.md §6.3).
 
     >>> theft_victims(2, {1: 3, 2: 5, 3: 0, 4: 1})
     (1, 4)

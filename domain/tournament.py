@@ -13,7 +13,7 @@ always wins and takes more when fewer win with it, the geologists are paid in cr
 whoever wins, and a round reached early lays fewer). So a small Saboteur 2 table whose
 only gold-digger sits beside a geologist or the profiteer is seldom won by the diggers
 whoever plays them. The saboteurs win a round when the treasure is not reached. The
-diggers win it when it is reached, in Saboteur 2 only when a team wins it (RULES.md
+diggers win it when it is reached, in Saboteur 2 only when a team wins it (docs/rules.md
 §6.2): a treasure reached behind a door of each colour, which neither team can pass, pays
 the boss alone (and the profiteer, who always wins), and that round is won by neither
 side. A side's win rate counts only *contested* rounds, those dealt at least one dwarf of
@@ -66,7 +66,7 @@ def side_of(role: str) -> str:
 def winning_side(state: GameState, ended: RoundEnded) -> str | None:
     """The side that won the round ``ended`` ends, ``state`` being the game as it ended
     (its board as left): ``None`` when the treasure was reached but no team of gold-diggers
-    wins it, the boss then winning alone (RULES.md §6.2)."""
+    wins it, the boss then winning alone (docs/rules.md §6.2)."""
     if not ended.treasure_reached:
         return "saboteurs"
     if state.edition != "saboteur2":

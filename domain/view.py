@@ -1,4 +1,4 @@
-"""What one player, or the public, may see of a game (RULES.md §6.3, §7).
+"""What one player, or the public, may see of a game (docs/rules.md §6.3, §7.7).
 
 This is the only way game state leaves the domain toward a chat: :func:`view_for` renders
 a state from one point of view, :func:`describe` the part of an event a viewer may know.

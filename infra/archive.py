@@ -8,7 +8,7 @@ events through the event store under a new stream id; nothing stored is ever rew
 An imported game is never live: its events keep their original chat id, but every one
 carries ``imported_from`` in its metadata, and the read models that make a game live
 (deadlines, the group's history and figures, the group's running game) skip such streams
-(:func:`is_imported`, :func:`imported_streams`). It stays replayable by its id.
+(:mod:`infra.imported`). It stays replayable by its id.
 
 >>> line = to_line(StoredEvent(1, "g1", 1, "player_joined", 1, {"player": 2, "name": "Bo"},
 ...                            {}, datetime(2025, 1, 2, tzinfo=UTC)))
@@ -28,15 +28,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlalchemy import Connection, select
-
 from infra.event_store import BrokenChain, EventStore, NewEvent, StoredEvent
-from infra.schema import events
+from infra.imported import IMPORTED_FROM as IMPORTED_FROM
+from infra.imported import imported_streams as imported_streams
+from infra.imported import is_imported as is_imported
 
 FORMAT = "saboteur-bot/events"
 FORMAT_VERSION = 1
-IMPORTED_FROM = "imported_from"
-"""The metadata key every imported event carries: the stream id it was exported from."""
 
 
 class ArchiveError(ValueError):
@@ -123,30 +121,6 @@ def read_lines(lines: Iterable[str]) -> list[ArchivedEvent]:
     if [e.version for e in archived] != list(range(1, len(archived) + 1)):
         raise ArchiveError("the file's events are not versions 1, 2, 3, … of one game")
     return archived
-
-
-def is_imported(metadata: dict[str, Any] | None) -> bool:
-    """Whether an event with this metadata was loaded by :func:`import_game`.
-
-    >>> is_imported({"imported_from": "g1", "command": "Pass"}), is_imported({})
-    (True, False)
-    """
-    return bool(metadata and metadata.get(IMPORTED_FROM))
-
-
-def imported_streams(conn: Connection, stream_ids: Iterable[str]) -> set[str]:
-    """Those of ``stream_ids`` that are imported games (their first event says so), so an
-    event appended to one later is recognised too."""
-    wanted = sorted(set(stream_ids))
-    found: set[str] = set()
-    for start in range(0, len(wanted), 500):
-        rows = conn.execute(
-            select(events.c.stream_id, events.c.metadata).where(
-                events.c.version == 1, events.c.stream_id.in_(wanted[start : start + 500])
-            )
-        )
-        found.update(stream for stream, metadata in rows if is_imported(metadata))
-    return found
 
 
 def new_game_id() -> str:

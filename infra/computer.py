@@ -1,4 +1,4 @@
-"""The computer players' moves, made by the worker like a deadline fires (RULES.md §7).
+"""The computer players' moves, made by the worker like a deadline fires (docs/rules.md §7.5).
 
 When the computer owes a decision, the deadlines projection schedules a ``computer`` alarm
 a short pause after it opened (:mod:`infra.deadlines`); the sweeper sends it to the worker,

@@ -19,7 +19,7 @@ The lease is short (a task takes milliseconds), so a killed worker's alarms fire
 within a sweep interval and a few seconds; each time an alarm is sent again its lease
 doubles (:func:`lease_for`), so a backlog of slow tasks is not flooded with copies.
 
-Reminder times (RULES.md §7, scaled to the turn timer ``t`` = deadline - opening time):
+Reminder times (docs/rules.md §7.1, scaled to the turn timer ``t`` = deadline - opening time):
 
 >>> [a.which for a in alarms_for(decision=4, player=7, kind="turn", opened_at=0,
 ...                              deadline=60_000)]

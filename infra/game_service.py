@@ -18,7 +18,6 @@ import logging
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -32,6 +31,7 @@ from infra.event_store import (
     NewEvent,
     StoredEvent,
 )
+from infra.lru import LRU
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class GameService:
         self.known_games = known_games
         # game id -> the newest state this service saw and its version; handlers call
         # in from several threads.
-        self._known: OrderedDict[str, Loaded[Any]] = OrderedDict()
+        self._known: LRU[str, Loaded[Any]] = LRU(max(1, known_games))
         self._known_lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------
@@ -165,12 +165,9 @@ class GameService:
         if self.known_games <= 0:
             return
         with self._known_lock:
-            kept = self._known.get(game_id)
+            kept = self._known.get(game_id)  # the most recent now, kept or not
             if kept is None or kept.version <= loaded.version:
                 self._known[game_id] = loaded
-            self._known.move_to_end(game_id)
-            while len(self._known) > self.known_games:
-                self._known.popitem(last=False)
 
     def forget(self, game_id: str) -> None:
         """Drop the game's state from memory (it ended: it is read again if ever asked)."""

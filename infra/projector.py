@@ -20,9 +20,9 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import Connection, Engine, Table, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from infra.archive import imported_streams
 from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
+from infra.imported import imported_streams
 from infra.schema import READ_MODEL_TABLES, games, player_stats, projector_positions
 
 READ_MODELS_PROJECTOR = "read_models"
@@ -76,7 +76,7 @@ class Projector:
     """Applies the log to one projection, batch by batch, recording its position in the
     same transaction as the rows it writes, so an event is applied exactly once.
 
-    Imported games (:func:`infra.archive.imported_streams`) never reach a projection:
+    Imported games (:func:`infra.imported.imported_streams`) never reach a projection:
     they were played elsewhere and are only there to be replayed. With ``wait`` false,
     a projector finding another one at work returns at once instead of queueing.
     """

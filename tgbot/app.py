@@ -2,8 +2,8 @@
 
 :func:`build_application` wires everything for given services (tests point ``base_url``
 at a fake Bot API server, as ``TELEGRAM_API_URL`` does); :func:`run_bot` is the one-machine
-entry: long polling, or the web process's webhook (:mod:`tgbot.web`) when ``WEBHOOK_URL``
-is set.
+entry by long polling (with ``WEBHOOK_URL`` set, ``saboteur-bot run`` serves the web
+process's webhook instead, :mod:`tgbot.web`).
 """
 
 from __future__ import annotations
@@ -282,12 +282,7 @@ async def set_profile(app: BotApplication) -> None:
 
 
 def run_bot(settings: Settings) -> int:
-    """Run the bot until interrupted: long polling, or the web process's webhook when
-    WEBHOOK_URL is set (one webhook server, :func:`tgbot.web.serve`)."""
-    if settings.webhook_url:
-        from tgbot.web import serve
-
-        return serve(settings)
+    """Run the bot by long polling until interrupted."""
     services = bootstrap(settings)
     app = build_application(services, settings)
     try:

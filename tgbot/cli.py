@@ -52,6 +52,9 @@ def _settings() -> Settings:
 
 def _run(args: argparse.Namespace) -> int:
     settings = _settings()
+    if settings.telegram_bot_token and settings.webhook_url:
+        # Updates by webhook: served by the one webhook server there is, the web process's.
+        return _serve(settings, _module("tgbot.web").serve)
     if settings.telegram_bot_token:
         return _serve(settings, _module("tgbot.app").run_bot)
     print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)

@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any, Final
 
 import aiohttp
-import httpx
 from PIL import Image
 from telegram import (
     Bot,
@@ -67,9 +66,6 @@ REPEATABLE: Final = ("edit_", "delete_", "get_")
 UNSENT: Final = (
     aiohttp.ClientConnectorError,
     aiohttp.ConnectionTimeoutError,
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.PoolTimeout,
     ConnectionRefusedError,
 )
 # A prompt sent again after a try that may have arrived: at most this many messages

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -24,9 +24,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from infra.lru import LRU
 from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window
-
-if TYPE_CHECKING:
-    from tgbot.context import BotContext
+from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +110,22 @@ def counted(update: Update) -> bool:
     return message.chat.type == "private" or message.text.startswith("/")
 
 
-async def on_update(update: Update, context: BotContext) -> None:
+class _Services(Protocol):
+    """What :func:`on_update` reads of the bot's services (``tgbot.context.BotServices``,
+    which builds the throttle: so this module names no class of that one)."""
+
+    @property
+    def throttle(self) -> Throttle | None: ...
+
+    def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts: ...
+
+
+class _Context(Protocol):
+    @property
+    def services(self) -> _Services: ...
+
+
+async def on_update(update: Update, context: _Context) -> None:
     """Let the update through, or answer "slow down" and stop it here."""
     throttle = context.services.throttle
     user = update.effective_user

@@ -1,4 +1,4 @@
-"""Computer players: a strategy that decides from what its seat may know (RULES.md §7).
+"""Computer players: a strategy that decides from what its seat may know (docs/rules.md §7.5).
 
 :func:`choose` takes the seat's view (:func:`domain.view.view_for`), the round's public
 history folded into a :class:`~domain.strategy.memory.Memory`, the seat's legal moves

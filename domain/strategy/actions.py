@@ -4,19 +4,45 @@ gains toward the treasure)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections import Counter
+from collections.abc import Mapping
+from typing import Final, Protocol
 
 from domain import board as geo
-from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Role, card
+from domain.cards import BREAKS, PATHS, REPAIRS, Action, Card, Edition, Role, card
 from domain.commands import PlayAction
 from domain.scoring import SABOTEUR2_DISCOUNT, saboteur2_share
 from domain.strategy.maze import Maze, Outcome
-from domain.strategy.memory import is_dead_end
-
-if TYPE_CHECKING:
-    from domain.strategy.player import _Seat as Seat
+from domain.strategy.memory import Memory, is_dead_end
+from domain.strategy.values import Profile
+from domain.view import View
 
 PlayerId = int
+
+
+class Seat(Protocol):
+    """What these scores read of the seat deciding (:mod:`domain.strategy.player` works
+    it out once per decision): described here, so this module needs nothing of that one."""
+
+    view: View
+    memory: Memory
+    me: PlayerId
+    edition: Edition
+    who: Profile
+    maze: Maze
+    odds: Mapping[PlayerId, float]
+    exposed: float
+    treasure: Mapping[geo.Cell, float]
+    wait: float
+    caution: float
+    fronts: Mapping[PlayerId, tuple[str, ...]]
+    seating: tuple[PlayerId, ...]
+
+    def keep(self, held: Card, discarded: bool = False) -> float: ...
+    def worth(self, outcome: Outcome, before: float | None = None) -> float: ...
+    def near_front(self) -> frozenset[geo.Cell]: ...
+    def unseen_paths(self) -> Counter[str]: ...
+
 
 HIDE_HARM: Final = 0.5  # how much of a saboteur's caution holds back its attacks on players
 # Saboteur 2: a pass draws as many cards as it discards, so each card more a saboteur

@@ -3,7 +3,7 @@
 For every goal still face down, a breadth-first search over the empty cells around the
 maze counts the fewest cards that would join an open end of the network to that goal
 (cards and face-down goals are in the way; the shapes a cell would need are not checked).
-With a door colour to avoid, the network is the part a team can pass (RULES.md §4.4).
+With a door colour to avoid, the network is the part a team can pass (docs/rules.md §4.4).
 A placement is judged from those fields at once: the open ends it closes, the ones it
 opens, and the goals it reaches. That is an estimate (a card also lengthens the way round
 itself), so :meth:`Maze.after` recomputes the few placements worth a closer look.

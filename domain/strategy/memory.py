@@ -175,7 +175,7 @@ def is_dead_end(kind: str) -> bool:
 
 def live_openings(board: geo.Board, avoid: Door | None = None) -> dict[geo.Cell, int]:
     """Per card, the openings of its segments joined to the start; with ``avoid``, joined
-    without crossing a door of that colour (the way a team can pass, RULES.md §4.4)."""
+    without crossing a door of that colour (the way a team can pass, docs/rules.md §4.4)."""
     nodes = geo.connected_segments(board) if avoid is None else _passable(board, avoid)
     live: dict[geo.Cell, int] = {}
     for cell, index in nodes:

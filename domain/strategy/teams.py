@@ -1,6 +1,6 @@
 """Saboteur 2's two teams: a blue gold-digger wins a reached treasure only when its own
 team can pass, and, when a green gold-digger reaches it and the green team can pass, the
-green team alone wins (RULES.md §6.2). So a team's digger does not leave the treasure one
+green team alone wins (docs/rules.md §6.2). So a team's digger does not leave the treasure one
 card away for a digger of the other team to take, unless a door of its own colour bars
 that team's way in.
 

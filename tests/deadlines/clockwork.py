@@ -1,6 +1,6 @@
 """Clockwork: a game with no cards, only turns and their clock, for the deadline tests.
 
-It speaks the project's commands and events and keeps RULES.md §7 exactly as the rules
+It speaks the project's commands and events and keeps docs/rules.md §7.1–§7.3 exactly as the rules
 engine does (a turn that times out passes, three timeouts in a row make a player away,
 an away player's turn ends at once, acting again brings them back, a reminder is given
 once per decision), so the Celery machinery can be tested without a board.

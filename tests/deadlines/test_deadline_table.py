@@ -173,7 +173,7 @@ def test_an_unfinished_game_imported_into_the_same_database_owes_no_alarm(desk: 
     assert desk.alarms(game) and desk.alarms(copy) == []
 
 
-# Half time, and "shortly before" scaled to the timer: RULES.md §7 and the bot's presets.
+# Half time, and "shortly before" scaled to the timer: docs/rules.md §7.1 and the bot's presets.
 REMINDERS = {
     "blitz": (60, 30, 10),
     "normal": (180, 90, 30),

@@ -1,4 +1,5 @@
-"""Maze geometry (RULES.md §4.1–§4.4): given a board, when a card or a question, then an answer.
+"""Maze geometry (docs/rules.md §4.1–§4.4): given a board, when a card or a question, then
+an answer.
 
 Boards are written as ``{cell: "kind"}``; a trailing ``@`` means the card is turned 180°.
 Goals lie face down at (8, 2) stone A, (8, 0) treasure, (8, -2) stone B unless a test says
@@ -234,9 +235,9 @@ def test_every_ladder_is_connected_even_when_its_tunnel_leads_nowhere() -> None:
 
 
 def test_the_start_counts_as_a_path_card_a_ladder_may_touch() -> None:
-    """Decision: RULES §4.1 rule 5 says a ladder "must touch at least one path card".
+    """Decision: docs/rules.md §4.1 rule 5 says a ladder "must touch at least one path card".
 
-    The start is one of the 44 base path cards (RULES §2.1; the base rulebook: "una carta
+    The start is one of the 44 base path cards (docs/rules.md §2.1; the base rulebook: "una carta
     de Recorrido ... incluyendo la carta de Inicio"), and Saboteur 2's rulebook lets a
     ladder lie next to "any path card except a goal card". So a ladder touching only the
     start is legal; ``ladder_needs_path`` is the refusal for a ladder touching only goals.

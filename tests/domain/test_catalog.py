@@ -1,4 +1,4 @@
-"""The card catalog holds every count of RULES.md §2, card by card."""
+"""The card catalog holds every count of docs/rules.md §2, card by card."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def segments(text: str) -> set[int]:
     return {sum(SIDE_BITS[side] for side in part) for part in text.split(",")}
 
 
-# RULES.md §2.1: kind -> (segments as printed, copies)
+# docs/rules.md §2.1: kind -> (segments as printed, copies)
 BASE_PATH_TABLE = {
     "cross": ("NESW", 5),
     "t_nse": ("NES", 5),
@@ -52,7 +52,7 @@ BASE_PATH_TABLE = {
     "dead_stub_e": ("E", 1),
 }
 
-# RULES.md §2.4: kind -> (segments, copies, ladder, door on the first listed segment, crystals)
+# docs/rules.md §2.4: kind -> (segments, copies, ladder, door on the first listed segment, crystals)
 EXPANSION_PATH_TABLE = {
     "bridge": ("NS,EW", 2, False, None, 0),
     "double_curve_a": ("NW,ES", 1, False, None, 0),
@@ -107,7 +107,7 @@ EXPANSION_ACTION_TABLE = {
     Action.ROCKFALL: 1,
 }
 
-# RULES.md §2.3: players -> (saboteurs, gold-diggers, hand size)
+# docs/rules.md §2.3: players -> (saboteurs, gold-diggers, hand size)
 PER_PLAYERS = {
     3: (1, 3, 6),
     4: (1, 4, 6),

@@ -1,4 +1,4 @@
-"""Action cards (§5): targets, effects, and the one-card-of-a-kind rule."""
+"""Action cards (docs/rules.md §5): targets, effects, and the one-card-of-a-kind rule."""
 
 from __future__ import annotations
 

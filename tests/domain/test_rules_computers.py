@@ -1,5 +1,5 @@
-"""Computer players (RULES.md §7): seats in the lobby, seats handed over in a running game,
-the away setting, the automatic gold pick and practice games."""
+"""Computer players (docs/rules.md §7.3–§7.6): seats in the lobby, seats handed over in a
+running game, the away setting, the automatic gold pick and practice games."""
 
 from __future__ import annotations
 
@@ -276,7 +276,7 @@ def test_a_seat_handed_over_on_its_turn_is_opened_again_for_the_computer() -> No
 
 
 def test_open_rule_a_player_who_left_does_not_come_back() -> None:
-    """RULES.md §7: a leaver's seat is "played by a computer player to the end". Leaving is
+    """docs/rules.md §7.4: a leaver's seat "is played by the computer until the end". Leaving is
     confirmed, and a return would let a player drop out and in at will (sitting out the
     dull turns, coming back to the decisive ones); the rulebooks' table has no such move.
     Their own moves and ComeBack are refused; the computer plays on."""

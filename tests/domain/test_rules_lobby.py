@@ -1,4 +1,5 @@
-"""Creating, joining, leaving, settings, cancelling, starting, and the round set-up (§3.1)."""
+"""Creating, joining, leaving, settings, cancelling, starting, and the round set-up
+(docs/rules.md §3.1, §7.4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scoring a round (§6), the next round's first player (§3.1) and the game's end."""
+"""Scoring a round (docs/rules.md §6), the next round's first player (§3.1) and the game's end."""
 
 from __future__ import annotations
 
@@ -204,7 +204,7 @@ def test_worked_example_6_3_boss_reaches_through_a_blue_door_untrapped_thief_ste
 
 
 def test_open_rule_next_round_starts_left_of_first_player_when_no_path_card_was_played() -> None:
-    # base: only path cards count (seed 001), so an action card changes nothing.
+    # base: only path cards count (§3.1), so an action card changes nothing.
     map_card = ids("base", "map")[0]
     setup = dealt(hands={1: (EW[0],), 2: (map_card,), 3: (EW[1],)}, draw_pile=(), first=2)
     state = given(setup)

@@ -1,4 +1,4 @@
-"""Deadlines, timeouts, reminders and the away rule (§7)."""
+"""Deadlines, timeouts, reminders and the away rule (docs/rules.md §7.1–§7.3)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_a_reminder_is_given_once_per_decision_and_kind() -> None:
     assert when(given(setup), RemindPlayer(9, "half")) == []
 
 
-# -- coming back (§7: "their turns pass at once until they act") -------------------------
+# -- coming back (§7.3: their next action of their own brings them back) ----------------
 
 
 def _away_on_turn() -> list[Event]:
@@ -160,7 +160,7 @@ def test_coming_back_is_a_legal_move_of_an_away_player_listed_after_their_decisi
     assert legal_moves(given(setup, when(state, ComeBack(1, at=T0))), 1)[-1] != ComeBack(1)
 
 
-# -- gold picks and thefts run on the same clock (§7) ------------------------------------
+# -- gold picks and thefts run on the same clock (§7.1) ------------------------------------
 
 
 def _treasure_reached_by_3(timeouts_of_1: int) -> list[Event]:

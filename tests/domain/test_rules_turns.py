@@ -1,4 +1,4 @@
-"""A turn (§3.2), placing path cards (§4.1) and reaching goals (§4.3)."""
+"""A turn (docs/rules.md §3.2), placing path cards (§4.1) and reaching goals (§4.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Scoring (RULES.md §6): given who sat where and who was what, when a round ends, then gold."""
+"""Scoring (docs/rules.md §6): given who sat where and who was what, when a round ends, then
+gold."""
 
 from __future__ import annotations
 
@@ -234,7 +235,7 @@ def test_saboteur2_each_winner_takes_less_the_more_winners_there_are(
 
 
 def test_saboteur2_worked_example_boss_reaches_through_a_blue_door() -> None:
-    # RULES §6.3 (seed 002): 1 blue, 2 green, boss, profiteer, 2 saboteurs, both saboteurs
+    # docs/rules.md §6.3, its example: 1 blue, 2 green, boss, profiteer, 2 saboteurs, both saboteurs
     # with a theft in front, one of them trapped; the boss reaches the treasure through a
     # blue door, so only the blue team can pass.
     seating, roles = table(BLUE, GREEN, GREEN, BOSS, PROFITEER, SABOTEUR, SABOTEUR)

@@ -403,7 +403,7 @@ def test_the_tournament_counts_a_treasure_behind_both_teams_doors_as_no_side_s_w
     doors: tuple[int, ...], side: str | None
 ) -> None:
     """The boss reaches the treasure at (8, 0). Behind a blue and a green door neither
-    team can pass and the boss wins alone (RULES.md §6.2): the gold-diggers did not win."""
+    team can pass and the boss wins alone (docs/rules.md §6.2): the gold-diggers did not win."""
     from domain.tournament import winning_side
 
     setup = dealt("saboteur2", players=4, hands={1: (SAB2_EW[2],)}, roles={1: "boss"})

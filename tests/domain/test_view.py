@@ -1,4 +1,4 @@
-"""What a player, and the public, may see (§6.3, §7)."""
+"""What a player, and the public, may see (docs/rules.md §6.3, §7.7)."""
 
 from __future__ import annotations
 

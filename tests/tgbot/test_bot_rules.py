@@ -15,7 +15,7 @@ ME = 191
 
 pytestmark = pytest.mark.timeout(120)
 
-# The rulebooks' names (RULES.md appendix; the Polish rulebook's where it has one).
+# The rulebooks' names (docs/rules.md §9; the Polish rulebook's where it has one).
 SABOTEUR2_CARDS = {
     "en": ("theft", "hands off", "swap hand", "inspection", "swap hats", "trapped", "free at last"),
     "es": (

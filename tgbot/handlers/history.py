@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -118,14 +117,11 @@ class GifCache:
     def __init__(self, size: int = CACHED_GIFS, budget: int = GIF_BUDGET_BYTES) -> None:
         self.size = size
         self.budget = budget
-        self._gifs: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._gifs: LRU[tuple[str, str], bytes] = LRU(size)
         self._making: set[tuple[str, str]] = set()
 
     def get(self, key: tuple[str, str]) -> bytes | None:
-        gif = self._gifs.get(key)
-        if gif is not None:
-            self._gifs.move_to_end(key)
-        return gif
+        return self._gifs.get(key)
 
     def start(self, key: tuple[str, str]) -> bool:
         """Claim the making of ``key``'s GIF; False when it is already being made."""
@@ -138,11 +134,8 @@ class GifCache:
         self._making.discard(key)
 
     def put(self, key: tuple[str, str], gif: bytes) -> None:
-        self._gifs[key] = gif
-        self._gifs.move_to_end(key)
-        while len(self._gifs) > self.size or (
-            len(self._gifs) > 1 and sum(map(len, self._gifs.values())) > self.budget
-        ):
+        self._gifs[key] = gif  # at most ``size`` of them
+        while len(self._gifs) > 1 and sum(map(len, self._gifs.values())) > self.budget:
             self._gifs.popitem(last=False)
 
 

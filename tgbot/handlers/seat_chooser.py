@@ -1,4 +1,4 @@
-"""The group's chooser of seats to hand to the computer (RULES.md §7).
+"""The group's chooser of seats to hand to the computer (docs/rules.md §7.4).
 
 The board has one button for it, whoever the game waits for: the creator or a group admin
 presses it and the bot posts a small chooser in the group, a button per person's seat the

@@ -1,4 +1,4 @@
-"""A running game's seats handed to the computer (RULES.md §7).
+"""A running game's seats handed to the computer (docs/rules.md §7.4).
 
 ``/leave`` asks the player first (two buttons only they may press), then the computer plays
 their seat to the end, with their dwarf, hand and gold. The creator or a group admin hands

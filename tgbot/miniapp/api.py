@@ -25,7 +25,6 @@ import json
 import logging
 import re
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 from telegram import Bot
 
 from domain.state import GameState, PlayerId
+from infra.lru import LRU
 from infra.waiting import wait_event
 from tgbot.callback import GAME_RE
 from tgbot.context import BotServices
@@ -72,6 +72,7 @@ STATIC: Final = Path(__file__).parent / "static"
 PREFIX: Final = "/miniapp"
 HEARTBEAT_SECONDS: Final = 15.0
 NEWS_EVENTS: Final = 40  # events read back for the news lines
+CACHED_NEWS: Final = 256  # (game, version, language) whose news lines are kept
 KEY_RE: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
 NO_STORE: Final = {"Cache-Control": "no-store"}
 
@@ -108,7 +109,7 @@ class MiniApp:
         self.max_age = max_age
         self.clock = clock
         self.demo_players = {p.id: p for p in demo_players}
-        self._news: OrderedDict[tuple[str, int, str], list[str]] = OrderedDict()
+        self._news: LRU[tuple[str, int, str], list[str]] = LRU(CACHED_NEWS)
 
     # -- the routes ----------------------------------------------------------------
 
@@ -314,8 +315,6 @@ class MiniApp:
             events = self.services.service.events(game_id, max(0, version - NEWS_EVENTS))
             found = news_lines(state, events, texts)
             self._news[key] = found
-            while len(self._news) > 256:
-                self._news.popitem(last=False)
         return found
 
 

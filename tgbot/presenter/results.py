@@ -1,4 +1,4 @@
-"""How a round and a game end, told so they explain themselves (RULES.md §6).
+"""How a round and a game end, told so they explain themselves (docs/rules.md §6).
 
 The round's end names who reached the treasure and where it lay, turns every dwarf card
 up, and — in Saboteur 2 — says which doors stood on the way, which team or teams won and
@@ -9,16 +9,12 @@ gold stays their own until the game ends.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from domain import board as geo
 from domain import events as ev
 from domain.cards import Role
 from domain.scoring import SABOTEUR2_DISCOUNT, base_saboteur_share, saboteur2_share
 from tgbot.presenter.icons import Icon, Line
-
-if TYPE_CHECKING:
-    from tgbot.presenter.narration import Scene
+from tgbot.presenter.scene import Scene
 
 TEAMS = (Role.BLUE_DIGGER.value, Role.GREEN_DIGGER.value)
 
@@ -147,7 +143,7 @@ def _blocked(event: ev.RoundEnded, roles: dict[int, str]) -> str:
 
 
 def _why(by: str | None, blue: bool, green: bool) -> str:
-    """The catalog key that says which team or teams win, and why (RULES.md §6.2)."""
+    """The catalog key that says which team or teams win, and why (docs/rules.md §6.2)."""
     if by in TEAMS:
         own, other = ("blue", "green") if by == TEAMS[0] else ("green", "blue")
         passes = {"blue": blue, "green": green}
