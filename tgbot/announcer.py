@@ -277,7 +277,7 @@ class Announcer:
             if now < self.benched_until:
                 return
             try:
-                await self.outbox.bot.get_me()
+                await self.outbox.gateway.reachable()
             except Exception:
                 self.benched_until = loop.time() + BENCH_SECONDS
                 return

@@ -47,8 +47,9 @@ from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS
 from infra.deliveries import BEGUN, PENDING, UNKNOWN, Deliveries, Delivery, Item
 from infra.lru import LRU
 from infra.ratelimit import Priority
-from tgbot.outbox import DELIVERY, NotOurs, Outbox, Undelivered, pace
-from tgbot.outbox import Delivery as Sending
+from tgbot.gateway import Delivery as Sending
+from tgbot.gateway import NotOurs, Undelivered
+from tgbot.outbox import Outbox, pace
 from tgbot.presenter import messages as m
 
 log = logging.getLogger(__name__)
@@ -308,9 +309,8 @@ class Driver:
             self.doubtful.discard((d.stream_id, d.chat_id))
             unknown_after = await asyncio.to_thread(self.deliveries.doubtful_before, item)
         sending = Sending(begin=begin, unknown_after=unknown_after)
-        token = DELIVERY.set(sending)
         try:
-            result = await self.outbox.deliver_one(message)
+            result = await self.outbox.deliver_one(message, sending)
         except NotOurs:
             return None
         except Undelivered as error:
@@ -330,8 +330,6 @@ class Driver:
             log.exception("game %s: delivery %s failed", d.stream_id, d.key)
             await self._failed(item, repr(error))
             return False
-        finally:
-            DELIVERY.reset(token)
         self.on_result(True)
         message_id = result.message_id if isinstance(result, Message) else None
         await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id)
