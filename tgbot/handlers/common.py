@@ -16,6 +16,7 @@ from domain.errors import DomainError
 from domain.events import PlayerCameBack, PlayerReminded, SeatHandedOver
 from domain.state import GameState
 from infra.event_store import ConcurrencyError
+from tgbot import gateway
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
 from tgbot.texts import Texts, short
@@ -135,7 +136,7 @@ async def still_valid(services: BotServices, game_id: str, drawn: int, current: 
 
 async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
     try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
+        member = await gateway.chat_member(context.bot, chat_id, user_id)
     except Exception:  # a chat we cannot ask: nobody is admin there
         log.info("could not read membership of %s in %s", user_id, chat_id, exc_info=True)
         return False
@@ -219,7 +220,7 @@ async def group_press(
     no message the bot can read."""
     chat, message = update.effective_chat, query.message
     if chat is None or not isinstance(message, Message):
-        await query.answer()
+        await gateway.answer(query)
         return None
     services = context.services
     texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
