@@ -41,14 +41,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from telegram import Message
-
 from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS
 from infra.deliveries import BEGUN, PENDING, UNKNOWN, Deliveries, Delivery, Item
 from infra.lru import LRU
 from infra.ratelimit import Priority
 from tgbot.gateway import Delivery as Sending
-from tgbot.gateway import NotOurs, Undelivered
+from tgbot.gateway import NotOurs, Undelivered, message_id
 from tgbot.outbox import Outbox, pace
 from tgbot.presenter import messages as m
 
@@ -331,8 +329,7 @@ class Driver:
             await self._failed(item, repr(error))
             return False
         self.on_result(True)
-        message_id = result.message_id if isinstance(result, Message) else None
-        await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id)
+        await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id(result))
         if d.kind in SUPERSEDED_BY_NEWER:  # an older one retried later must not undo it
             await asyncio.to_thread(
                 self.deliveries.supersede, d.stream_id, d.chat_id, d.kind, item.id

@@ -246,6 +246,15 @@ class Gateway:
         await self.bot.get_me()
 
 
+def message_id(answer: object) -> int | None:
+    """The id of the message a call sent or edited, if it answered with one.
+
+    >>> message_id(True) is None
+    True
+    """
+    return answer.message_id if isinstance(answer, Message) else None
+
+
 # -- answering an update directly -------------------------------------------------------
 
 
@@ -261,8 +270,14 @@ async def answer(query: CallbackQuery, text: str | None = None, **kwargs: Any) -
 
 
 async def edit_text(message: Message, text: str, **kwargs: Any) -> Message | bool:
-    """``message`` (the bot's own) shows ``text`` instead."""
-    return await message.edit_text(text, **kwargs)
+    """``message`` (the bot's own) shows ``text`` instead; True when it shows that
+    already (Telegram refuses such an edit as "not modified")."""
+    try:
+        return await message.edit_text(text, **kwargs)
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
+        return True
 
 
 async def edit_pressed(query: CallbackQuery, text: str, **kwargs: Any) -> Message | bool:

@@ -27,6 +27,7 @@ from tgbot.context import BotContext
 from tgbot.handlers import between_games, group, practice, seat_chooser, seats
 from tgbot.handlers.common import (
     acted_by,
+    deliver,
     error_text,
     group_press,
     press_chats,
@@ -203,7 +204,7 @@ async def _stop_press(
         return
     if press.action == kb.KEEP:
         await gateway.answer(query)
-        await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.kept")))
+        await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.kept")))
         return
     actor = state.creator if state.creator is not None else user.id
     error = await run(context, data.game, CancelGame(actor), update, acted_by(user))
@@ -211,13 +212,7 @@ async def _stop_press(
         await gateway.answer(query, error_text(texts, error), show_alert=True)
         return
     await gateway.answer(query)
-    await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
-
-
-async def _deliver(context: BotContext, *messages: object) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver(messages)  # type: ignore[arg-type]
+    await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
 
 
 async def _since(context: BotContext, game_id: str, version: int) -> list[Event]:
@@ -300,7 +295,7 @@ async def _prompt_press(
         await gateway.answer(query, drawn.text, show_alert=drawn.alert)
         return
     await gateway.answer(query)  # at once: the picture below takes a moment
-    await _deliver(context, drawn)
+    await deliver(context, drawn)
     # A prompt sent meanwhile in its place (by an instance that took the game over and
     # sent a try that may have arrived again) took this one's buttons off, perhaps before
     # this step showed it with buttons: they come off again.
@@ -315,7 +310,7 @@ async def _replaced(context: BotContext, game_id: str, message: Message) -> bool
     )
     if live is None or live.message_id == message.message_id:
         return False
-    await _deliver(context, Unbuttoned(message.chat.id, message.message_id))
+    await deliver(context, Unbuttoned(message.chat.id, message.message_id))
     return True
 
 
@@ -340,4 +335,4 @@ async def _come_back(
         await gateway.answer(query, error_text(texts, error), show_alert=True)
         return
     await gateway.answer(query, f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}")
-    await _deliver(context, Unbuttoned(message.chat.id, message.message_id))
+    await deliver(context, Unbuttoned(message.chat.id, message.message_id))

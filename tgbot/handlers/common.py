@@ -19,6 +19,7 @@ from infra.event_store import ConcurrencyError
 from tgbot import gateway
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
+from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, short
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,14 @@ async def still_valid(services: BotServices, game_id: str, drawn: int, current: 
         return False
     later = await asyncio.to_thread(services.service.events, game_id, after_version=drawn)
     return all(isinstance(e, HARMLESS) for e in later)
+
+
+async def deliver(context: BotContext, *messages: Outgoing) -> None:
+    """Hand the presenter's messages to the outbox, in order, at once (not recorded: a
+    handler's own answer to what was pressed or written). Nothing before the bot is up."""
+    outbox = context.services.outbox
+    if outbox is not None:
+        await outbox.deliver(messages)
 
 
 async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:

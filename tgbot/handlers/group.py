@@ -33,6 +33,7 @@ from tgbot.context import BotContext
 from tgbot.handlers.common import (
     acted_by,
     chat_texts,
+    deliver,
     display_name,
     error_text,
     is_admin,
@@ -261,8 +262,7 @@ async def cancel(update: Update, context: BotContext) -> None:
         await gateway.reply(message, texts.t("lobby.only_creator"))
         return
     table = await asyncio.to_thread(services.table, game_id, state)
-    if services.outbox is not None:
-        await services.outbox.deliver([lobby_view.stop_question(table, version, texts)])
+    await deliver(context, lobby_view.stop_question(table, version, texts))
 
 
 async def settings(update: Update, context: BotContext) -> None:

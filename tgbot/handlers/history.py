@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.error import BadRequest
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
 
 from domain.events import Event
@@ -43,11 +42,16 @@ from tgbot import callback as cb
 from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
-from tgbot.handlers.common import chat_texts, display_name, message_presses, press_chats
+from tgbot.handlers.common import (
+    chat_texts,
+    deliver,
+    display_name,
+    message_presses,
+    press_chats,
+)
 from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.messages import Animation, Photo, Picture
-from tgbot.presenter.messages import Message as Outgoing
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -530,13 +534,7 @@ def _same_group(services: BotServices, chat_id: int, game_chat: int) -> bool:
 async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> None:
     """Send a new replay message at the game's first step."""
     view = await asyncio.to_thread(replay_view, replay, 0, lang)
-    await _deliver(context, view.message(chat_id))
-
-
-async def _deliver(context: BotContext, message: Outgoing) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver([message])
+    await deliver(context, view.message(chat_id))
 
 
 def is_replay_data(data: object) -> bool:
@@ -637,7 +635,7 @@ async def send_gif(
     else:
         await gateway.answer(query)
     filename = f"saboteur-{replay.game_id}.gif"
-    await _deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
+    await deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
 
 
 async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:
@@ -652,11 +650,7 @@ async def show_history_page(context: BotContext, query: Any, offset: int, lang: 
         history_message, context.services, message.chat.id, lang, offset, player
     )
     await gateway.answer(query)
-    try:
-        await gateway.edit_text(message, body, reply_markup=markup)
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
+    await gateway.edit_text(message, body, reply_markup=markup)
 
 
 async def show_step(
@@ -666,7 +660,7 @@ async def show_step(
     if not isinstance(message, Message):
         return
     view = await asyncio.to_thread(replay_view, replay, index, lang, page)
-    await _deliver(context, view.message(message.chat.id, message.message_id))
+    await deliver(context, view.message(message.chat.id, message.message_id))
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any], group: int = -1) -> None:

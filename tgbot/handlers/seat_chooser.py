@@ -20,12 +20,11 @@ from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
-from tgbot.handlers.common import group_press, press_chats, same_kind
+from tgbot.handlers.common import deliver, group_press, press_chats, same_kind
 from tgbot.handlers.group import may_manage
 from tgbot.handlers.seats import hand_over
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Deleted, Text, TextEdit, Unbuttoned
-from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, esc
 
 
@@ -64,7 +63,7 @@ async def on_press(
     if state.phase != "playing":
         await gateway.answer(query, texts.t("handseat.game_over"), show_alert=True)
         if on_chooser:  # its buttons can do nothing more
-            await _deliver(context, Unbuttoned(chat.id, message.message_id))
+            await deliver(context, Unbuttoned(chat.id, message.message_id))
         return
     if not await may_manage(context, state, chat.id, user):
         await gateway.answer(query, texts.t("lobby.only_creator"), show_alert=True)
@@ -75,14 +74,14 @@ async def on_press(
             return
         await gateway.answer(query)
         rows = kb.seat_chooser_rows(state, texts)
-        await _deliver(
+        await deliver(
             context,
             Text(chat.id, chooser_text(state, texts), kb.keyboard(rows), data.game, version),
         )
         return
     if data.action == kb.SEATS_CLOSE:
         await gateway.answer(query)
-        await _deliver(context, Deleted(chat.id, message.message_id))
+        await deliver(context, Deleted(chat.id, message.message_id))
         return
     player = data.player
     if player is None:
@@ -95,7 +94,7 @@ async def on_press(
         refused = await hand_over(update, context, data.game, state, user, player, texts)
     if refused is None:
         await gateway.answer(query)
-        await _deliver(
+        await deliver(
             context, TextEdit(chat.id, message.message_id, texts.t("kick.done", name=name))
         )
         return
@@ -111,10 +110,4 @@ async def on_press(
         data.game,
         version,
     )
-    await _deliver(context, redrawn)
-
-
-async def _deliver(context: BotContext, *messages: Outgoing) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver(messages)
+    await deliver(context, redrawn)

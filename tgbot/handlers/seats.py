@@ -20,7 +20,7 @@ from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
 from tgbot.handlers import group
-from tgbot.handlers.common import acted_by, display_name, error_text, run
+from tgbot.handlers.common import acted_by, deliver, display_name, error_text, run
 from tgbot.handlers.group import active_game, may_manage
 from tgbot.presenter.messages import Text, TextEdit
 from tgbot.texts import Texts, esc
@@ -62,8 +62,7 @@ async def ask_leave(update: Update, context: BotContext, game_id: str, texts: Te
         return
     question = texts.t("leave.confirm", name=esc(display_name(user)))
     keys = kb.keyboard(kb.leave_rows(texts, user.id))
-    if services.outbox is not None:
-        await services.outbox.deliver([Text(state.chat_id, question, keys, game_id, version)])
+    await deliver(context, Text(state.chat_id, question, keys, game_id, version))
 
 
 async def kick(update: Update, context: BotContext) -> None:
@@ -151,6 +150,4 @@ async def on_press(
 
 
 async def _edit(context: BotContext, chat_id: int, message: Message, text: str) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver([TextEdit(chat_id, message.message_id, text)])
+    await deliver(context, TextEdit(chat_id, message.message_id, text))
