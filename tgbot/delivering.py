@@ -160,24 +160,58 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+@dataclass
+class Holding:
+    """The games this instance holds the claims of (:mod:`infra.claims`), as of its last
+    claims step, and the loop time until which those claims surely last."""
+
+    games: frozenset[str] = frozenset()
+    valid_until: float = 0.0
+
+    def holds(self, game_id: str) -> bool:
+        """Whether this instance still holds the game (checked before each delivery):
+        held at the last claims step, and that step recent enough that the claim surely
+        has not lapsed (renewals failing, a database out of reach)."""
+        return game_id in self.games and asyncio.get_running_loop().time() < self.valid_until
+
+
+@dataclass
+class Health:
+    """Whether the calls to Telegram go through: since when (loop time) they fail, and
+    how many failed since."""
+
+    failing_since: float | None = None
+    failures: int = 0
+
+    def heard(self, ok: bool) -> None:
+        """A call to Telegram went through (``ok``) or failed."""
+        if ok:
+            self.failing_since, self.failures = None, 0
+            return
+        if self.failing_since is None:
+            self.failing_since = asyncio.get_running_loop().time()
+        self.failures += 1
+
+
 class Driver:
     """Drives games' recorded deliveries to an end (see the module's docstring).
-    ``on_result`` hears whether each call to Telegram went through (the announcer gives
-    its games up when they keep failing); ``holds`` says whether this instance still
-    holds a game's claim (none is sent for a game it lost), and ``holder`` names the
-    instance whose claim each send is fenced by in the database."""
+    ``health`` hears whether each call to Telegram went through (the announcer gives its
+    games up when they keep failing); ``holding`` says whether this instance still holds
+    a game's claim (none is sent for a game it lost; None: every game is its own), and
+    ``holder`` names the instance whose claim each send is fenced by in the database."""
 
     def __init__(
         self,
         outbox: Outbox,
         deliveries: Deliveries,
         present: Presenter,
-        on_result: Callable[[bool], None] = lambda ok: None,
-        holds: Callable[[str], bool] = lambda game_id: True,
+        health: Health | None = None,
+        holding: Holding | None = None,
         holder: str | None = None,
     ) -> None:
         self.outbox = outbox
-        self.holds = holds
+        self.health = health if health is not None else Health()
+        self.holding = holding
         self.holder = holder
         # Messages presented lately, by their delivery's key: a lane that sends what
         # another drive recorded finds them here (else they are presented again).
@@ -188,7 +222,6 @@ class Driver:
         self.doubtful: set[tuple[str, int]] = set()
         self.deliveries = deliveries
         self.present = present
-        self.on_result = on_result
 
     async def drive(self, game_id: str, known: Mapping[str, m.Message] | None = None) -> bool:
         """Send what ``game_id`` still owes whose time has come, each chat's oldest first;
@@ -230,7 +263,7 @@ class Driver:
         settled = True
         for position, item in enumerate(items):
             d = item.delivery
-            if not self.holds(game_id):
+            if self.holding is not None and not self.holding.holds(game_id):
                 return False  # another instance drives it now
             if item.state == PENDING and item.next_attempt_at > now_ms():
                 settled = False
@@ -312,7 +345,7 @@ class Driver:
         except NotOurs:
             return None
         except Undelivered as error:
-            self.on_result(False)
+            self.health.heard(False)
             # A redraw with no board to edit posted the board anew: not repeated either.
             posted = d.kind == BOARD and error.method.startswith("send")
             if error.uncertain and (d.kind not in REPEATABLE or posted):
@@ -328,7 +361,7 @@ class Driver:
             log.exception("game %s: delivery %s failed", d.stream_id, d.key)
             await self._failed(item, repr(error))
             return False
-        self.on_result(True)
+        self.health.heard(True)
         await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id(result))
         if d.kind in SUPERSEDED_BY_NEWER:  # an older one retried later must not undo it
             await asyncio.to_thread(
