@@ -189,7 +189,7 @@ async def on_error(update: object, context: BotContext) -> None:
     log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=error)
     if isinstance(update, Update) and update.callback_query is not None:
         with contextlib.suppress(TelegramError):
-            await gateway.answer(update.callback_query)
+            await gateway.answer_press(update.callback_query)
 
 
 async def start_background(app: BotApplication) -> None:

@@ -263,13 +263,13 @@ async def reply(message: Message, text: str, **kwargs: Any) -> Message:
     return await message.reply_text(text, **kwargs)
 
 
-async def answer(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> bool:
+async def answer_press(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> bool:
     """A pressed button answered: it stops spinning; ``text`` shows as a toast, or with
     ``show_alert`` as an alert the player closes."""
     return await query.answer(text, **kwargs)
 
 
-async def edit_text(message: Message, text: str, **kwargs: Any) -> Message | bool:
+async def rewrite(message: Message, text: str, **kwargs: Any) -> Message | bool:
     """``message`` (the bot's own) shows ``text`` instead; True when it shows that
     already (Telegram refuses such an edit as "not modified")."""
     try:
@@ -290,7 +290,7 @@ async def unbutton_pressed(query: CallbackQuery) -> Message | bool:
     return await query.edit_message_reply_markup(None)
 
 
-async def send_text(bot: Bot, place: Place, text: str, **kwargs: Any) -> Message:
+async def post_text(bot: Bot, place: Place, text: str, **kwargs: Any) -> Message:
     """A message sent to ``place``."""
     return await bot.send_message(**place.target(), text=text, **kwargs)
 
@@ -317,6 +317,6 @@ async def set_profile(bot: Bot, description: str, short: str, language_code: str
         await bot.set_my_short_description(short, language_code=language_code)
 
 
-async def set_webhook(bot: Bot, url: str, **kwargs: Any) -> bool:
+async def register_webhook(bot: Bot, url: str, **kwargs: Any) -> bool:
     """Telegram posts the bot's updates to ``url``."""
     return await bot.set_webhook(url, **kwargs)

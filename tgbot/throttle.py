@@ -126,7 +126,7 @@ async def on_update(update: Update, context: BotContext) -> None:
     with contextlib.suppress(TelegramError):
         query = update.callback_query
         if query is not None:
-            await gateway.answer(query, texts.t("bot.slow_down"))
+            await gateway.answer_press(query, texts.t("bot.slow_down"))
         elif throttle.tell(user.id) and update.message is not None:
             await gateway.reply(update.message, texts.t("bot.slow_down"))
     raise ApplicationHandlerStop

@@ -173,7 +173,7 @@ def create_web_app(
 
 async def _set_webhook(application: Any, settings: Settings) -> None:
     try:
-        await gateway.set_webhook(
+        await gateway.register_webhook(
             application.bot,
             webhook_url(settings),
             secret_token=webhook_secret(settings.secrets[0]),

@@ -229,7 +229,7 @@ async def group_press(
     no message the bot can read."""
     chat, message = update.effective_chat, query.message
     if chat is None or not isinstance(message, Message):
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         return None
     services = context.services
     texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)

@@ -564,47 +564,47 @@ async def on_button(update: Update, context: BotContext) -> None:
     try:
         data = cb.decode(query.data, services.callback_keys, chats)
     except cb.BadCallback:
-        await gateway.answer(query, text(lang, "replay.wrong_game"), show_alert=True)
+        await gateway.answer_press(query, text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop from None
     if data.action == PAGE:
         # The page is shown in place of the message pressed: it must be a /history list.
         presses = message_presses(query.message, services.callback_keys, chats)
         if not any(press.action == PAGE for press in presses):
-            await gateway.answer(query, text(lang, "replay.wrong_game"), show_alert=True)
+            await gateway.answer_press(query, text(lang, "replay.wrong_game"), show_alert=True)
         else:
             await show_history_page(context, query, data.value or 0, lang)
         raise ApplicationHandlerStop
     # A step is shown in place of the message pressed: it must be that game's replay.
     shown = message_game(query.message, services.callback_keys, chats)
     if data.action in (STEP, GIF) and shown != data.game:
-        await gateway.answer(query, text(lang, "replay.wrong_game"), show_alert=True)
+        await gateway.answer_press(query, text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop
     if data.action == OPEN:
         user = update.effective_user
         if chat is None:
-            await gateway.answer(query)
+            await gateway.answer_press(query)
             raise ApplicationHandlerStop
         found = await find_replay(context, chat.id, user.id if user else None, data.game)
         if isinstance(found, str):
-            await gateway.answer(query, text(lang, found), show_alert=True)
+            await gateway.answer_press(query, text(lang, found), show_alert=True)
         else:
             # Answered before the picture is drawn and sent: the button stops spinning.
-            await gateway.answer(query)
+            await gateway.answer_press(query)
             await send_replay(context, chat.id, found, lang)
         raise ApplicationHandlerStop
     user = update.effective_user
     if chat is None or user is None:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         raise ApplicationHandlerStop
     # A step or the GIF is checked as opening the replay is: whoever presses must still
     # be allowed to see it.
     found = await find_replay(context, chat.id, user.id, data.game)
     if isinstance(found, str):
-        await gateway.answer(query, text(lang, found), show_alert=True)
+        await gateway.answer_press(query, text(lang, found), show_alert=True)
         raise ApplicationHandlerStop
     replay = found
     if data.action == STEP:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         await show_step(context, query.message, replay, data.value or 0, lang, data.page or 0)
     elif data.action == GIF:
         await send_gif(context, query, chat, replay, lang)
@@ -619,21 +619,21 @@ async def send_gif(
     gifs = _gif_cache(context)
     key = (replay.game_id, lang)
     if chat is None:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         return
     gif = gifs.get(key)
     if gif is None:
         if not gifs.start(key):
-            await gateway.answer(query, text(lang, "replay.gif_busy"))
+            await gateway.answer_press(query, text(lang, "replay.gif_busy"))
             return
-        await gateway.answer(query, text(lang, "replay.gif_making"))
+        await gateway.answer_press(query, text(lang, "replay.gif_making"))
         try:
             gif = await asyncio.to_thread(replay_gif, replay, lang=lang)
             gifs.put(key, gif)
         finally:
             gifs.done(key)
     else:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
     filename = f"saboteur-{replay.game_id}.gif"
     await deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
 
@@ -643,14 +643,14 @@ async def show_history_page(context: BotContext, query: Any, offset: int, lang: 
     group's games, or in a private chat its player's)."""
     message = query.message
     if not isinstance(message, Message):
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         return
     player = None if _in_group(message.chat) else message.chat.id
     body, markup = await asyncio.to_thread(
         history_message, context.services, message.chat.id, lang, offset, player
     )
-    await gateway.answer(query)
-    await gateway.edit_text(message, body, reply_markup=markup)
+    await gateway.answer_press(query)
+    await gateway.rewrite(message, body, reply_markup=markup)
 
 
 async def show_step(

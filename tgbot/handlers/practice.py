@@ -72,10 +72,10 @@ async def on_press(
     message = query.message
     edition = data.value if data.value is not None else -1
     if message is None or message.chat.id != user.id or not 0 <= edition < len(kb.EDITIONS):
-        await gateway.answer(query, texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     if data.page is None:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         await gateway.edit_pressed(
             query,
             texts.t("practice.choose_size", edition=texts.t(f"edition.{kb.EDITIONS[edition]}")),
@@ -84,14 +84,14 @@ async def on_press(
         return
     low, high = PLAYER_LIMITS[kb.EDITIONS[edition]]
     if not max(low, 2) <= data.page <= high:
-        await gateway.answer(query, texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     chosen: Edition = kb.EDITIONS[edition]
     error = await start_practice(update, context, user, chosen, data.page)
     if error is not None:
-        await gateway.answer(query, error, show_alert=True)
+        await gateway.answer_press(query, error, show_alert=True)
         return
-    await gateway.answer(query)
+    await gateway.answer_press(query)
     await gateway.unbutton_pressed(query)
 
 

@@ -54,25 +54,25 @@ async def on_press(
     chats = await press_chats(context, query)
     on_chooser = data.action in kb.CHOOSER_ACTIONS
     if state.chat_id not in chats:
-        await gateway.answer(query, texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     kind = kb.CHOOSER_ACTIONS if on_chooser else {kb.SEATS_MENU}
     if not same_kind(message, services.callback_keys, chats, data.game, kind):
-        await gateway.answer(query, texts.t("error.wrong_message"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
         return
     if state.phase != "playing":
-        await gateway.answer(query, texts.t("handseat.game_over"), show_alert=True)
+        await gateway.answer_press(query, texts.t("handseat.game_over"), show_alert=True)
         if on_chooser:  # its buttons can do nothing more
             await deliver(context, Unbuttoned(chat.id, message.message_id))
         return
     if not await may_manage(context, state, chat.id, user):
-        await gateway.answer(query, texts.t("lobby.only_creator"), show_alert=True)
+        await gateway.answer_press(query, texts.t("lobby.only_creator"), show_alert=True)
         return
     if data.action == kb.SEATS_MENU:
         if not kb.handable_seats(state):
-            await gateway.answer(query, texts.t("handseat.none"), show_alert=True)
+            await gateway.answer_press(query, texts.t("handseat.none"), show_alert=True)
             return
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         rows = kb.seat_chooser_rows(state, texts)
         await deliver(
             context,
@@ -80,12 +80,12 @@ async def on_press(
         )
         return
     if data.action == kb.SEATS_CLOSE:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         await deliver(context, Deleted(chat.id, message.message_id))
         return
     player = data.player
     if player is None:
-        await gateway.answer(query, texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     name = esc(state.names.get(player, "?"))
     if player in state.handed_over:
@@ -93,12 +93,12 @@ async def on_press(
     else:
         refused = await hand_over(update, context, data.game, state, user, player, texts)
     if refused is None:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         await deliver(
             context, TextEdit(chat.id, message.message_id, texts.t("kick.done", name=name))
         )
         return
-    await gateway.answer(query, refused, show_alert=True)
+    await gateway.answer_press(query, refused, show_alert=True)
     # Drawn again as the game is now: a seat handed over meanwhile is no longer offered.
     state, version = await asyncio.to_thread(services.load, data.game)
     rows = kb.seat_chooser_rows(state, texts) if kb.handable_seats(state) else []

@@ -122,30 +122,30 @@ async def on_press(
     chat, message = update.effective_chat, query.message
     services = context.services
     if chat is None or not isinstance(message, Message) or data.player is None:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         return
     texts = services.texts_for_chat(chat.id, user.language_code)
     state, _ = await asyncio.to_thread(services.load, data.game)
     if state.chat_id != chat.id or state.phase != "playing":
-        await gateway.answer(query, texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     if data.action == kb.HAND_OVER:
         refused = await hand_over(update, context, data.game, state, user, data.player, texts)
-        await gateway.answer(query, refused, show_alert=refused is not None)
+        await gateway.answer_press(query, refused, show_alert=refused is not None)
         return
     if data.player != user.id:
-        await gateway.answer(query, texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     name = esc(display_name(user))
     if data.action == kb.LEAVE_NO:
-        await gateway.answer(query)
+        await gateway.answer_press(query)
         await _edit(context, chat.id, message, texts.t("leave.stayed", name=name))
         return
     error = await run(context, data.game, HandSeatToComputer(user.id, user.id), update)
     if error is not None:
-        await gateway.answer(query, error_text(texts, error), show_alert=True)
+        await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         return
-    await gateway.answer(query)
+    await gateway.answer_press(query)
     await _edit(context, chat.id, message, texts.t("leave.done", name=name))
 
 
