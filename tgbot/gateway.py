@@ -13,12 +13,14 @@ There are two ways through it:
   repeating it cannot show a message twice. Within a recorded delivery
   (:class:`Delivery`, passed with the call) a call that fails is raised instead of being
   dropped, so that the driver tries the delivery again later.
-- The functions below it answer an update directly, as the update's own shortcuts do
-  (a reply to a command, an answer to a pressed button, an alert): not paced and not tried
-  again; what Telegram refuses reaches the application's error handler.
+- The functions below it make the other calls, as python-telegram-bot's shortcuts do:
+  a reply to a command, an answer to a pressed button (an alert), a member looked up,
+  the bot's menus, profile and webhook. They are not paced and not tried again (a
+  handler's answer is not recorded either); what Telegram refuses reaches the caller,
+  or the application's error handler.
 
-A message goes to a :class:`Place`; what a call to it carries beside its text (the chat,
-and one day a forum topic's thread) is :meth:`Place.target`'s, the one place to change.
+A message goes to a :class:`Place`: what addresses a call to it is
+:meth:`Place.target`'s alone (a forum topic's thread id would be added there).
 """
 
 from __future__ import annotations
