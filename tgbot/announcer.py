@@ -21,32 +21,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
-from domain.decider import fold
-from domain.events import Event, GameCreated, GameStarted
 from domain.state import GameState
 from infra.archive import imported_streams
 from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS, Claims
 from infra.db import reader
 from infra.deliveries import Deliveries
 from infra.event_store import StoredEvent
-from infra.lru import LRU
 from infra.waiting import wait_event
 from tgbot.context import BotServices
-from tgbot.delivering import Batch, Driver, now_ms, planned, prompts_first
+from tgbot.delivering import Batch, Driver, Health, Holding, now_ms, planned
 from tgbot.outbox import Outbox
-from tgbot.presenter import lobby
 from tgbot.presenter import messages as m
-from tgbot.presenter.announce import Told, announce
+from tgbot.presenting import Presenting
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +50,6 @@ GIVE_UP_SECONDS: Final = 3.0  # calls to Telegram failing this long: the games a
 GIVE_UP_FAILURES: Final = 3  # ... and at least this many of them
 BENCH_SECONDS: Final = 10.0  # how long an instance so benched takes no game
 DRAIN_SECONDS: Final = 5.0  # how long a stopping announcer lets its deliveries end
-CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
 RESTART_SECONDS: Final = 0.2  # before a loop that ended unasked is run again
 
 
@@ -79,29 +73,36 @@ class Announcer:
         engine = services.store.engine
         self.claims = Claims(engine, self.holder)
         self.deliveries = Deliveries(engine)
+        # What the driver needs of this instance's state, given as values it reads and
+        # writes: the games held (set at each claims step), and whether calls to Telegram
+        # go through (the games are given up while they keep failing).
+        self.holding = Holding()
+        self.health = Health()
+        self.presenting = Presenting(services)
         self.driver = Driver(
-            outbox, self.deliveries, self.present_again, self._heard, self.holds, self.holder
+            outbox,
+            self.deliveries,
+            self.presenting.present_again,
+            self.health,
+            self.holding,
+            holder=self.holder,
         )
         # The claims' database calls have a thread of their own: deliveries filling the
         # default pool (slow Telegram, a slow database) never delay their renewal.
         self._claims_thread = ThreadPoolExecutor(1, thread_name_prefix="claims")
-        self.valid_until = 0.0  # loop time until which the claims held surely last
         # Every event up to ``position`` is announced, or its game is held elsewhere;
         # the log is read on from ``read_to``.
         self.position: int | None = None
         self.read_to = 0
         # Games with events not announced yet: (position of the first, last version seen).
         self.waiting: dict[str, tuple[int, int]] = {}
-        self.held: frozenset[str] = frozenset()
         self.taken: set[str] = set()  # games just taken over: what they owe is driven
         self.next_step = 0.0  # loop time of the next claims step
-        self.failing_since: float | None = None  # loop time Telegram calls began failing
-        self.failures = 0
         self.benched_until = 0.0
         self._stepping = asyncio.Lock()
         self.delivering: dict[str, set[asyncio.Task[None]]] = {}  # per game, under way
         # The last state announced per game (bounded: a lobby left open forever, too).
-        self.cache: LRU[str, tuple[GameState, int]] = LRU(CACHED_GAMES)
+        self.cache = self.presenting.cache
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -277,21 +278,23 @@ class Announcer:
             if now < self.benched_until:
                 return
             try:
-                await self.outbox.bot.get_me()
+                await self.outbox.gateway.reachable()
             except Exception:
                 self.benched_until = loop.time() + BENCH_SECONDS
                 return
             log.info("announcer %s reaches Telegram again: it takes games again", self.holder)
-            self.benched_until, self.failing_since, self.failures = 0.0, None, 0
+            self.benched_until = 0.0
+            self.health.heard(True)
+        failing_since = self.health.failing_since
         if (
-            self.failing_since is not None
-            and self.failures >= GIVE_UP_FAILURES
-            and now - self.failing_since >= GIVE_UP_SECONDS
+            failing_since is not None
+            and self.health.failures >= GIVE_UP_FAILURES
+            and now - failing_since >= GIVE_UP_SECONDS
         ):
             log.warning(
                 "announcer %s: calls to Telegram failed for %.1f s; its games are given up",
                 self.holder,
-                now - self.failing_since,
+                now - failing_since,
             )
             await asyncio.to_thread(self.leave)
             self.benched_until = loop.time() + BENCH_SECONDS
@@ -301,7 +304,7 @@ class Announcer:
         owing, held = await loop.run_in_executor(
             self._claims_thread, self._claims_step, waiting, busy
         )
-        self.valid_until = now + (CLAIM_TTL_MS - RENEW_EVERY_MS) / 1000
+        self.holding.valid_until = now + (CLAIM_TTL_MS - RENEW_EVERY_MS) / 1000
         taken = held - self.held
         if taken:
             log.info("announcer %s takes %d games", self.holder, len(taken))
@@ -322,20 +325,23 @@ class Announcer:
         owing = self.deliveries.owing()
         return owing, self.claims.step(waiting | owing, now_ms(), busy)
 
-    def holds(self, game_id: str) -> bool:
-        """Whether this instance still holds the game (checked before each delivery):
-        held at the last claims step, and that step recent enough that the claim
-        surely has not lapsed (renewals failing, a database out of reach)."""
-        return game_id in self.held and asyncio.get_running_loop().time() < self.valid_until
+    @property
+    def held(self) -> frozenset[str]:
+        """The games this instance held at its last claims step."""
+        return self.holding.games
 
-    def _heard(self, ok: bool) -> None:
-        """A call to Telegram went through (``ok``) or failed."""
-        if ok:
-            self.failing_since, self.failures = None, 0
-            return
-        if self.failing_since is None:
-            self.failing_since = asyncio.get_running_loop().time()
-        self.failures += 1
+    @held.setter
+    def held(self, games: frozenset[str]) -> None:
+        self.holding.games = games
+
+    @property
+    def valid_until(self) -> float:
+        """The loop time until which the claims held surely last."""
+        return self.holding.valid_until
+
+    def holds(self, game_id: str) -> bool:
+        """See :meth:`tgbot.delivering.Holding.holds`."""
+        return self.holding.holds(game_id)
 
     # -- announcing --------------------------------------------------------------------
 
@@ -428,68 +434,9 @@ class Announcer:
     async def _drive(self, game_id: str) -> None:
         await self.driver.drive(game_id)
 
-    # -- presenting --------------------------------------------------------------------
-
-    def state_before(self, game_id: str, version: int) -> GameState:
-        cached = self.cache.get(game_id)
-        if cached is not None and cached[1] == version:
-            return cached[0]
-        decode = self.services.service.decode
-        return fold(decode(e) for e in self.services.store.load(game_id) if e.version <= version)
-
     async def present(
         self, game_id: str, records: Sequence[StoredEvent], now: int
     ) -> tuple[list[m.Message], GameState]:
-        """Read (the state before ``records``), fold, present: the messages the events
-        call for and the state after them."""
-        first = records[0].version - 1
-        decode = self.services.service.decode
-        events: list[Event] = [decode(r) for r in records]
-        state = await asyncio.to_thread(self.state_before, game_id, first)
-        after = fold(events, state)
-        table = await asyncio.to_thread(self.services.table, game_id, after)
-        table = dataclasses.replace(table, now_ms=now)
-        missing: frozenset[int] = frozenset()
-        if any(isinstance(e, GameStarted) for e in events):
-            missing = await asyncio.to_thread(self._never_opened, after)
-        told = [
-            Told(event, int(r.recorded_at.timestamp() * 1000), _name(r.metadata))
-            for event, r in zip(events, records, strict=True)
-        ]
-        messages, after = announce(table, state, first, told, missing=missing)
-        notices: list[m.Message] = []
-        if after.phase == "lobby" and any(isinstance(e, GameCreated) for e in events):
-            subscribers = await asyncio.to_thread(self._subscribers, after)
-            notices += lobby.subscriber_notices(after, table, subscribers)
-        return prompts_first(messages) + notices, after
-
-    async def present_again(self, game_id: str, batch: Batch) -> Sequence[m.Message]:
-        """A recorded batch's messages, presented again from the log."""
-        records = await asyncio.to_thread(self.services.store.load, game_id, batch.first - 1)
-        records = [r for r in records if r.version <= batch.last]
-        if not records:
-            return []
-        messages, _ = await self.present(game_id, records, batch.now_ms)
-        return messages
-
-    def _subscribers(self, state: GameState) -> dict[int, str]:
-        """Who asked to hear of the group's new games (but the game's creator) and can be
-        written to in private, with their languages."""
-        botstate = self.services.botstate
-        wanted = [p for p in botstate.subscribers(state.chat_id) if p != state.creator]
-        users = botstate.users(wanted)
-        return {
-            p: self.services.texts_for_user(p).lang
-            for p in wanted
-            if p in users and users[p].private_chat
-        }
-
-    def _never_opened(self, state: GameState) -> frozenset[int]:
-        users = self.services.botstate.users(state.seating)
-        return frozenset(p for p in state.seating if p not in users or not users[p].private_chat)
-
-
-def _name(metadata: object) -> str:
-    """Who pressed, when an admin acted for the creator (the event's metadata)."""
-    name = metadata.get("acted_by_name") if isinstance(metadata, Mapping) else None
-    return name if isinstance(name, str) else ""
+        """The messages ``records`` call for and the state after them (see
+        :class:`tgbot.presenting.Presenting`)."""
+        return await self.presenting.present(game_id, records, now)

@@ -36,7 +36,7 @@ from infra.bootstrap import Services, bootstrap
 from infra.notifications import RESET, Listener, Notice, listener
 from infra.ratelimit import limiter
 from infra.settings import Settings
-from tgbot import throttle
+from tgbot import gateway, throttle
 from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
 from tgbot.announcer import Announcer
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
@@ -189,7 +189,7 @@ async def on_error(update: object, context: BotContext) -> None:
     log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=error)
     if isinstance(update, Update) and update.callback_query is not None:
         with contextlib.suppress(TelegramError):
-            await update.callback_query.answer()
+            await gateway.answer_press(update.callback_query)
 
 
 async def start_background(app: BotApplication) -> None:
@@ -263,7 +263,7 @@ async def set_commands(app: BotApplication) -> None:
             (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
         ):
             commands = [BotCommand(name, texts.t(f"command.{name}")[:256]) for name in names]
-            await bot.set_my_commands(commands, scope=scope, language_code=lang)
+            await gateway.set_commands(bot, commands, scope, lang)
 
 
 async def set_profile(app: BotApplication) -> None:
@@ -274,11 +274,7 @@ async def set_profile(app: BotApplication) -> None:
         texts = Texts(lang or "en")
         description = texts.t("profile.description")[:512]
         short = texts.t("profile.short_description")[:120]
-        if (await bot.get_my_description(language_code=lang)).description != description:
-            await bot.set_my_description(description, language_code=lang)
-        current = await bot.get_my_short_description(language_code=lang)
-        if current.short_description != short:
-            await bot.set_my_short_description(short, language_code=lang)
+        await gateway.set_profile(bot, description, short, lang)
 
 
 def run_bot(settings: Settings) -> int:

@@ -41,14 +41,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from telegram import Message
-
 from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS
 from infra.deliveries import BEGUN, PENDING, UNKNOWN, Deliveries, Delivery, Item
 from infra.lru import LRU
 from infra.ratelimit import Priority
-from tgbot.outbox import DELIVERY, NotOurs, Outbox, Undelivered, pace
-from tgbot.outbox import Delivery as Sending
+from tgbot.gateway import Delivery as Sending
+from tgbot.gateway import NotOurs, Undelivered, message_id
+from tgbot.outbox import Outbox, pace
 from tgbot.presenter import messages as m
 
 log = logging.getLogger(__name__)
@@ -161,24 +160,58 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+@dataclass
+class Holding:
+    """The games this instance holds the claims of (:mod:`infra.claims`), as of its last
+    claims step, and the loop time until which those claims surely last."""
+
+    games: frozenset[str] = frozenset()
+    valid_until: float = 0.0
+
+    def holds(self, game_id: str) -> bool:
+        """Whether this instance still holds the game (checked before each delivery):
+        held at the last claims step, and that step recent enough that the claim surely
+        has not lapsed (renewals failing, a database out of reach)."""
+        return game_id in self.games and asyncio.get_running_loop().time() < self.valid_until
+
+
+@dataclass
+class Health:
+    """Whether the calls to Telegram go through: since when (loop time) they fail, and
+    how many failed since."""
+
+    failing_since: float | None = None
+    failures: int = 0
+
+    def heard(self, ok: bool) -> None:
+        """A call to Telegram went through (``ok``) or failed."""
+        if ok:
+            self.failing_since, self.failures = None, 0
+            return
+        if self.failing_since is None:
+            self.failing_since = asyncio.get_running_loop().time()
+        self.failures += 1
+
+
 class Driver:
     """Drives games' recorded deliveries to an end (see the module's docstring).
-    ``on_result`` hears whether each call to Telegram went through (the announcer gives
-    its games up when they keep failing); ``holds`` says whether this instance still
-    holds a game's claim (none is sent for a game it lost), and ``holder`` names the
-    instance whose claim each send is fenced by in the database."""
+    ``health`` hears whether each call to Telegram went through (the announcer gives its
+    games up when they keep failing); ``holding`` says whether this instance still holds
+    a game's claim (none is sent for a game it lost; None: every game is its own), and
+    ``holder`` names the instance whose claim each send is fenced by in the database."""
 
     def __init__(
         self,
         outbox: Outbox,
         deliveries: Deliveries,
         present: Presenter,
-        on_result: Callable[[bool], None] = lambda ok: None,
-        holds: Callable[[str], bool] = lambda game_id: True,
+        health: Health | None = None,
+        holding: Holding | None = None,
         holder: str | None = None,
     ) -> None:
         self.outbox = outbox
-        self.holds = holds
+        self.health = health if health is not None else Health()
+        self.holding = holding
         self.holder = holder
         # Messages presented lately, by their delivery's key: a lane that sends what
         # another drive recorded finds them here (else they are presented again).
@@ -189,7 +222,6 @@ class Driver:
         self.doubtful: set[tuple[str, int]] = set()
         self.deliveries = deliveries
         self.present = present
-        self.on_result = on_result
 
     async def drive(self, game_id: str, known: Mapping[str, m.Message] | None = None) -> bool:
         """Send what ``game_id`` still owes whose time has come, each chat's oldest first;
@@ -231,7 +263,7 @@ class Driver:
         settled = True
         for position, item in enumerate(items):
             d = item.delivery
-            if not self.holds(game_id):
+            if self.holding is not None and not self.holding.holds(game_id):
                 return False  # another instance drives it now
             if item.state == PENDING and item.next_attempt_at > now_ms():
                 settled = False
@@ -308,13 +340,12 @@ class Driver:
             self.doubtful.discard((d.stream_id, d.chat_id))
             unknown_after = await asyncio.to_thread(self.deliveries.doubtful_before, item)
         sending = Sending(begin=begin, unknown_after=unknown_after)
-        token = DELIVERY.set(sending)
         try:
-            result = await self.outbox.deliver_one(message)
+            result = await self.outbox.deliver_one(message, sending)
         except NotOurs:
             return None
         except Undelivered as error:
-            self.on_result(False)
+            self.health.heard(False)
             # A redraw with no board to edit posted the board anew: not repeated either.
             posted = d.kind == BOARD and error.method.startswith("send")
             if error.uncertain and (d.kind not in REPEATABLE or posted):
@@ -330,11 +361,8 @@ class Driver:
             log.exception("game %s: delivery %s failed", d.stream_id, d.key)
             await self._failed(item, repr(error))
             return False
-        finally:
-            DELIVERY.reset(token)
-        self.on_result(True)
-        message_id = result.message_id if isinstance(result, Message) else None
-        await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id)
+        self.health.heard(True)
+        await asyncio.to_thread(self.deliveries.mark_sent, item.id, now_ms(), message_id(result))
         if d.kind in SUPERSEDED_BY_NEWER:  # an older one retried later must not undo it
             await asyncio.to_thread(
                 self.deliveries.supersede, d.stream_id, d.chat_id, d.kind, item.id

@@ -21,6 +21,7 @@ from typing import Any, Final
 from telegram.constants import ChatMemberStatus
 
 from infra.lru import LRU
+from tgbot import gateway
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class Memberships:
         if known is not None:
             return known
         try:
-            member = await bot.get_chat_member(chat_id, user_id)
+            member = await gateway.chat_member(bot, chat_id, user_id)
         except Exception:  # not asked again for a while: the answer would be the same
             log.info("could not read membership of %s in %s", user_id, chat_id, exc_info=True)
             inside = False

@@ -1,16 +1,15 @@
-"""The outbox: the only code that calls Telegram to send, edit or delete a message.
+"""The outbox: it turns the presenter's messages into calls to the gateway.
 
 It delivers the presenter's messages (:mod:`tgbot.presenter.messages`): it keeps the id of
 each message that fills a slot (the lobby, the board of the round, a player's live prompt)
 to edit or supersede it later, draws pictures off the event loop and sends a picture
 Telegram already has by its ``file_id``, turns plain keyboards into Telegram's markup, and
-handles what Telegram answers — a user who blocked the bot, a group that became a
-supergroup, "message is not modified" — with one retry policy: a flood limit is waited out
-and the call tried again, a network error is tried again only when repeating it cannot
-show a message twice. Every call waits for the rate limiter (:mod:`infra.ratelimit`, one
-for all the instances on Redis): prompts go before other messages, and those before board
-and lobby redraws; a board redraw still waiting is replaced by a newer one of the same
-game and chat.
+handles a user who blocked the bot. The calls themselves, their pacing and their retries
+are the gateway's (:mod:`tgbot.gateway`); the outbox says how each message is paced
+(:func:`pace`): prompts go before other messages, and those before board and lobby
+redraws; a board redraw still waiting is replaced by a newer one of the same game and
+chat. A recorded delivery (:mod:`tgbot.delivering`) is handed in with its message
+(:meth:`Outbox.deliver_one`) and carried by each of its calls.
 """
 
 from __future__ import annotations
@@ -18,13 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Hashable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Final
 
-import aiohttp
 from PIL import Image
 from telegram import (
     Bot,
@@ -36,14 +33,7 @@ from telegram import (
     WebAppInfo,
 )
 from telegram.constants import ParseMode
-from telegram.error import (
-    BadRequest,
-    ChatMigrated,
-    Forbidden,
-    NetworkError,
-    RetryAfter,
-    TelegramError,
-)
+from telegram.error import BadRequest, Forbidden
 
 from infra.botstate import BotState, StoredMessage
 from infra.locks import Locks
@@ -52,6 +42,7 @@ from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
 from tgbot.edits import ShownEdits, fingerprint
+from tgbot.gateway import DIRECT, Delivery, Gateway, Place, Via
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
 from tgbot.presenter import messages as m
@@ -59,95 +50,20 @@ from tgbot.presenter.messages import Picture, Slot
 
 log = logging.getLogger(__name__)
 
-ATTEMPTS: Final = 4  # tries per Telegram call (flood limits waited out, network errors)
-# Calls that do the same when repeated: tried again after any network error. Any other
-# (a send) only when the request surely never left (see never_sent).
-REPEATABLE: Final = ("edit_", "delete_", "get_")
-UNSENT: Final = (
-    aiohttp.ClientConnectorError,
-    aiohttp.ConnectionTimeoutError,
-    ConnectionRefusedError,
-)
 # A prompt sent again after a try that may have arrived: at most this many messages
 # before the new one are checked for that try's buttons.
 UNKNOWN_PROMPTS: Final = 3
 # A prompt is checked again this long after it was sent (see Outbox._recheck_later).
 PROMPT_RECHECK_SECONDS: Final = 2.0
-NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 HTML: Final = ParseMode.HTML
 DRAWN_PICTURES: Final = 256  # pictures kept as PNG bytes (about 10 kB each)
 # Edits skipped when the message shows the same already (pictures: see send_picture).
 TEXT_EDITS: Final = ("edit_message_text", "edit_message_caption", "edit_message_reply_markup")
 
 
-@dataclass
-class Delivery:
-    """One recorded delivery being carried out (see :mod:`tgbot.delivering`): whether it
-    sent anything that delivering it again would send a second time (a message sent, or a
-    send whose answer was lost); edits and deletes repeat safely. While it sent nothing,
-    a call that fails raises :class:`Undelivered` instead of being dropped, so the
-    delivery is tried again later."""
-
-    sent: bool = False
-    # Awaited once, just before its first call goes to Telegram (after the rate limiter
-    # let it): records the delivery as begun; False: it is not this instance's to send.
-    begin: Callable[[], Awaitable[bool]] | None = None
-    # A prompt sent again because the first try may have arrived: that one, if it did,
-    # has an id above this one's (and below the new one's); its buttons are removed.
-    unknown_after: int | None = None
-
-
-class NotOurs(Exception):
-    """A delivery's ``begin`` refused: another instance sends it, or took the game."""
-
-
-class Undelivered(Exception):
-    """A delivery's call failed: ``uncertain`` when it may have reached Telegram (the
-    answer was lost), else it surely did not."""
-
-    def __init__(self, method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
-        super().__init__(f"{method} to {chat_id}: {error}")
-        self.method = method
-        self.uncertain = uncertain
-
-
-DELIVERY: ContextVar[Delivery | None] = ContextVar("delivery", default=None)
-
-
-def _undelivered(method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
-    """Within a delivery that sent nothing yet, a failed call is raised."""
-    delivery = DELIVERY.get()
-    if delivery is not None and not delivery.sent:
-        raise Undelivered(method, chat_id, error, uncertain=uncertain)
-
-
-def _unknown_after() -> int | None:
+def _unknown_after(via: Via) -> int | None:
     """See :attr:`Delivery.unknown_after` (None outside a delivery)."""
-    delivery = DELIVERY.get()
-    return delivery.unknown_after if delivery is not None else None
-
-
-async def _begin() -> None:
-    """Within a delivery, record it as begun before its first call (see
-    :attr:`Delivery.begin`); :class:`NotOurs` when it may not go."""
-    delivery = DELIVERY.get()
-    if delivery is None or delivery.begin is None:
-        return
-    begin, delivery.begin = delivery.begin, None
-    if not await begin():
-        raise NotOurs
-
-
-def _went_out(method: str) -> None:
-    delivery = DELIVERY.get()
-    if delivery is not None and not method.startswith(REPEATABLE):
-        delivery.sent = True
-
-
-# How the message being delivered is paced: its priority, and what may replace it.
-PACE: ContextVar[tuple[Priority, Hashable | None]] = ContextVar(
-    "pace", default=(Priority.MESSAGE, None)
-)
+    return via.delivery.unknown_after if via.delivery is not None else None
 
 
 def pace(message: m.Message) -> tuple[Priority, Hashable | None]:
@@ -162,22 +78,6 @@ def pace(message: m.Message) -> tuple[Priority, Hashable | None]:
         case m.Lobby() | m.LobbyClosed():
             return Priority.BOARD, None
     return Priority.MESSAGE, None
-
-
-def never_sent(error: BaseException) -> bool:
-    """Whether a failed request surely never reached Telegram: no connection could be
-    opened (refused, no route, timed out connecting or waiting for the pool)."""
-    cause: BaseException | None = error
-    while cause is not None:
-        if isinstance(cause, UNSENT):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return False
-
-
-def _seconds(value: object) -> float:
-    total = getattr(value, "total_seconds", None)
-    return float(total()) if callable(total) else float(value)  # type: ignore[arg-type]
 
 
 def draw(picture: Picture) -> bytes:
@@ -213,8 +113,7 @@ class Outbox:
         locks: Locks | None = None,
         limiter: RateLimiter | None = None,
     ) -> None:
-        self.bot = bot
-        self.limiter = limiter
+        self.gateway = Gateway(bot, botstate, limiter)
         self.botstate = botstate
         self.photos = photos
         self.key = key
@@ -226,6 +125,18 @@ class Outbox:
         # Pictures drawn lately (a prompt sent again, a board shown in several chats).
         self._drawn: LRU[Picture, bytes] = LRU(DRAWN_PICTURES)
 
+    @property
+    def bot(self) -> Bot:
+        return self.gateway.bot
+
+    @bot.setter
+    def bot(self, bot: Bot) -> None:
+        self.gateway.bot = bot
+
+    @property
+    def limiter(self) -> RateLimiter | None:
+        return self.gateway.limiter
+
     # -- the port the handlers and the announcer use ---------------------------------
 
     async def deliver(self, messages: Sequence[m.Message]) -> list[Any]:
@@ -233,25 +144,24 @@ class Outbox:
         was sent or it was refused)."""
         return [await self.deliver_one(message) for message in messages]
 
-    async def deliver_one(self, message: m.Message) -> Any:
-        token = PACE.set(pace(message))
-        try:
-            return await self._deliver_one(message)
-        finally:
-            PACE.reset(token)
+    async def deliver_one(self, message: m.Message, delivery: Delivery | None = None) -> Any:
+        """Deliver ``message``: what Telegram answered (None: nothing was sent or it was
+        refused). Its calls carry out ``delivery``, if given (see :class:`Delivery`)."""
+        priority, coalesce = pace(message)
+        return await self._deliver_one(Via(priority, coalesce, delivery), message)
 
-    async def _deliver_one(self, message: m.Message) -> Any:
+    async def _deliver_one(self, via: Via, message: m.Message) -> Any:
         match message:
             case m.Text() if message.about:
-                return await self._unreachable(message)
+                return await self._unreachable(via, message)
             case m.Text():
-                return await self._text(message)
+                return await self._text(via, message)
             case m.Board():
-                return await self._board(message)
+                return await self._board(via, message)
             case m.Prompt():
-                return await self._prompt(message)
+                return await self._prompt(via, message)
             case m.ClosedPrompt():
-                return await self._closed(message)
+                return await self._closed(via, message)
             case m.PrivateText():
                 return await self.reach(
                     message.player,
@@ -260,19 +170,22 @@ class Outbox:
                     self.call(
                         message.player,
                         "send_message",
+                        via=via,
                         text=message.text,
                         parse_mode=HTML,
                         reply_markup=self.markup(
                             message.keyboard, message.game, message.version, message.player
                         ),
                     ),
+                    via,
                 )
             case m.PromptStep():
-                return await self._step(message)
+                return await self._step(via, message)
             case m.TextEdit():
                 return await self.call(
                     message.chat,
                     "edit_message_text",
+                    via=via,
                     message_id=message.message_id,
                     text=message.text,
                     parse_mode=HTML,
@@ -283,12 +196,13 @@ class Outbox:
             case m.Photo():
                 markup = self.markup(message.keyboard, message.game, message.version, message.chat)
                 return await self._picture(
-                    message.chat, message.picture, message.caption, markup, message.message_id
+                    via, message.chat, message.picture, message.caption, markup, message.message_id
                 )
             case m.Animation():
                 return await self.call(
                     message.chat,
                     "send_animation",
+                    via=via,
                     animation=InputFile(message.gif, filename=message.filename),
                     caption=message.caption,
                     parse_mode=HTML,
@@ -299,21 +213,24 @@ class Outbox:
                 chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
                 await self.shown.forget((chat, message.message_id))
                 return await self.call(
-                    chat, "edit_message_reply_markup", message_id=message.message_id
+                    chat, "edit_message_reply_markup", via=via, message_id=message.message_id
                 )
             case m.Deleted():
                 deleted = await self.call(
-                    message.chat, "delete_message", message_id=message.message_id
+                    message.chat, "delete_message", via=via, message_id=message.message_id
                 )
                 if deleted is None:
                     return await self.call(
-                        message.chat, "edit_message_reply_markup", message_id=message.message_id
+                        message.chat,
+                        "edit_message_reply_markup",
+                        via=via,
+                        message_id=message.message_id,
                     )
                 return deleted
             case m.Lobby():
-                return await self._lobby(message)
+                return await self._lobby(via, message)
             case m.LobbyClosed():
-                return await self._lobby_closed(message)
+                return await self._lobby_closed(via, message)
         raise TypeError(f"not a message: {message!r}")  # pragma: no cover
 
     @contextlib.asynccontextmanager
@@ -384,23 +301,23 @@ class Outbox:
         chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
         await self._forget(game, chat, Slot.BOARD)
 
-    async def _board(self, message: m.Board) -> Any:
+    async def _board(self, via: Via, message: m.Board) -> Any:
         chat, stored = await self._board_message(message.game, message.chat)
         markup = self.markup(message.keyboard, message.game, message.version, chat)
         if stored is not None and not message.new:
             done = await self._picture(
-                chat, message.picture, message.caption, markup, stored.message_id
+                via, chat, message.picture, message.caption, markup, stored.message_id
             )
             if done is not None:
                 return done
-        sent = await self._picture(chat, message.picture, message.caption, markup)
+        sent = await self._picture(via, chat, message.picture, message.caption, markup)
         if isinstance(sent, Message):
             await self._save(
                 message.game, sent.chat.id, Slot.BOARD, sent.message_id, message.version
             )
         return sent
 
-    async def _prompt(self, message: m.Prompt) -> Any:
+    async def _prompt(self, via: Via, message: m.Prompt) -> Any:
         player, game = message.player, message.game
         png = await asyncio.to_thread(self.draw, message.picture)
         markup = self.markup(message.keyboard, game, message.version, player)
@@ -409,8 +326,9 @@ class Outbox:
             game,
             message.unreachable,
             self.send_picture(
-                player, "send_photo", png, caption=message.caption, reply_markup=markup
+                player, "send_photo", png, caption=message.caption, reply_markup=markup, via=via
             ),
+            via,
         )
         if isinstance(sent, Message):
             # One live prompt per player: the earlier one keeps its text, loses its buttons.
@@ -422,32 +340,32 @@ class Outbox:
             )
             await self._save(game, player, Slot.PROMPT, sent.message_id, message.version)
             older = [earlier.message_id] if earlier is not None else []
-            for message_id in older + self._doubtful(sent.message_id, older):
+            for message_id in older + self._doubtful(via, sent.message_id, older):
                 if message_id != sent.message_id:
-                    await self._unbutton(player, game, message_id)
-            self._recheck_later(player, game, sent.message_id)
+                    await self._unbutton(via, player, game, message_id)
+            self._recheck_later(via, player, game, sent.message_id)
         return sent
 
     @staticmethod
-    def _doubtful(before: int, known: Sequence[int] = ()) -> list[int]:
+    def _doubtful(via: Via, before: int, known: Sequence[int] = ()) -> list[int]:
         """Within a delivery whose earlier try (or a superseded one's) may have arrived
         unknown to anyone: the messages before ``before`` that may be that try (it lies
         after the chat's last message known sent, :attr:`Delivery.unknown_after`)."""
-        after = _unknown_after()
+        after = _unknown_after(via)
         if after is None:
             return []
         start = max(after + 1, before - UNKNOWN_PROMPTS)
         return [i for i in range(start, before) if i not in known]
 
-    async def _unbutton(self, player: int, game: str, message_id: int) -> None:
+    async def _unbutton(self, via: Via, player: int, game: str, message_id: int) -> None:
         await self.reach(
             player,
             game,
             None,
-            self.call(player, "edit_message_reply_markup", message_id=message_id),
+            self.call(player, "edit_message_reply_markup", via=via, message_id=message_id),
         )
 
-    def _recheck_later(self, player: int, game: str, message_id: int) -> None:
+    def _recheck_later(self, via: Via, player: int, game: str, message_id: int) -> None:
         """In a moment, make sure the prompt just sent is the player's live one: another
         instance (a handler's ``/hand``, a delivery in flight) may have sent one at the
         same time, each missing the other's. The one the database does not name loses
@@ -457,13 +375,13 @@ class Outbox:
             await asyncio.sleep(PROMPT_RECHECK_SECONDS)
             live = await asyncio.to_thread(self.botstate.fresh_message, game, player, Slot.PROMPT)
             if live is not None and live.message_id != message_id:
-                await self._unbutton(player, game, message_id)
+                await self._unbutton(via, player, game, message_id)
 
         task = asyncio.create_task(recheck(), name=f"recheck prompt {game} {player}")
         self._rechecks.add(task)
         task.add_done_callback(self._rechecks.discard)
 
-    async def _closed(self, message: m.ClosedPrompt) -> Any:
+    async def _closed(self, via: Via, message: m.ClosedPrompt) -> Any:
         """The decision's prompt shows it was made, without buttons. With no live prompt
         on record, the closing is sent as a message when the player is to read it, or
         when a try of the prompt may have arrived unknown (its buttons are removed: the
@@ -472,7 +390,7 @@ class Outbox:
         markup = self.markup(message.keyboard, game, message.version, player)
         stored = await asyncio.to_thread(self.botstate.fresh_message, game, player, Slot.PROMPT)
         if stored is None:
-            if not message.or_send and _unknown_after() is None:
+            if not message.or_send and _unknown_after(via) is None:
                 return None
             sent = await self.reach(
                 player,
@@ -481,14 +399,16 @@ class Outbox:
                 self.call(
                     player,
                     "send_message",
+                    via=via,
                     text=message.caption,
                     parse_mode=HTML,
                     reply_markup=markup,
                 ),
+                via,
             )
             if isinstance(sent, Message):
-                for message_id in self._doubtful(sent.message_id):
-                    await self._unbutton(player, game, message_id)
+                for message_id in self._doubtful(via, sent.message_id):
+                    await self._unbutton(via, player, game, message_id)
             return sent
         done = await self.reach(
             player,
@@ -497,6 +417,7 @@ class Outbox:
             self.call(
                 player,
                 "edit_message_caption",
+                via=via,
                 message_id=stored.message_id,
                 caption=message.caption,
                 parse_mode=HTML,
@@ -504,27 +425,29 @@ class Outbox:
             ),
         )
         await self._forget(game, player, Slot.PROMPT)
-        for message_id in self._doubtful(stored.message_id):
-            await self._unbutton(player, game, message_id)
+        for message_id in self._doubtful(via, stored.message_id):
+            await self._unbutton(via, player, game, message_id)
         return done
 
-    async def _step(self, message: m.PromptStep) -> Any:
+    async def _step(self, via: Via, message: m.PromptStep) -> Any:
         markup = self.markup(message.keyboard, message.game, message.version, message.chat)
         if message.picture is None:
             return await self.call(
                 message.chat,
                 "edit_message_caption",
+                via=via,
                 message_id=message.message_id,
                 caption=message.caption,
                 parse_mode=HTML,
                 reply_markup=markup,
             )
         return await self._picture(
-            message.chat, message.picture, message.caption, markup, message.message_id
+            via, message.chat, message.picture, message.caption, markup, message.message_id
         )
 
     async def _picture(
         self,
+        via: Via,
         chat: int,
         picture: Picture,
         caption: str,
@@ -536,18 +459,19 @@ class Outbox:
         png = await asyncio.to_thread(self.draw, picture)
         if message_id is None:
             return await self.send_picture(
-                chat, "send_photo", png, caption=caption, reply_markup=markup
+                chat, "send_photo", png, caption=caption, reply_markup=markup, via=via
             )
         return await self.send_picture(
             chat,
             "edit_message_media",
             png,
             caption=caption,
+            via=via,
             message_id=message_id,
             reply_markup=markup,
         )
 
-    async def _lobby(self, message: m.Lobby) -> Any:
+    async def _lobby(self, via: Via, message: m.Lobby) -> Any:
         """The one lobby message: edited in place, or (``anew``) deleted and posted again.
         A drawing older than the one shown is dropped; ``settings`` None keeps showing
         what the message shows (its settings, or its buttons)."""
@@ -571,15 +495,20 @@ class Outbox:
             keyboard = message.settings_keyboard if settings else message.keyboard
             markup = self.markup(keyboard, message.game, message.version, chat)
             if stored is not None and message.anew:
-                deleted = await self.call(chat, "delete_message", message_id=stored.message_id)
+                deleted = await self.call(
+                    chat, "delete_message", via=via, message_id=stored.message_id
+                )
                 if deleted is None:
-                    await self.call(chat, "edit_message_reply_markup", message_id=stored.message_id)
+                    await self.call(
+                        chat, "edit_message_reply_markup", via=via, message_id=stored.message_id
+                    )
                 stored = None
             message_id: int | None = None
             if stored is not None:
                 done = await self.call(
                     chat,
                     "edit_message_text",
+                    via=via,
                     message_id=stored.message_id,
                     text=message.text,
                     parse_mode=HTML,
@@ -588,7 +517,12 @@ class Outbox:
                 message_id = stored.message_id if done is not None else None
             if message_id is None:
                 sent = await self.call(
-                    chat, "send_message", text=message.text, parse_mode=HTML, reply_markup=markup
+                    chat,
+                    "send_message",
+                    via=via,
+                    text=message.text,
+                    parse_mode=HTML,
+                    reply_markup=markup,
                 )
                 if not isinstance(sent, Message):
                     return None
@@ -600,7 +534,7 @@ class Outbox:
                 await self._forget(message.game, chat, Slot.SETTINGS)
             return message_id
 
-    async def _lobby_closed(self, message: m.LobbyClosed) -> Any:
+    async def _lobby_closed(self, via: Via, message: m.LobbyClosed) -> Any:
         async with self.lock(message.game):
             chat = await asyncio.to_thread(self.botstate.resolve_chat, message.chat)
             stored = await asyncio.to_thread(
@@ -609,12 +543,13 @@ class Outbox:
             if stored is None:
                 if message.or_send:
                     return await self.call(
-                        chat, "send_message", text=message.or_send, parse_mode=HTML
+                        chat, "send_message", via=via, text=message.or_send, parse_mode=HTML
                     )
                 return None
             done = await self.call(
                 chat,
                 "edit_message_text",
+                via=via,
                 message_id=stored.message_id,
                 text=message.text,
                 parse_mode=HTML,
@@ -625,13 +560,18 @@ class Outbox:
         self._locks.pop(message.game, None)
         return done
 
-    async def _text(self, message: m.Text) -> Any:
+    async def _text(self, via: Via, message: m.Text) -> Any:
         markup = self.markup(message.keyboard, message.game, message.version, message.chat)
         return await self.call(
-            message.chat, "send_message", text=message.text, parse_mode=HTML, reply_markup=markup
+            message.chat,
+            "send_message",
+            via=via,
+            text=message.text,
+            parse_mode=HTML,
+            reply_markup=markup,
         )
 
-    async def _unreachable(self, message: m.Text, again: bool = False) -> Any:
+    async def _unreachable(self, via: Via, message: m.Text, again: bool = False) -> Any:
         """The group told which players cannot be written to: once per game and player
         (``again``: they opened the chat and blocked it since), noted. One at a time:
         the group's notice and a player's prompt that found them unreachable, delivered
@@ -641,7 +581,7 @@ class Outbox:
                 told = await asyncio.to_thread(self._told, message.game, message.about)
                 if told:
                     return None
-            sent = await self._text(message)
+            sent = await self._text(via, message)
             message_id = sent.message_id if isinstance(sent, Message) else 0
             for player in message.about:
                 await self._save(message.game, player, Slot.UNREACHABLE, message_id, 0)
@@ -653,7 +593,9 @@ class Outbox:
 
     # -- private chats -----------------------------------------------------------------
 
-    async def reach(self, player: int, game: str, notice: m.Text | None, call: Any) -> Any:
+    async def reach(
+        self, player: int, game: str, notice: m.Text | None, call: Any, via: Via = DIRECT
+    ) -> Any:
         """Await a call to a player's chat. If they blocked the bot (or never opened the
         chat), note it and tell the group once per game (``notice``), again only if they
         opened the chat and blocked it since. None then."""
@@ -665,13 +607,20 @@ class Outbox:
             if user is not None:
                 await asyncio.to_thread(self.botstate.set_private_chat, player, False)
             if notice is not None:
-                await self._unreachable(notice, again=was_open)
+                await self._unreachable(via, notice, again=was_open)
             return None
 
     # -- Telegram calls ----------------------------------------------------------------
 
     async def send_picture(
-        self, chat_id: int, method: str, png: bytes, *, caption: str, **kwargs: Any
+        self,
+        chat_id: int,
+        method: str,
+        png: bytes,
+        *,
+        caption: str,
+        via: Via = DIRECT,
+        **kwargs: Any,
     ) -> Any:
         """``send_photo`` or ``edit_message_media`` of ``png`` with its HTML ``caption``:
         by the ``file_id`` Telegram gave the same picture before, if any; should Telegram
@@ -679,7 +628,7 @@ class Outbox:
         sent is remembered. None when Telegram refused. An edit to what the message
         shows already is not sent (True)."""
         if method != "edit_message_media":
-            return await self._send_picture(chat_id, method, png, caption, kwargs)
+            return await self._send_picture(via, chat_id, method, png, caption, kwargs)
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
         message = (chat_id, int(kwargs["message_id"]))
         shows = fingerprint(png, caption, _markup_json(kwargs.get("reply_markup")))
@@ -687,20 +636,24 @@ class Outbox:
             return True  # it shows this already: nothing to upload
         sent = None
         try:
-            sent = await self._send_picture(chat_id, method, png, caption, kwargs)
+            sent = await self._send_picture(via, chat_id, method, png, caption, kwargs)
         finally:
             if sent is None:  # refused or failed: what it shows is unknown now
                 await self.shown.forget(message)
         return sent
 
     async def _send_picture(
-        self, chat_id: int, method: str, png: bytes, caption: str, kwargs: dict[str, Any]
+        self, via: Via, chat_id: int, method: str, png: bytes, caption: str, kwargs: dict[str, Any]
     ) -> Any:
         known = self.photos.file_id(png)
         if known is not None:
             try:
                 sent = await self.call(
-                    chat_id, method, strict=True, **_picture(method, known, caption, kwargs)
+                    chat_id,
+                    method,
+                    via=via,
+                    strict=True,
+                    **_picture(method, known, caption, kwargs),
                 )
             except BadRequest as error:
                 log.info(
@@ -714,24 +667,17 @@ class Outbox:
             else:
                 self.photos.remember(png, sent)
                 return sent
-        sent = await self.call(chat_id, method, **_picture(method, png, caption, kwargs))
+        sent = await self.call(chat_id, method, via=via, **_picture(method, png, caption, kwargs))
         self.photos.remember(png, sent)
         return sent
 
-    async def _paced(self, chat_id: int, method: str) -> bool:
-        """Wait for the rate limiter (if any) to let a call to ``chat_id`` go; False when
-        a newer board edit for the same chat took its place."""
-        if self.limiter is None:
-            return True
-        priority, coalesce = PACE.get()
-        if not method.startswith("edit_"):
-            coalesce = None  # only an edit may be replaced by a newer one
-        return await self.limiter.acquire(chat_id, priority, group=chat_id < 0, coalesce=coalesce)
-
-    async def call(self, chat_id: int, method: str, *, strict: bool = False, **kwargs: Any) -> Any:
-        """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused
-        (``strict``: a BadRequest is raised instead, but for "not modified"). Forbidden
-        in a private chat is raised (see :meth:`reach`)."""
+    async def call(
+        self, chat_id: int, method: str, *, via: Via = DIRECT, strict: bool = False, **kwargs: Any
+    ) -> Any:
+        """Call ``bot.<method>(chat_id=..., **kwargs)`` through the gateway; None when
+        Telegram refused (``strict``: a BadRequest is raised instead, but for "not
+        modified"). Forbidden in a private chat is raised (see :meth:`reach`). An edit
+        that shows what the message shows already is not sent (True)."""
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
         shows = None
         if method in TEXT_EDITS and "message_id" in kwargs:
@@ -745,66 +691,13 @@ class Outbox:
                 return True  # identical to the last edit: nothing to send
         result = None
         try:
-            result = await self._call(chat_id, method, strict=strict, **kwargs)
+            result = await self.gateway.call(
+                Place(chat_id), method, via=via, strict=strict, **kwargs
+            )
         finally:
             if shows is not None and result is None:  # refused or failed: unknown now
                 await self.shown.forget((chat_id, kwargs["message_id"]))
         return result
-
-    async def _call(self, chat_id: int, method: str, *, strict: bool, **kwargs: Any) -> Any:
-        last: TelegramError | None = None
-        for attempt in range(ATTEMPTS):
-            if not await self._paced(chat_id, method):
-                return True  # a newer board for the same chat replaced this one
-            await _begin()
-            try:
-                result = await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
-            except RetryAfter as error:
-                last = error
-                if self.limiter is not None:  # the chat (or the bot) waits; so will we
-                    await self.limiter.retry_after(chat_id, _seconds(error.retry_after))
-                else:
-                    await asyncio.sleep(_seconds(error.retry_after))
-            except ChatMigrated as error:
-                await asyncio.to_thread(self.botstate.set_migrated, chat_id, error.new_chat_id)
-                if method not in ("send_message", "send_photo"):
-                    return None  # the message lives in the old chat: the caller sends anew
-                chat_id = error.new_chat_id
-            except BadRequest as error:
-                if "not modified" in error.message.lower():
-                    return True
-                if strict:
-                    raise
-                log.info("%s to %s refused: %s", method, chat_id, error.message)
-                return None
-            except Forbidden as error:
-                log.info("%s to %s forbidden: %s", method, chat_id, error.message)
-                if chat_id > 0:
-                    raise
-                return None
-            except NetworkError as error:  # timed out, a 5xx, a dropped connection
-                if not method.startswith(REPEATABLE) and not never_sent(error):
-                    # Telegram may have carried it out and only the answer was lost:
-                    # sending it again could show the message twice.
-                    log.warning(
-                        "%s to %s may have arrived; not repeated: %s", method, chat_id, error
-                    )
-                    _undelivered(method, chat_id, error, uncertain=True)
-                    _went_out(method)
-                    return None
-                log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
-                last = error
-                if attempt + 1 < ATTEMPTS:
-                    await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
-            except TelegramError as error:
-                log.warning("%s to %s failed: %s", method, chat_id, error)
-                return None
-            else:
-                _went_out(method)
-                return result
-        log.warning("%s to %s failed %d times: %s", method, chat_id, ATTEMPTS, last)
-        _undelivered(method, chat_id, last, uncertain=False)
-        return None
 
 
 def _markup_json(markup: Any) -> str:

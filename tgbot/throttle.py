@@ -24,6 +24,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from infra.lru import LRU
 from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window
+from tgbot import gateway
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ async def on_update(update: Update, context: _Context) -> None:
     with contextlib.suppress(TelegramError):
         query = update.callback_query
         if query is not None:
-            await query.answer(texts.t("bot.slow_down"))
+            await gateway.answer_press(query, texts.t("bot.slow_down"))
         elif throttle.tell(user.id) and update.message is not None:
-            await update.message.reply_text(texts.t("bot.slow_down"))
+            await gateway.reply(update.message, texts.t("bot.slow_down"))
     raise ApplicationHandlerStop

@@ -39,6 +39,7 @@ from telegram import Update
 from telegram.error import TelegramError
 
 from infra.settings import Settings, webhook_secret
+from tgbot import gateway
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,8 @@ def create_web_app(
 
 async def _set_webhook(application: Any, settings: Settings) -> None:
     try:
-        await application.bot.set_webhook(
+        await gateway.register_webhook(
+            application.bot,
             webhook_url(settings),
             secret_token=webhook_secret(settings.secrets[0]),
             allowed_updates=Update.ALL_TYPES,

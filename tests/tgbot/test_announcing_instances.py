@@ -87,7 +87,7 @@ async def test_an_instance_killed_between_recording_and_sending_leaves_no_prompt
             # Telegram and is killed there.
             hung = asyncio.Event()
 
-            async def hang(message: object) -> object:
+            async def hang(message: object, delivery: object = None) -> object:
                 hung.set()
                 await asyncio.Event().wait()
                 return None

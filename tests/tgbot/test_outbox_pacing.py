@@ -121,7 +121,7 @@ async def test_a_prompt_sent_again_after_a_try_that_may_have_arrived_leaves_one_
     """A prompt's first try reached the player, but its answer was lost (the instance died
     during the call): sent again, the new prompt is the only one showing buttons."""
     from tgbot import keyboards as kb
-    from tgbot.outbox import DELIVERY, Delivery
+    from tgbot.gateway import Delivery
 
     limiter = RateLimiter(MemoryBackend(), Limits())
     async with FakeBotAPI() as api:
@@ -135,11 +135,7 @@ async def test_a_prompt_sent_again_after_a_try_that_may_have_arrived_leaves_one_
 
         await outbox.deliver_one(prompt)  # arrived, though nobody learnt its id
         outbox.botstate.forget_message(GAME, PLAYER, Slot.PROMPT)
-        token = DELIVERY.set(Delivery(unknown_after=known.message_id))
-        try:
-            again = await outbox.deliver_one(prompt)
-        finally:
-            DELIVERY.reset(token)
+        again = await outbox.deliver_one(prompt, Delivery(unknown_after=known.message_id))
 
         live = [i for i, msg in api.messages[PLAYER].items() if api.keyboard(msg)]
         assert live == [again.message_id]
@@ -154,7 +150,7 @@ async def test_a_decision_closed_after_a_try_of_its_prompt_that_may_have_arrived
     no live prompt on record, so it is sent as a message, and the try's buttons, if it
     arrived, come off."""
     from tgbot import keyboards as kb
-    from tgbot.outbox import DELIVERY, Delivery
+    from tgbot.gateway import Delivery
 
     limiter = RateLimiter(MemoryBackend(), Limits())
     async with FakeBotAPI() as api:
@@ -166,11 +162,7 @@ async def test_a_decision_closed_after_a_try_of_its_prompt_that_may_have_arrived
         await outbox.deliver_one(m.Prompt(PLAYER, Picture(board=()), "Your turn", buttons, GAME, 7))
         outbox.botstate.forget_message(GAME, PLAYER, Slot.PROMPT)  # nobody learnt its id
         closing = m.ClosedPrompt(PLAYER, "Done: you passed.", game=GAME, version=9)
-        token = DELIVERY.set(Delivery(unknown_after=known.message_id))
-        try:
-            sent = await outbox.deliver_one(closing)
-        finally:
-            DELIVERY.reset(token)
+        sent = await outbox.deliver_one(closing, Delivery(unknown_after=known.message_id))
 
         assert [i for i, msg in api.messages[PLAYER].items() if api.keyboard(msg)] == []
         assert sent.text == "Done: you passed."

@@ -8,8 +8,10 @@ import asyncio
 from telegram import CallbackQuery, Chat, Update, User
 from telegram.constants import ParseMode
 
+from tgbot import gateway
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
+from tgbot.gateway import Place
 from tgbot.handlers import group
 from tgbot.handlers.common import chat_texts, display_name, error_text, remember
 from tgbot.invitations import NOTIFY, PLAY_AGAIN, invitation_text, last_players
@@ -22,16 +24,16 @@ async def on_press(
     """A press of the game-over message's "Play again" or "Notify me"."""
     chat = update.effective_chat
     if chat is None or chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
-        await query.answer()
+        await gateway.answer_press(query)
         return
     texts = await chat_texts(context, chat, user)
     if data.action == NOTIFY:
         reply, alert = await toggle_notify(context, chat.id, user, texts)
-        await query.answer(reply, show_alert=alert)
+        await gateway.answer_press(query, reply, show_alert=alert)
     elif data.action == PLAY_AGAIN:
         await play_again(update, context, query, chat, data.game, user, texts)
     else:
-        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
 
 
 async def play_again(
@@ -49,7 +51,7 @@ async def play_again(
     finished, _ = await asyncio.to_thread(services.load, game_id)
     chats = await asyncio.to_thread(services.botstate.chat_ids, chat.id)
     if finished.phase != "finished" or finished.chat_id not in chats:
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     await remember(context, user)
     await asyncio.to_thread(group.learn_language, context, chat.id, user)
@@ -65,15 +67,15 @@ async def play_again(
     )
     if error == "game_already_created":
         # A second press, or someone faster: the lobby they look for is there.
-        await query.answer(texts.t("again.lobby_open"))
+        await gateway.answer_press(query, texts.t("again.lobby_open"))
         return
     if error is not None:
-        await query.answer(error_text(texts, error), show_alert=True)
+        await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         return
-    await query.answer()
+    await gateway.answer_press(query)
     invited = last_players(finished, user.id)
     text = invitation_text(texts, display_name(user), invited, finished.edition)
-    await context.bot.send_message(chat.id, text, parse_mode=ParseMode.HTML)
+    await gateway.post_text(context.bot, Place(chat.id), text, parse_mode=ParseMode.HTML)
 
 
 async def toggle_notify(
@@ -100,7 +102,7 @@ async def notify(update: Update, context: BotContext) -> None:
         return
     texts = await chat_texts(context, chat, user)
     if chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
-        await message.reply_text(texts.t("notify.group_only"))
+        await gateway.reply(message, texts.t("notify.group_only"))
         return
     reply, _ = await toggle_notify(context, chat.id, user, texts)
-    await message.reply_text(reply)
+    await gateway.reply(message, reply)

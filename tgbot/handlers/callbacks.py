@@ -20,13 +20,14 @@ from domain import events as ev
 from domain.commands import CancelGame, ComeBack
 from domain.events import Event
 from domain.moves import canonical, legal_moves
-from tgbot import invitations
+from tgbot import gateway, invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
 from tgbot.handlers import between_games, group, practice, seat_chooser, seats
 from tgbot.handlers.common import (
     acted_by,
+    deliver,
     error_text,
     group_press,
     press_chats,
@@ -65,7 +66,7 @@ async def on_press(update: Update, context: BotContext) -> None:
         chats = await press_chats(context, query)
         data = decode(query.data or "", context.services.callback_keys, chats)
     except BadCallback:
-        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     press = kb.Press.of(data)
     try:
@@ -86,7 +87,7 @@ async def on_press(update: Update, context: BotContext) -> None:
         elif press.action in invitations.ACTIONS:
             await between_games.on_press(update, context, query, data, user)
         else:
-            await query.answer(texts.t("error.forged_button"), show_alert=True)
+            await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
     except Exception:
         log.exception("press %s failed", press)
         await _answer_once(query, texts.t("error.internal"))
@@ -105,7 +106,7 @@ async def _on_its_message(
 
 async def _answer_once(query: CallbackQuery, text: str) -> None:
     try:
-        await query.answer(text, show_alert=True)
+        await gateway.answer_press(query, text, show_alert=True)
     except Exception:  # already answered
         log.debug("callback already answered", exc_info=True)
 
@@ -120,22 +121,22 @@ async def _lobby_press(
 ) -> None:
     chat = update.effective_chat
     if chat is None:
-        await query.answer()
+        await gateway.answer_press(query)
         return
     await remember(context, user)
     texts = await asyncio.to_thread(context.services.texts_for_chat, chat.id, user.language_code)
     state, _ = await asyncio.to_thread(context.services.load, data.game)
     if state.chat_id not in await _chat_ids(context, chat.id):
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     if state.phase != "lobby":
         # Start or Join pressed again just as the game began: nothing to say.
         if state.phase == "playing" and (
             press.action == kb.START or (press.action == kb.JOIN and state.is_player(user.id))
         ):
-            await query.answer()
+            await gateway.answer_press(query)
         else:
-            await query.answer(texts.t("error.stale_button"), show_alert=True)
+            await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     if press.action in (
         kb.JOIN,
@@ -160,9 +161,9 @@ async def _lobby_press(
             await group.show_lobby(context, data.game, settings=settings)
             reply = group.Reply()
     if reply.url is not None:
-        await query.answer(url=reply.url)
+        await gateway.answer_press(query, url=reply.url)
     else:
-        await query.answer(reply.text or None, show_alert=reply.alert)
+        await gateway.answer_press(query, reply.text or None, show_alert=reply.alert)
 
 
 async def _took_effect(context: BotContext, game_id: str, action: str, user: int) -> bool:
@@ -193,31 +194,25 @@ async def _stop_press(
         return
     chat, message, texts, state = found.chat, found.message, found.texts, found.state
     if state.chat_id not in await _chat_ids(context, chat.id) or state.phase != "playing":
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     if not await group.may_manage(context, state, chat.id, user):
-        await query.answer(texts.t("lobby.only_creator"), show_alert=True)
+        await gateway.answer_press(query, texts.t("lobby.only_creator"), show_alert=True)
         return
     if not await _on_its_message(context, query, data, kb.RUNNING_ACTIONS):
-        await query.answer(texts.t("error.wrong_message"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
         return
     if press.action == kb.KEEP:
-        await query.answer()
-        await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.kept")))
+        await gateway.answer_press(query)
+        await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.kept")))
         return
     actor = state.creator if state.creator is not None else user.id
     error = await run(context, data.game, CancelGame(actor), update, acted_by(user))
     if error is not None:
-        await query.answer(error_text(texts, error), show_alert=True)
+        await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         return
-    await query.answer()
-    await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
-
-
-async def _deliver(context: BotContext, *messages: object) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver(messages)  # type: ignore[arg-type]
+    await gateway.answer_press(query)
+    await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
 
 
 async def _since(context: BotContext, game_id: str, version: int) -> list[Event]:
@@ -248,59 +243,59 @@ async def _prompt_press(
 ) -> None:
     message = query.message
     if not isinstance(message, Message):
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     if message.chat.id != user.id:
-        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     services = context.services
     state, version = await asyncio.to_thread(services.load, data.game)
     if not state.is_player(user.id):
-        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     valid = await still_valid(services, data.game, data.version, version)
     if state.phase != "playing" or not valid:
         if await just_done(context, data.game, data.version, user.id):
-            await query.answer()  # a double tap: the first one counted
+            await gateway.answer_press(query)  # a double tap: the first one counted
         else:
-            await query.answer(texts.t("error.stale_button"), show_alert=True)
+            await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     pending = state.pending
     if pending is None or pending.player != user.id:
-        await query.answer(error_text(texts, "not_your_turn"), show_alert=True)
+        await gateway.answer_press(query, error_text(texts, "not_your_turn"), show_alert=True)
         return
     if press.action in kb.COMMAND_ACTIONS:
         try:
             command = kb.command_for(state, user.id, press)
         except kb.BadPress:
-            await query.answer(texts.t("error.forged_button"), show_alert=True)
+            await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
             return
         if canonical(command) not in legal_moves(state, user.id):
-            await query.answer(texts.t("error.forged_button"), show_alert=True)
+            await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
             return
         error = await run(context, data.game, command, update)
         if error is not None and not await just_done(context, data.game, data.version, user.id):
-            await query.answer(error_text(texts, error), show_alert=True)
+            await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         else:
-            await query.answer()
+            await gateway.answer_press(query)
         return
     if not await _on_its_message(context, query, data, kb.PROMPT_ACTIONS):
-        await query.answer(texts.t("error.wrong_message"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
         return
     if await _replaced(context, data.game, message):
-        await query.answer(texts.t("error.replaced_prompt"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.replaced_prompt"), show_alert=True)
         return
     table = await asyncio.to_thread(services.table, data.game, state)
     try:
         drawn = prompt.step(state, version, user.id, press, table, message.message_id)
     except kb.BadPress:
-        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     if isinstance(drawn, Alert):
-        await query.answer(drawn.text, show_alert=drawn.alert)
+        await gateway.answer_press(query, drawn.text, show_alert=drawn.alert)
         return
-    await query.answer()  # at once: the picture below takes a moment
-    await _deliver(context, drawn)
+    await gateway.answer_press(query)  # at once: the picture below takes a moment
+    await deliver(context, drawn)
     # A prompt sent meanwhile in its place (by an instance that took the game over and
     # sent a try that may have arrived again) took this one's buttons off, perhaps before
     # this step showed it with buttons: they come off again.
@@ -315,7 +310,7 @@ async def _replaced(context: BotContext, game_id: str, message: Message) -> bool
     )
     if live is None or live.message_id == message.message_id:
         return False
-    await _deliver(context, Unbuttoned(message.chat.id, message.message_id))
+    await deliver(context, Unbuttoned(message.chat.id, message.message_id))
     return True
 
 
@@ -330,14 +325,14 @@ async def _come_back(
     """ "I'm back": an away player plays again (their own private message only)."""
     message = query.message
     if not isinstance(message, Message) or message.chat.id != user.id:
-        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     if not await _on_its_message(context, query, data, {kb.COME_BACK}):
-        await query.answer(texts.t("error.wrong_message"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
         return
     error = await run(context, data.game, ComeBack(user.id), update)
     if error is not None:
-        await query.answer(error_text(texts, error), show_alert=True)
+        await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         return
-    await query.answer(f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}")
-    await _deliver(context, Unbuttoned(message.chat.id, message.message_id))
+    await gateway.answer_press(query, f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}")
+    await deliver(context, Unbuttoned(message.chat.id, message.message_id))

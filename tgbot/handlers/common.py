@@ -16,8 +16,10 @@ from domain.errors import DomainError
 from domain.events import PlayerCameBack, PlayerReminded, SeatHandedOver
 from domain.state import GameState
 from infra.event_store import ConcurrencyError
+from tgbot import gateway
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
+from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, short
 
 log = logging.getLogger(__name__)
@@ -133,9 +135,17 @@ async def still_valid(services: BotServices, game_id: str, drawn: int, current: 
     return all(isinstance(e, HARMLESS) for e in later)
 
 
+async def deliver(context: BotContext, *messages: Outgoing) -> None:
+    """Hand the presenter's messages to the outbox, in order, at once (not recorded: a
+    handler's own answer to what was pressed or written). Nothing before the bot is up."""
+    outbox = context.services.outbox
+    if outbox is not None:
+        await outbox.deliver(messages)
+
+
 async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
     try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
+        member = await gateway.chat_member(context.bot, chat_id, user_id)
     except Exception:  # a chat we cannot ask: nobody is admin there
         log.info("could not read membership of %s in %s", user_id, chat_id, exc_info=True)
         return False
@@ -219,7 +229,7 @@ async def group_press(
     no message the bot can read."""
     chat, message = update.effective_chat, query.message
     if chat is None or not isinstance(message, Message):
-        await query.answer()
+        await gateway.answer_press(query)
         return None
     services = context.services
     texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)

@@ -27,11 +27,13 @@ from domain.commands import (
 from domain.decider import AWAY_PLAY, GOLD_PICKS
 from domain.state import GameState
 from infra.settings import LANGUAGES
+from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
     acted_by,
     chat_texts,
+    deliver,
     display_name,
     error_text,
     is_admin,
@@ -66,20 +68,20 @@ async def newgame(update: Update, context: BotContext) -> None:
         return
     texts = await chat_texts(context, chat, user)
     if not in_group(update):
-        await message.reply_text(texts.t("lobby.group_only"))
+        await gateway.reply(message, texts.t("lobby.group_only"))
         return
     await remember(context, user)
     await asyncio.to_thread(learn_language, context, chat.id, user)
     texts = await chat_texts(context, chat, user)
     edition = (context.args or ["base"])[0].lower()
     if edition not in kb.EDITIONS:
-        await message.reply_text(texts.t("bot.newgame_usage"))
+        await gateway.reply(message, texts.t("bot.newgame_usage"))
         return
     error = await create_game(update, context, chat.id, user, texts, edition)
     if error == "game_already_created":
-        await message.reply_text(texts.t("lobby.already_running"))
+        await gateway.reply(message, texts.t("lobby.already_running"))
     elif error is not None:
-        await message.reply_text(error_text(texts, error))
+        await gateway.reply(message, error_text(texts, error))
 
 
 async def create_game(
@@ -136,7 +138,8 @@ async def _private_hint(
     if message is None or (known is not None and known.private_chat):
         return
     link = start_link(username(context), f"j{game_id}")
-    await message.reply_text(
+    await gateway.reply(
+        message,
         texts.t("lobby.open_private_creator", name=display_name(user)),
         reply_markup=InlineKeyboardMarkup(
             [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=link)]]
@@ -207,10 +210,10 @@ async def active_game(update: Update, context: BotContext) -> tuple[str, Texts] 
     texts = await chat_texts(context, chat, user)
     game_id = await asyncio.to_thread(context.services.active_game, chat.id)
     if not in_group(update) and game_id is None:
-        await message.reply_text(texts.t("lobby.group_only"))
+        await gateway.reply(message, texts.t("lobby.group_only"))
         return None
     if game_id is None:
-        await message.reply_text(texts.t("lobby.no_game"))
+        await gateway.reply(message, texts.t("lobby.no_game"))
         return None
     return game_id, texts
 
@@ -223,14 +226,15 @@ async def _command(update: Update, context: BotContext, action: str) -> None:
     game_id, texts = found
     reply = await lobby_action(update, context, game_id, action, user, texts)
     if reply.url is not None:
-        await message.reply_text(
+        await gateway.reply(
+            message,
             reply.text,
             reply_markup=InlineKeyboardMarkup(
                 [[InlineKeyboardButton(texts.t("lobby.button_open_private"), url=reply.url)]]
             ),
         )
     elif reply.text:
-        await message.reply_text(reply.text)
+        await gateway.reply(message, reply.text)
 
 
 async def join(update: Update, context: BotContext) -> None:
@@ -255,11 +259,10 @@ async def cancel(update: Update, context: BotContext) -> None:
         await _command(update, context, kb.CANCEL)
         return
     if not await may_manage(context, state, chat.id, user):
-        await message.reply_text(texts.t("lobby.only_creator"))
+        await gateway.reply(message, texts.t("lobby.only_creator"))
         return
     table = await asyncio.to_thread(services.table, game_id, state)
-    if services.outbox is not None:
-        await services.outbox.deliver([lobby_view.stop_question(table, version, texts)])
+    await deliver(context, lobby_view.stop_question(table, version, texts))
 
 
 async def settings(update: Update, context: BotContext) -> None:
@@ -271,10 +274,10 @@ async def settings(update: Update, context: BotContext) -> None:
     state, _ = await asyncio.to_thread(context.services.load, game_id)
     user = update.effective_user
     if state.phase != "lobby":
-        await message.reply_text(error_text(texts, "not_in_lobby"))
+        await gateway.reply(message, error_text(texts, "not_in_lobby"))
         return
     if user is None or not await may_manage(context, state, chat.id, user):
-        await message.reply_text(texts.t("lobby.only_creator"))
+        await gateway.reply(message, texts.t("lobby.only_creator"))
         return
     # The one lobby message comes down to the command, showing its settings.
     await show_lobby(context, game_id, settings=True, anew=True)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.error import BadRequest
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
 
 from domain.events import Event
@@ -39,13 +38,19 @@ from infra.history import (
 )
 from infra.lru import LRU
 from tgbot import callback as cb
+from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
-from tgbot.handlers.common import chat_texts, display_name, message_presses, press_chats
+from tgbot.handlers.common import (
+    chat_texts,
+    deliver,
+    display_name,
+    message_presses,
+    press_chats,
+)
 from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.messages import Animation, Photo, Picture
-from tgbot.presenter.messages import Message as Outgoing
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -406,7 +411,7 @@ async def history_command(update: Update, context: BotContext) -> None:
     body, markup = await asyncio.to_thread(
         history_message, context.services, chat.id, lang, 0, player
     )
-    await message.reply_text(body, reply_markup=markup)
+    await gateway.reply(message, body, reply_markup=markup)
     raise ApplicationHandlerStop
 
 
@@ -418,7 +423,7 @@ async def stats_command(update: Update, context: BotContext) -> None:
     group = chat.id if _in_group(chat) else None
     name = display_name(user)
     body = await asyncio.to_thread(stats_message, context.services, lang, user.id, name, group)
-    await message.reply_text(body)
+    await gateway.reply(message, body)
     raise ApplicationHandlerStop
 
 
@@ -436,17 +441,17 @@ async def replay_command(update: Update, context: BotContext) -> None:
     game_id: str | None = context.args[0] if context.args else None
     if game_id is None:
         if not _in_group(chat):
-            await message.reply_text(text(lang, "replay.usage_group"))
+            await gateway.reply(message, text(lang, "replay.usage_group"))
             return
         game_id = await asyncio.to_thread(_last_finished, services, chat.id)
         if game_id is None:
             running = await asyncio.to_thread(services.active_game, chat.id) is not None
             key = "replay.not_finished" if running else "replay.not_found"
-            await message.reply_text(text(lang, key))
+            await gateway.reply(message, text(lang, key))
             return
     refusal = await open_replay(context, chat.id, user.id if user else None, game_id, lang)
     if refusal is not None:
-        await message.reply_text(text(lang, refusal))
+        await gateway.reply(message, text(lang, refusal))
     raise ApplicationHandlerStop
 
 
@@ -522,13 +527,7 @@ def _same_group(services: BotServices, chat_id: int, game_chat: int) -> bool:
 async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> None:
     """Send a new replay message at the game's first step."""
     view = await asyncio.to_thread(replay_view, replay, 0, lang)
-    await _deliver(context, view.message(chat_id))
-
-
-async def _deliver(context: BotContext, message: Outgoing) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver([message])
+    await deliver(context, view.message(chat_id))
 
 
 def is_replay_data(data: object) -> bool:
@@ -558,47 +557,47 @@ async def on_button(update: Update, context: BotContext) -> None:
     try:
         data = cb.decode(query.data, services.callback_keys, chats)
     except cb.BadCallback:
-        await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
+        await gateway.answer_press(query, text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop from None
     if data.action == PAGE:
         # The page is shown in place of the message pressed: it must be a /history list.
         presses = message_presses(query.message, services.callback_keys, chats)
         if not any(press.action == PAGE for press in presses):
-            await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
+            await gateway.answer_press(query, text(lang, "replay.wrong_game"), show_alert=True)
         else:
             await show_history_page(context, query, data.value or 0, lang)
         raise ApplicationHandlerStop
     # A step is shown in place of the message pressed: it must be that game's replay.
     shown = message_game(query.message, services.callback_keys, chats)
     if data.action in (STEP, GIF) and shown != data.game:
-        await query.answer(text(lang, "replay.wrong_game"), show_alert=True)
+        await gateway.answer_press(query, text(lang, "replay.wrong_game"), show_alert=True)
         raise ApplicationHandlerStop
     if data.action == OPEN:
         user = update.effective_user
         if chat is None:
-            await query.answer()
+            await gateway.answer_press(query)
             raise ApplicationHandlerStop
         found = await find_replay(context, chat.id, user.id if user else None, data.game)
         if isinstance(found, str):
-            await query.answer(text(lang, found), show_alert=True)
+            await gateway.answer_press(query, text(lang, found), show_alert=True)
         else:
             # Answered before the picture is drawn and sent: the button stops spinning.
-            await query.answer()
+            await gateway.answer_press(query)
             await send_replay(context, chat.id, found, lang)
         raise ApplicationHandlerStop
     user = update.effective_user
     if chat is None or user is None:
-        await query.answer()
+        await gateway.answer_press(query)
         raise ApplicationHandlerStop
     # A step or the GIF is checked as opening the replay is: whoever presses must still
     # be allowed to see it.
     found = await find_replay(context, chat.id, user.id, data.game)
     if isinstance(found, str):
-        await query.answer(text(lang, found), show_alert=True)
+        await gateway.answer_press(query, text(lang, found), show_alert=True)
         raise ApplicationHandlerStop
     replay = found
     if data.action == STEP:
-        await query.answer()
+        await gateway.answer_press(query)
         await show_step(context, query.message, replay, data.value or 0, lang, data.page or 0)
     elif data.action == GIF:
         await send_gif(context, query, chat, replay, lang)
@@ -613,23 +612,23 @@ async def send_gif(
     gifs = _gif_cache(context)
     key = (replay.game_id, lang)
     if chat is None:
-        await query.answer()
+        await gateway.answer_press(query)
         return
     gif = gifs.get(key)
     if gif is None:
         if not gifs.start(key):
-            await query.answer(text(lang, "replay.gif_busy"))
+            await gateway.answer_press(query, text(lang, "replay.gif_busy"))
             return
-        await query.answer(text(lang, "replay.gif_making"))
+        await gateway.answer_press(query, text(lang, "replay.gif_making"))
         try:
             gif = await asyncio.to_thread(replay_gif, replay, lang=lang)
             gifs.put(key, gif)
         finally:
             gifs.done(key)
     else:
-        await query.answer()
+        await gateway.answer_press(query)
     filename = f"saboteur-{replay.game_id}.gif"
-    await _deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
+    await deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
 
 
 async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:
@@ -637,18 +636,14 @@ async def show_history_page(context: BotContext, query: Any, offset: int, lang: 
     group's games, or in a private chat its player's)."""
     message = query.message
     if not isinstance(message, Message):
-        await query.answer()
+        await gateway.answer_press(query)
         return
     player = None if _in_group(message.chat) else message.chat.id
     body, markup = await asyncio.to_thread(
         history_message, context.services, message.chat.id, lang, offset, player
     )
-    await query.answer()
-    try:
-        await message.edit_text(body, reply_markup=markup)
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
+    await gateway.answer_press(query)
+    await gateway.rewrite(message, body, reply_markup=markup)
 
 
 async def show_step(
@@ -658,7 +653,7 @@ async def show_step(
     if not isinstance(message, Message):
         return
     view = await asyncio.to_thread(replay_view, replay, index, lang, page)
-    await _deliver(context, view.message(message.chat.id, message.message_id))
+    await deliver(context, view.message(message.chat.id, message.message_id))
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any], group: int = -1) -> None:

@@ -16,6 +16,7 @@ from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMa
 from domain.cards import PLAYER_LIMITS, Edition
 from domain.commands import AddComputerPlayer, Command, CreateGame, StartGame
 from tgbot import callback as cb
+from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.context import BotContext
 from tgbot.handlers.common import display_name, error_text, execute, remember, user_texts
@@ -53,11 +54,13 @@ async def practice(update: Update, context: BotContext) -> None:
         return
     texts = await user_texts(context, user)
     if chat.type != Chat.PRIVATE:
-        await message.reply_text(texts.t("practice.private_only"))
+        await gateway.reply(message, texts.t("practice.private_only"))
         return
     await remember(context, user, private_chat=True)
-    await message.reply_text(
-        texts.t("practice.choose_edition"), reply_markup=editions_markup(context, texts, chat.id)
+    await gateway.reply(
+        message,
+        texts.t("practice.choose_edition"),
+        reply_markup=editions_markup(context, texts, chat.id),
     )
 
 
@@ -69,26 +72,27 @@ async def on_press(
     message = query.message
     edition = data.value if data.value is not None else -1
     if message is None or message.chat.id != user.id or not 0 <= edition < len(kb.EDITIONS):
-        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     if data.page is None:
-        await query.answer()
-        await query.edit_message_text(
+        await gateway.answer_press(query)
+        await gateway.edit_pressed(
+            query,
             texts.t("practice.choose_size", edition=texts.t(f"edition.{kb.EDITIONS[edition]}")),
             reply_markup=sizes_markup(context, edition, user.id),
         )
         return
     low, high = PLAYER_LIMITS[kb.EDITIONS[edition]]
     if not max(low, 2) <= data.page <= high:
-        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     chosen: Edition = kb.EDITIONS[edition]
     error = await start_practice(update, context, user, chosen, data.page)
     if error is not None:
-        await query.answer(error, show_alert=True)
+        await gateway.answer_press(query, error, show_alert=True)
         return
-    await query.answer()
-    await query.edit_message_reply_markup(None)
+    await gateway.answer_press(query)
+    await gateway.unbutton_pressed(query)
 
 
 async def start_practice(

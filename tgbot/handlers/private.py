@@ -10,6 +10,7 @@ from telegram.constants import ParseMode
 
 from domain.commands import ComeBack, JoinGame
 from infra.settings import LANGUAGES
+from tgbot import gateway
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
     chat_texts,
@@ -47,12 +48,12 @@ async def start(update: Update, context: BotContext) -> None:
         return
     if payload[:1] == "r" and len(payload) > 1:
         if not await send_hand(context, payload[1:], user.id):
-            await message.reply_text(texts.t("bot.nothing_pending"))
+            await gateway.reply(message, texts.t("bot.nothing_pending"))
         return
     # A link, not a button: the private chat's buttons are the game's.
     link = f"https://t.me/{username(context)}?startgroup=new"
     welcome = texts.t("private.welcome", name=esc(display_name(user)), link=link)
-    await message.reply_text(welcome, parse_mode=ParseMode.HTML)
+    await gateway.reply(message, welcome, parse_mode=ParseMode.HTML)
 
 
 async def join_by_link(
@@ -69,18 +70,18 @@ async def join_by_link(
     except ValueError:  # not even a well-formed id
         state = None
     if state is None or state.chat_id is None or state.phase == "new":
-        await message.reply_text(error_text(texts, "no_game"))
+        await gateway.reply(message, error_text(texts, "no_game"))
         return
     if not state.is_player(user.id):
         group_id = services.botstate.resolve_chat(state.chat_id)
         if not await services.members.is_member(context.bot, group_id, user.id):
-            await message.reply_text(texts.t("bot.join_members_only"))
+            await gateway.reply(message, texts.t("bot.join_members_only"))
             return
     error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
     if error is None or error == "already_joined":  # the creator is seated already
-        await message.reply_text(texts.t("bot.joined_private"))
+        await gateway.reply(message, texts.t("bot.joined_private"))
     else:
-        await message.reply_text(error_text(texts, error))
+        await gateway.reply(message, error_text(texts, error))
 
 
 async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
@@ -106,7 +107,7 @@ async def help_command(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     texts = await chat_texts(context, chat, user)
-    await message.reply_text(f"{texts.t('help.text')}\n\n{legend(texts)}")
+    await gateway.reply(message, f"{texts.t('help.text')}\n\n{legend(texts)}")
 
 
 async def rules(update: Update, context: BotContext) -> None:
@@ -119,7 +120,7 @@ async def rules(update: Update, context: BotContext) -> None:
     if context.args:
         edition = edition_named(context.args)
         if edition is None:
-            await message.reply_text(texts.t("rules.usage"))
+            await gateway.reply(message, texts.t("rules.usage"))
             return
     else:
         edition = "base"
@@ -129,7 +130,7 @@ async def rules(update: Update, context: BotContext) -> None:
             edition = state.edition
     other = "saboteur2" if edition == "base" else "base"
     for text in rules_messages(edition, texts, texts.t("rules.footer", other=other)):
-        await message.reply_text(text)
+        await gateway.reply(message, text)
 
 
 async def language(update: Update, context: BotContext) -> None:
@@ -140,7 +141,9 @@ async def language(update: Update, context: BotContext) -> None:
     texts = await chat_texts(context, chat, user)
     choice = (context.args or [""])[0].lower()
     if choice not in LANGUAGES:
-        await message.reply_text(f"{texts.t('language.prompt')}\n{texts.t('bot.language_usage')}")
+        await gateway.reply(
+            message, f"{texts.t('language.prompt')}\n{texts.t('bot.language_usage')}"
+        )
         return
     botstate = context.services.botstate
     if chat.type == Chat.PRIVATE:
@@ -148,10 +151,10 @@ async def language(update: Update, context: BotContext) -> None:
         await asyncio.to_thread(botstate.set_user_language, user.id, display_name(user), choice)
     else:
         if not await is_admin(context, chat.id, user.id):
-            await message.reply_text(texts.t("bot.admins_only"))
+            await gateway.reply(message, texts.t("bot.admins_only"))
             return
         await asyncio.to_thread(botstate.set_chat_language, chat.id, choice)
-    await message.reply_text(Texts(choice).t("language.chosen"), parse_mode=ParseMode.HTML)
+    await gateway.reply(message, Texts(choice).t("language.chosen"), parse_mode=ParseMode.HTML)
 
 
 async def hand(update: Update, context: BotContext) -> None:
@@ -167,11 +170,11 @@ async def hand(update: Update, context: BotContext) -> None:
     games = await games_here(context, chat, user)
     found = [await send_hand(context, game, user.id) for game in games]
     if not any(found):
-        await message.reply_text(texts.t("bot.no_running_game"))
+        await gateway.reply(message, texts.t("bot.no_running_game"))
         return
     known = await asyncio.to_thread(context.services.botstate.user, user.id)
     if chat.type != Chat.PRIVATE and known is not None and known.private_chat:
-        await message.reply_text(texts.t("bot.hand_sent"))
+        await gateway.reply(message, texts.t("bot.hand_sent"))
 
 
 async def back(update: Update, context: BotContext) -> None:
@@ -187,12 +190,12 @@ async def back(update: Update, context: BotContext) -> None:
         if user.id in state.away:
             results.append(await run(context, game_id, ComeBack(user.id), update))
     if not results:
-        await message.reply_text(error_text(texts, "not_away"))
+        await gateway.reply(message, error_text(texts, "not_away"))
         return
     lines = [f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}"] if None in results else []
     refusals = dict.fromkeys(error for error in results if error is not None)
     lines.extend(error_text(texts, error) for error in refusals)
-    await message.reply_text("\n".join(lines))
+    await gateway.reply(message, "\n".join(lines))
 
 
 async def games_here(context: BotContext, chat: Chat, user: User) -> list[str]:
@@ -213,7 +216,7 @@ async def private_message(update: Update, context: BotContext) -> None:
         return
     await remember(context, user, private_chat=True)
     if message is not None and message.text:
-        await message.reply_text((await user_texts(context, user)).t("private.pointer"))
+        await gateway.reply(message, (await user_texts(context, user)).t("private.pointer"))
 
 
 async def migrated(update: Update, context: BotContext) -> None:

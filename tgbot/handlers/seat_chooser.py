@@ -16,15 +16,15 @@ import asyncio
 from telegram import CallbackQuery, Update, User
 
 from domain.state import GameState
+from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
-from tgbot.handlers.common import group_press, press_chats, same_kind
+from tgbot.handlers.common import deliver, group_press, press_chats, same_kind
 from tgbot.handlers.group import may_manage
 from tgbot.handlers.seats import hand_over
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Deleted, Text, TextEdit, Unbuttoned
-from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, esc
 
 
@@ -54,38 +54,38 @@ async def on_press(
     chats = await press_chats(context, query)
     on_chooser = data.action in kb.CHOOSER_ACTIONS
     if state.chat_id not in chats:
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     kind = kb.CHOOSER_ACTIONS if on_chooser else {kb.SEATS_MENU}
     if not same_kind(message, services.callback_keys, chats, data.game, kind):
-        await query.answer(texts.t("error.wrong_message"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
         return
     if state.phase != "playing":
-        await query.answer(texts.t("handseat.game_over"), show_alert=True)
+        await gateway.answer_press(query, texts.t("handseat.game_over"), show_alert=True)
         if on_chooser:  # its buttons can do nothing more
-            await _deliver(context, Unbuttoned(chat.id, message.message_id))
+            await deliver(context, Unbuttoned(chat.id, message.message_id))
         return
     if not await may_manage(context, state, chat.id, user):
-        await query.answer(texts.t("lobby.only_creator"), show_alert=True)
+        await gateway.answer_press(query, texts.t("lobby.only_creator"), show_alert=True)
         return
     if data.action == kb.SEATS_MENU:
         if not kb.handable_seats(state):
-            await query.answer(texts.t("handseat.none"), show_alert=True)
+            await gateway.answer_press(query, texts.t("handseat.none"), show_alert=True)
             return
-        await query.answer()
+        await gateway.answer_press(query)
         rows = kb.seat_chooser_rows(state, texts)
-        await _deliver(
+        await deliver(
             context,
             Text(chat.id, chooser_text(state, texts), kb.keyboard(rows), data.game, version),
         )
         return
     if data.action == kb.SEATS_CLOSE:
-        await query.answer()
-        await _deliver(context, Deleted(chat.id, message.message_id))
+        await gateway.answer_press(query)
+        await deliver(context, Deleted(chat.id, message.message_id))
         return
     player = data.player
     if player is None:
-        await query.answer(texts.t("error.forged_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     name = esc(state.names.get(player, "?"))
     if player in state.handed_over:
@@ -93,12 +93,12 @@ async def on_press(
     else:
         refused = await hand_over(update, context, data.game, state, user, player, texts)
     if refused is None:
-        await query.answer()
-        await _deliver(
+        await gateway.answer_press(query)
+        await deliver(
             context, TextEdit(chat.id, message.message_id, texts.t("kick.done", name=name))
         )
         return
-    await query.answer(refused, show_alert=True)
+    await gateway.answer_press(query, refused, show_alert=True)
     # Drawn again as the game is now: a seat handed over meanwhile is no longer offered.
     state, version = await asyncio.to_thread(services.load, data.game)
     rows = kb.seat_chooser_rows(state, texts) if kb.handable_seats(state) else []
@@ -110,10 +110,4 @@ async def on_press(
         data.game,
         version,
     )
-    await _deliver(context, redrawn)
-
-
-async def _deliver(context: BotContext, *messages: Outgoing) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver(messages)
+    await deliver(context, redrawn)

@@ -15,11 +15,12 @@ from telegram import CallbackQuery, Message, Update, User
 
 from domain.commands import HandSeatToComputer
 from domain.state import GameState, PlayerId
+from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
 from tgbot.handlers import group
-from tgbot.handlers.common import acted_by, display_name, error_text, run
+from tgbot.handlers.common import acted_by, deliver, display_name, error_text, run
 from tgbot.handlers.group import active_game, may_manage
 from tgbot.presenter.messages import Text, TextEdit
 from tgbot.texts import Texts, esc
@@ -57,12 +58,11 @@ async def ask_leave(update: Update, context: BotContext, game_id: str, texts: Te
     state, version = await asyncio.to_thread(services.load, game_id)
     refused = can_leave(state, user.id)
     if refused is not None:
-        await message.reply_text(error_text(texts, refused))
+        await gateway.reply(message, error_text(texts, refused))
         return
     question = texts.t("leave.confirm", name=esc(display_name(user)))
     keys = kb.keyboard(kb.leave_rows(texts, user.id))
-    if services.outbox is not None:
-        await services.outbox.deliver([Text(state.chat_id, question, keys, game_id, version)])
+    await deliver(context, Text(state.chat_id, question, keys, game_id, version))
 
 
 async def kick(update: Update, context: BotContext) -> None:
@@ -77,13 +77,13 @@ async def kick(update: Update, context: BotContext) -> None:
     replied = message.reply_to_message
     target = replied.from_user if replied is not None else None
     if state.phase != "playing":
-        await message.reply_text(texts.t("kick.not_running"))
+        await gateway.reply(message, texts.t("kick.not_running"))
         return
     if target is None:
-        await message.reply_text(texts.t("kick.usage"))
+        await gateway.reply(message, texts.t("kick.usage"))
         return
     answer = await hand_over(update, context, game_id, state, user, target.id, texts)
-    await message.reply_text(answer or texts.t("kick.done", name=esc(state.names[target.id])))
+    await gateway.reply(message, answer or texts.t("kick.done", name=esc(state.names[target.id])))
 
 
 async def hand_over(
@@ -122,34 +122,32 @@ async def on_press(
     chat, message = update.effective_chat, query.message
     services = context.services
     if chat is None or not isinstance(message, Message) or data.player is None:
-        await query.answer()
+        await gateway.answer_press(query)
         return
     texts = services.texts_for_chat(chat.id, user.language_code)
     state, _ = await asyncio.to_thread(services.load, data.game)
     if state.chat_id != chat.id or state.phase != "playing":
-        await query.answer(texts.t("error.stale_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
         return
     if data.action == kb.HAND_OVER:
         refused = await hand_over(update, context, data.game, state, user, data.player, texts)
-        await query.answer(refused, show_alert=refused is not None)
+        await gateway.answer_press(query, refused, show_alert=refused is not None)
         return
     if data.player != user.id:
-        await query.answer(texts.t("error.not_your_button"), show_alert=True)
+        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     name = esc(display_name(user))
     if data.action == kb.LEAVE_NO:
-        await query.answer()
+        await gateway.answer_press(query)
         await _edit(context, chat.id, message, texts.t("leave.stayed", name=name))
         return
     error = await run(context, data.game, HandSeatToComputer(user.id, user.id), update)
     if error is not None:
-        await query.answer(error_text(texts, error), show_alert=True)
+        await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         return
-    await query.answer()
+    await gateway.answer_press(query)
     await _edit(context, chat.id, message, texts.t("leave.done", name=name))
 
 
 async def _edit(context: BotContext, chat_id: int, message: Message, text: str) -> None:
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver([TextEdit(chat_id, message.message_id, text)])
+    await deliver(context, TextEdit(chat_id, message.message_id, text))

@@ -6,6 +6,7 @@ import asyncio
 
 from telegram import Chat, Update
 
+from tgbot import gateway
 from tgbot.context import BotContext
 from tgbot.handlers.common import chat_texts, is_admin
 from tgbot.zones import UTC_NAME, clock_time, zone, zone_named
@@ -19,7 +20,7 @@ async def timezone(update: Update, context: BotContext) -> None:
         return
     texts = await chat_texts(context, chat, user)
     if chat.type == Chat.PRIVATE:
-        await message.reply_text(texts.t("timezone.group_only"))
+        await gateway.reply(message, texts.t("timezone.group_only"))
         return
     services = context.services
     botstate = services.botstate
@@ -27,16 +28,16 @@ async def timezone(update: Update, context: BotContext) -> None:
     if not asked:
         current = await asyncio.to_thread(botstate.chat_timezone, botstate.resolve_chat(chat.id))
         now = clock_time(int(services.service.clock_ms()), zone(current))
-        await message.reply_text(texts.t("timezone.current", zone=current or UTC_NAME, now=now))
+        await gateway.reply(message, texts.t("timezone.current", zone=current or UTC_NAME, now=now))
         return
     if user is None or not await is_admin(context, chat.id, user.id):
-        await message.reply_text(texts.t("timezone.admins_only"))
+        await gateway.reply(message, texts.t("timezone.admins_only"))
         return
     name = zone_named(asked)
     if name is None:
-        await message.reply_text(texts.t("timezone.unknown", zone=asked[:64]))
+        await gateway.reply(message, texts.t("timezone.unknown", zone=asked[:64]))
         return
     chat_id = botstate.resolve_chat(chat.id)
     await asyncio.to_thread(botstate.set_chat_timezone, chat_id, None if name == UTC_NAME else name)
     now = clock_time(int(services.service.clock_ms()), zone(name))
-    await message.reply_text(texts.t("timezone.chosen", zone=name, now=now))
+    await gateway.reply(message, texts.t("timezone.chosen", zone=name, now=now))

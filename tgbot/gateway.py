@@ -1,0 +1,320 @@
+"""The gateway: the only code that calls the Bot API.
+
+Every message the bot sends, edits or deletes goes out here, and so does every other
+call to Telegram (a pressed button answered, a member looked up, the command menus set):
+``tests/tgbot/test_gateway.py`` fails on a call to the Bot API made anywhere else.
+
+There are two ways through it:
+
+- :class:`Gateway` carries the presenter's messages for the outbox (:mod:`tgbot.outbox`)
+  and through it the durable deliveries (:mod:`tgbot.delivering`): each call waits for the
+  rate limiter (:mod:`infra.ratelimit`, one for all the instances on Redis), a flood limit
+  is waited out and the call tried again, and a network error is tried again only when
+  repeating it cannot show a message twice. Within a recorded delivery
+  (:class:`Delivery`, passed with the call) a call that fails is raised instead of being
+  dropped, so that the driver tries the delivery again later.
+- The functions below it make the other calls, as python-telegram-bot's shortcuts do:
+  a reply to a command, an answer to a pressed button (an alert), a member looked up,
+  the bot's menus, profile and webhook. They are not paced and not tried again (a
+  handler's answer is not recorded either); what Telegram refuses reaches the caller,
+  or the application's error handler.
+
+A message goes to a :class:`Place`: what addresses a call to it is
+:meth:`Place.target`'s alone (a forum topic's thread id would be added there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+import aiohttp
+from telegram import Bot, BotCommand, BotCommandScope, CallbackQuery, ChatMember, Message
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+
+from infra.botstate import BotState
+from infra.ratelimit import Priority, RateLimiter
+
+log = logging.getLogger(__name__)
+
+ATTEMPTS: Final = 4  # tries per Telegram call (flood limits waited out, network errors)
+# Calls that do the same when repeated: tried again after any network error. Any other
+# (a send) only when the request surely never left (see never_sent).
+REPEATABLE: Final = ("edit_", "delete_", "get_")
+UNSENT: Final = (
+    aiohttp.ClientConnectorError,
+    aiohttp.ConnectionTimeoutError,
+    ConnectionRefusedError,
+)
+NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a message goes: a chat.
+
+    >>> Place(-100).target()
+    {'chat_id': -100}
+    """
+
+    chat_id: int
+
+    def target(self) -> dict[str, Any]:
+        """The arguments that address a call to this place."""
+        return {"chat_id": self.chat_id}
+
+
+@dataclass
+class Delivery:
+    """One recorded delivery being carried out (see :mod:`tgbot.delivering`): whether it
+    sent anything that delivering it again would send a second time (a message sent, or a
+    send whose answer was lost); edits and deletes repeat safely. While it sent nothing,
+    a call that fails raises :class:`Undelivered` instead of being dropped, so the
+    delivery is tried again later."""
+
+    sent: bool = False
+    # Awaited once, just before its first call goes to Telegram (after the rate limiter
+    # let it): records the delivery as begun; False: it is not this instance's to send.
+    begin: Callable[[], Awaitable[bool]] | None = None
+    # A prompt sent again because the first try may have arrived: that one, if it did,
+    # has an id above this one's (and below the new one's); its buttons are removed.
+    unknown_after: int | None = None
+
+    async def begun(self) -> None:
+        """Record it as begun before its first call (see :attr:`begin`);
+        :class:`NotOurs` when it may not go."""
+        if self.begin is None:
+            return
+        begin, self.begin = self.begin, None
+        if not await begin():
+            raise NotOurs
+
+    def went_out(self, method: str) -> None:
+        if not method.startswith(REPEATABLE):
+            self.sent = True
+
+    def undelivered(self, method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
+        """While it sent nothing yet, a failed call is raised."""
+        if not self.sent:
+            raise Undelivered(method, chat_id, error, uncertain=uncertain)
+
+
+class NotOurs(Exception):
+    """A delivery's ``begin`` refused: another instance sends it, or took the game."""
+
+
+class Undelivered(Exception):
+    """A delivery's call failed: ``uncertain`` when it may have reached Telegram (the
+    answer was lost), else it surely did not."""
+
+    def __init__(self, method: str, chat_id: int, error: object, *, uncertain: bool) -> None:
+        super().__init__(f"{method} to {chat_id}: {error}")
+        self.method = method
+        self.uncertain = uncertain
+
+
+@dataclass(frozen=True, slots=True)
+class Via:
+    """How one message's calls go: their place in the rate limiter's queue (``priority``,
+    and ``coalesce``: an edit waiting is replaced by a newer one with the same key), and
+    the recorded delivery they carry out, if any."""
+
+    priority: Priority = Priority.MESSAGE
+    coalesce: Hashable | None = None
+    delivery: Delivery | None = None
+
+
+DIRECT: Final = Via()  # a message of no recorded delivery, paced as any other
+
+
+def never_sent(error: BaseException) -> bool:
+    """Whether a failed request surely never reached Telegram: no connection could be
+    opened (refused, no route, timed out connecting or waiting for the pool)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, UNSENT):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _seconds(value: object) -> float:
+    total = getattr(value, "total_seconds", None)
+    return float(total()) if callable(total) else float(value)  # type: ignore[arg-type]
+
+
+class Gateway:
+    """Calls the Bot API for one bot, paced and tried again (see the module's
+    docstring); ``botstate`` learns of a group that became a supergroup."""
+
+    def __init__(self, bot: Bot, botstate: BotState, limiter: RateLimiter | None = None) -> None:
+        self.bot = bot
+        self.botstate = botstate
+        self.limiter = limiter
+
+    async def _paced(self, chat_id: int, method: str, via: Via) -> bool:
+        """Wait for the rate limiter (if any) to let a call to ``chat_id`` go; False when
+        a newer board edit for the same chat took its place."""
+        if self.limiter is None:
+            return True
+        # Only an edit may be replaced by a newer one.
+        coalesce = via.coalesce if method.startswith("edit_") else None
+        return await self.limiter.acquire(
+            chat_id, via.priority, group=chat_id < 0, coalesce=coalesce
+        )
+
+    async def call(
+        self, place: Place, method: str, *, via: Via = DIRECT, strict: bool = False, **kwargs: Any
+    ) -> Any:
+        """Call ``bot.<method>`` for ``place``; None when Telegram refused (``strict``: a
+        BadRequest is raised instead, but for "not modified", which is True). Forbidden
+        in a private chat is raised. Within a delivery, see :class:`Delivery`."""
+        delivery = via.delivery
+        last: TelegramError | None = None
+        for attempt in range(ATTEMPTS):
+            chat_id = place.chat_id
+            if not await self._paced(chat_id, method, via):
+                return True  # a newer board for the same chat replaced this one
+            if delivery is not None:
+                await delivery.begun()
+            try:
+                result = await getattr(self.bot, method)(**place.target(), **kwargs)
+            except RetryAfter as error:
+                last = error
+                if self.limiter is not None:  # the chat (or the bot) waits; so will we
+                    await self.limiter.retry_after(chat_id, _seconds(error.retry_after))
+                else:
+                    await asyncio.sleep(_seconds(error.retry_after))
+            except ChatMigrated as error:
+                await asyncio.to_thread(self.botstate.set_migrated, chat_id, error.new_chat_id)
+                if method not in ("send_message", "send_photo"):
+                    return None  # the message lives in the old chat: the caller sends anew
+                place = replace(place, chat_id=error.new_chat_id)
+            except BadRequest as error:
+                if "not modified" in error.message.lower():
+                    return True
+                if strict:
+                    raise
+                log.info("%s to %s refused: %s", method, chat_id, error.message)
+                return None
+            except Forbidden as error:
+                log.info("%s to %s forbidden: %s", method, chat_id, error.message)
+                if chat_id > 0:
+                    raise
+                return None
+            except NetworkError as error:  # timed out, a 5xx, a dropped connection
+                if not method.startswith(REPEATABLE) and not never_sent(error):
+                    # Telegram may have carried it out and only the answer was lost:
+                    # sending it again could show the message twice.
+                    log.warning(
+                        "%s to %s may have arrived; not repeated: %s", method, chat_id, error
+                    )
+                    if delivery is not None:
+                        delivery.undelivered(method, chat_id, error, uncertain=True)
+                        delivery.went_out(method)
+                    return None
+                log.warning("%s to %s failed (attempt %d): %s", method, chat_id, attempt + 1, error)
+                last = error
+                if attempt + 1 < ATTEMPTS:
+                    await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
+            except TelegramError as error:
+                log.warning("%s to %s failed: %s", method, chat_id, error)
+                return None
+            else:
+                if delivery is not None:
+                    delivery.went_out(method)
+                return result
+        log.warning("%s to %s failed %d times: %s", method, place.chat_id, ATTEMPTS, last)
+        if delivery is not None:
+            delivery.undelivered(method, place.chat_id, last, uncertain=False)
+        return None
+
+    async def reachable(self) -> None:
+        """Ask Telegram who the bot is: raises when it cannot be reached."""
+        await self.bot.get_me()
+
+
+def message_id(answer: object) -> int | None:
+    """The id of the message a call sent or edited, if it answered with one.
+
+    >>> message_id(True) is None
+    True
+    """
+    return answer.message_id if isinstance(answer, Message) else None
+
+
+# -- answering an update directly -------------------------------------------------------
+
+
+async def reply(message: Message, text: str, **kwargs: Any) -> Message:
+    """A reply to ``message`` (a command), in its chat."""
+    return await message.reply_text(text, **kwargs)
+
+
+async def answer_press(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> bool:
+    """A pressed button answered: it stops spinning; ``text`` shows as a toast, or with
+    ``show_alert`` as an alert the player closes."""
+    return await query.answer(text, **kwargs)
+
+
+async def rewrite(message: Message, text: str, **kwargs: Any) -> Message | bool:
+    """``message`` (the bot's own) shows ``text`` instead; True when it shows that
+    already (Telegram refuses such an edit as "not modified")."""
+    try:
+        return await message.edit_text(text, **kwargs)
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
+        return True
+
+
+async def edit_pressed(query: CallbackQuery, text: str, **kwargs: Any) -> Message | bool:
+    """The message whose button was pressed shows ``text`` instead."""
+    return await query.edit_message_text(text, **kwargs)
+
+
+async def unbutton_pressed(query: CallbackQuery) -> Message | bool:
+    """The message whose button was pressed loses its buttons."""
+    return await query.edit_message_reply_markup(None)
+
+
+async def post_text(bot: Bot, place: Place, text: str, **kwargs: Any) -> Message:
+    """A message sent to ``place``."""
+    return await bot.send_message(**place.target(), text=text, **kwargs)
+
+
+async def chat_member(bot: Bot, chat_id: int, user_id: int) -> ChatMember:
+    """What ``user_id`` is in ``chat_id`` (``getChatMember``)."""
+    return await bot.get_chat_member(chat_id, user_id)
+
+
+async def set_commands(
+    bot: Bot, commands: Sequence[BotCommand], scope: BotCommandScope, language_code: str | None
+) -> bool:
+    """The command menu of ``scope`` in ``language_code`` (None: the default)."""
+    return await bot.set_my_commands(commands, scope=scope, language_code=language_code)
+
+
+async def set_profile(bot: Bot, description: str, short: str, language_code: str | None) -> None:
+    """The bot's description and short description in ``language_code``, each written
+    only where it changed."""
+    if (await bot.get_my_description(language_code=language_code)).description != description:
+        await bot.set_my_description(description, language_code=language_code)
+    current = await bot.get_my_short_description(language_code=language_code)
+    if current.short_description != short:
+        await bot.set_my_short_description(short, language_code=language_code)
+
+
+async def register_webhook(bot: Bot, url: str, **kwargs: Any) -> bool:
+    """Telegram posts the bot's updates to ``url``."""
+    return await bot.set_webhook(url, **kwargs)

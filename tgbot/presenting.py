@@ -1,0 +1,101 @@
+"""Presenting a game's events from the event log: the messages a batch of events calls
+for (:func:`tgbot.presenter.announce.announce`, and the group's subscribers told of a new
+game), with the state after them.
+
+The announcer presents each batch it records (:mod:`tgbot.announcer`); the delivering
+driver presents a recorded batch again when it must send a message it does not hold
+(:mod:`tgbot.delivering`). Both ask this, neither asks the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from domain.decider import fold
+from domain.events import Event, GameCreated, GameStarted
+from domain.state import GameState
+from infra.event_store import StoredEvent
+from infra.lru import LRU
+from tgbot.context import BotServices
+from tgbot.delivering import Batch, prompts_first
+from tgbot.presenter import lobby
+from tgbot.presenter import messages as m
+from tgbot.presenter.announce import Told, announce
+
+CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
+
+
+class Presenting:
+    """Presents games' events over the bot's services; ``cache`` keeps the last state
+    announced per game (bounded: a lobby left open forever, too)."""
+
+    def __init__(self, services: BotServices) -> None:
+        self.services = services
+        self.cache: LRU[str, tuple[GameState, int]] = LRU(CACHED_GAMES)
+
+    def state_before(self, game_id: str, version: int) -> GameState:
+        cached = self.cache.get(game_id)
+        if cached is not None and cached[1] == version:
+            return cached[0]
+        decode = self.services.service.decode
+        return fold(decode(e) for e in self.services.store.load(game_id) if e.version <= version)
+
+    async def present(
+        self, game_id: str, records: Sequence[StoredEvent], now: int
+    ) -> tuple[list[m.Message], GameState]:
+        """Read (the state before ``records``), fold, present: the messages the events
+        call for and the state after them."""
+        first = records[0].version - 1
+        decode = self.services.service.decode
+        events: list[Event] = [decode(r) for r in records]
+        state = await asyncio.to_thread(self.state_before, game_id, first)
+        after = fold(events, state)
+        table = await asyncio.to_thread(self.services.table, game_id, after)
+        table = dataclasses.replace(table, now_ms=now)
+        missing: frozenset[int] = frozenset()
+        if any(isinstance(e, GameStarted) for e in events):
+            missing = await asyncio.to_thread(self._never_opened, after)
+        told = [
+            Told(event, int(r.recorded_at.timestamp() * 1000), _name(r.metadata))
+            for event, r in zip(events, records, strict=True)
+        ]
+        messages, after = announce(table, state, first, told, missing=missing)
+        notices: list[m.Message] = []
+        if after.phase == "lobby" and any(isinstance(e, GameCreated) for e in events):
+            subscribers = await asyncio.to_thread(self._subscribers, after)
+            notices += lobby.subscriber_notices(after, table, subscribers)
+        return prompts_first(messages) + notices, after
+
+    async def present_again(self, game_id: str, batch: Batch) -> Sequence[m.Message]:
+        """A recorded batch's messages, presented again from the log."""
+        records = await asyncio.to_thread(self.services.store.load, game_id, batch.first - 1)
+        records = [r for r in records if r.version <= batch.last]
+        if not records:
+            return []
+        messages, _ = await self.present(game_id, records, batch.now_ms)
+        return messages
+
+    def _subscribers(self, state: GameState) -> dict[int, str]:
+        """Who asked to hear of the group's new games (but the game's creator) and can be
+        written to in private, with their languages."""
+        botstate = self.services.botstate
+        wanted = [p for p in botstate.subscribers(state.chat_id) if p != state.creator]
+        users = botstate.users(wanted)
+        return {
+            p: self.services.texts_for_user(p).lang
+            for p in wanted
+            if p in users and users[p].private_chat
+        }
+
+    def _never_opened(self, state: GameState) -> frozenset[int]:
+        users = self.services.botstate.users(state.seating)
+        return frozenset(p for p in state.seating if p not in users or not users[p].private_chat)
+
+
+def _name(metadata: object) -> str:
+    """Who pressed, when an admin acted for the creator (the event's metadata)."""
+    name = metadata.get("acted_by_name") if isinstance(metadata, Mapping) else None
+    return name if isinstance(name, str) else ""
