@@ -291,7 +291,7 @@ def run_bot(settings: Settings) -> int:
     services = bootstrap(settings)
     app = build_application(services, settings)
     try:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        app.run_polling(allowed_updates=list(throttle.UPDATES))
     finally:
         services.close()
     return 0

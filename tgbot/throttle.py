@@ -101,19 +101,42 @@ def limits_of(presses: int, chat_presses: int, seconds: float) -> Limits:
     return Limits(Window(presses or unlimited, seconds), Window(chat_presses or unlimited, seconds))
 
 
+# The kinds of update asked of Telegram: the ones :func:`acted_on` lets through.
+UPDATES: Final = (Update.MESSAGE, Update.CALLBACK_QUERY, Update.CHAT_MEMBER)
+
+
+def acted_on(update: Update) -> bool:
+    """Whether the bot acts on this kind of update at all: a press, a new message, a
+    change of a group's members. An edited message is not a new command (editing
+    ``/rules`` sixty times is not sixty requests), so it is ignored, as most bots do; so
+    are channel posts, reactions, the bot's own membership and everything else."""
+    return (
+        update.callback_query is not None
+        or update.message is not None
+        or update.chat_member is not None
+    )
+
+
 def counted(update: Update) -> bool:
     """Whether the update asks the bot to do something: a press, a command, anything
-    written in private. (Group chatter the bot sees as an admin is not its business.)"""
+    sent in private (a sticker too). Group chatter the bot sees as an admin is not its
+    business; a group's members changing are facts Telegram reports, not requests, and
+    are never dropped."""
     if update.callback_query is not None:
         return True
     message = update.message
-    if message is None or message.text is None:
+    if message is None:
         return False
-    return message.chat.type == "private" or message.text.startswith("/")
+    if message.chat.type == "private":
+        return True
+    return message.text is not None and message.text.startswith("/")
 
 
 async def on_update(update: Update, context: BotContext) -> None:
-    """Let the update through, or answer "slow down" and stop it here."""
+    """Let the update through, or answer "slow down" and stop it here; an update of a
+    kind the bot does not act on (:func:`acted_on`) stops here too, answered nothing."""
+    if not acted_on(update):
+        raise ApplicationHandlerStop
     throttle = context.services.throttle
     user = update.effective_user
     if throttle is None or user is None or not counted(update):

@@ -39,6 +39,7 @@ from telegram import Update
 from telegram.error import TelegramError
 
 from infra.settings import Settings, webhook_secret
+from tgbot.throttle import UPDATES
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ async def _set_webhook(application: Any, settings: Settings) -> None:
         await application.bot.set_webhook(
             webhook_url(settings),
             secret_token=webhook_secret(settings.secrets[0]),
-            allowed_updates=Update.ALL_TYPES,
+            allowed_updates=list(UPDATES),
         )
     except TelegramError:
         # Another instance set it, or will: updates keep coming to the same URL.

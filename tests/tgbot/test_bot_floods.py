@@ -1,0 +1,98 @@
+"""A hostile user floods the bot, or sends what no Telegram client would: the bot does
+the work people playing ask of it, no more, and answers the rest plainly."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from tests.fakebotapi import FakeBotAPI
+from tests.tgbot.bot_harness import bot_services, open_game, running_bot, seat, settle
+from tests.tgbot.test_bot_attacks import (
+    GROUP,
+    PLAYERS,
+    REAL_LIMITS,
+    STRANGER,
+    appended,
+    with_stranger,
+)
+
+pytestmark = pytest.mark.timeout(120)
+
+_edits = itertools.count(10_000)
+
+
+def edited(api: FakeBotAPI, chat: int, user: int, text: str) -> None:
+    """``user`` edits a message of theirs in ``chat`` to read ``text``."""
+    command = text.split(maxsplit=1)[0]
+    message: dict[str, Any] = {
+        "message_id": next(_edits),
+        "date": 1,
+        "edit_date": 2,
+        "chat": api.chats[chat],
+        "from": api.users[user],
+        "text": text,
+        "entities": [{"type": "bot_command", "offset": 0, "length": len(command)}],
+    }
+    api.push_update({"edited_message": message})
+
+
+async def test_an_edited_command_is_ignored_as_if_never_sent(db: str) -> None:
+    async with FakeBotAPI() as api:
+        with_stranger(api)
+        async with running_bot(api, db, env=REAL_LIMITS) as app:
+            await settle(api, app)
+            sent = len(api.messages_in(STRANGER))
+
+            for _ in range(60):
+                edited(api, STRANGER, STRANGER, "/rules")
+            edited(api, STRANGER, STRANGER, "/replay")
+            await settle(api, app)
+
+            assert api.messages_in(STRANGER)[sent:] == []
+
+
+async def test_an_edited_cancel_leaves_the_lobby_open(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await open_game(api, app, GROUP, PLAYERS[:2])
+            game_id = bot_services(app).active_game(GROUP)
+            before, sent = appended(app), len(api.messages_in(GROUP))
+
+            edited(api, GROUP, PLAYERS[0], "/cancel")
+            await settle(api, app)
+
+            assert appended(app) == before
+            assert bot_services(app).active_game(GROUP) == game_id
+            assert api.messages_in(GROUP)[sent:] == []
+
+
+async def test_a_flood_of_stickers_in_private_is_throttled_like_text(db: str) -> None:
+    async with FakeBotAPI() as api:
+        with_stranger(api)
+        async with running_bot(api, db, env=REAL_LIMITS) as app:
+            await settle(api, app)
+            sent = len(api.messages_in(STRANGER))
+
+            for n in range(40):
+                sticker = {"file_id": f"s{n}", "file_unique_id": f"s{n}", "type": "regular"}
+                sticker |= {"width": 512, "height": 512, "is_animated": False}
+                sticker |= {"is_video": False}
+                api.push_update(
+                    {
+                        "message": {
+                            "message_id": 20_000 + n,
+                            "date": 1,
+                            "chat": api.chats[STRANGER],
+                            "from": api.users[STRANGER],
+                            "sticker": sticker,
+                        }
+                    }
+                )
+            await settle(api, app)
+
+            replies = [m["text"] for m in api.messages_in(STRANGER)[sent:]]
+            assert replies == [replies[0]] and "Slow down" in replies[0]
