@@ -23,7 +23,7 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from infra.lru import LRU
-from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window
+from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window, shared
 
 if TYPE_CHECKING:
     from tgbot.context import BotContext
@@ -55,22 +55,20 @@ class Throttle:
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.backend = backend
+        self.backend = shared(backend, "throttle")
         self.limits = limits or Limits()
         self.clock = clock
         self._told: LRU[int, float] = LRU(TOLD)  # user -> until when they were told
 
     async def allow(self, user_id: int, chat_id: int | None) -> bool:
         """Count one update of ``user_id`` in ``chat_id``: True when it may be handled.
-        An update refused is not counted (a flood does not lengthen its own wait)."""
+        An update refused is not counted (a flood does not lengthen its own wait). While
+        Redis fails, this process counts (:class:`~infra.ratelimit.Fallback`): a flood is
+        never let through because the backend is busy or gone."""
         windows = [(f"user:{user_id}", self.limits.per_user)]
         if chat_id is not None and chat_id != user_id:
             windows.append((f"chat:{chat_id}", self.limits.per_chat))
-        try:
-            verdict = await self.backend.try_acquire(windows)
-        except Exception:  # a throttle that cannot count lets everyone through
-            log.warning("throttle backend failed; letting the update through", exc_info=True)
-            return True
+        verdict = await self.backend.try_acquire(windows)
         return verdict.wait <= 0
 
     def tell(self, user_id: int) -> bool:

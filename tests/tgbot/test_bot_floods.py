@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from infra.ratelimit import RedisBackend
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import bot_services, open_game, running_bot, seat, settle
 from tests.tgbot.test_bot_attacks import (
@@ -18,6 +19,8 @@ from tests.tgbot.test_bot_attacks import (
     appended,
     with_stranger,
 )
+from tgbot.throttle import PREFIX as THROTTLE_PREFIX
+from tgbot.throttle import Throttle
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -96,3 +99,25 @@ async def test_a_flood_of_stickers_in_private_is_throttled_like_text(db: str) ->
 
             replies = [m["text"] for m in api.messages_in(STRANGER)[sent:]]
             assert replies == [replies[0]] and "Slow down" in replies[0]
+
+
+@pytest.mark.parametrize("connections", [None, 2])
+async def test_a_thousand_simultaneous_presses_by_one_user_are_handled_within_the_budget(
+    db: str, redis_url: str, connections: int | None
+) -> None:
+    async with FakeBotAPI() as api:
+        with_stranger(api)
+        env = {**REAL_LIMITS, "redis_url": redis_url}
+        async with running_bot(api, db, env=env) as app:
+            await settle(api, app)
+            if connections is not None:  # the same throttle, on a far smaller pool
+                limits = bot_services(app).throttle.limits  # type: ignore[union-attr]
+                small = RedisBackend(redis_url, THROTTLE_PREFIX, connections=connections)
+                bot_services(app).throttle = Throttle(small, limits)
+            message = api.last_message(STRANGER)["message_id"]
+
+            queries = [api.press(STRANGER, STRANGER, message, "x") for _ in range(1000)]
+            answers = [await api.wait_for(lambda q=q: api.answered.get(q), 60) for q in queries]
+
+            handled = [a for a in answers if "Slow down" not in a.get("text", "")]
+            assert 1 <= len(handled) <= REAL_LIMITS["throttle_presses"]

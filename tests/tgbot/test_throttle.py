@@ -3,11 +3,13 @@ every instance of the bot, else in the process."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from infra.ratelimit import MemoryBackend, Window
+from infra.ratelimit import MemoryBackend, RedisBackend, Window
 from tgbot.edits import ShownEdits
-from tgbot.throttle import Limits, Throttle, throttle_for
+from tgbot.throttle import PREFIX, Limits, Throttle, throttle_for
 
 LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0))
 
@@ -71,3 +73,31 @@ async def test_without_redis_an_edit_is_trusted_only_briefly() -> None:
     assert await shown.claim((-1, 5), b"step 1")  # a flood of the same press
     now[0] = 100.0  # another instance may have edited it since: edited again
     assert not await shown.claim((-1, 5), b"step 1")
+
+
+@pytest.mark.parametrize("connections", [None, 2])
+async def test_a_thousand_simultaneous_presses_are_let_through_no_more_than_the_budget(
+    redis_url: str, connections: int | None
+) -> None:
+    # None: the pool the bot runs with; 2: one far smaller than the flood.
+    options = {} if connections is None else {"connections": connections}
+    throttle = Throttle(RedisBackend(redis_url, PREFIX, **options), LIMITS)
+    try:
+        allowed = await asyncio.gather(*(throttle.allow(7, -100) for _ in range(1000)))
+        assert sum(allowed) == LIMITS.per_user.count
+    finally:
+        await throttle.backend.close()  # type: ignore[attr-defined]
+
+
+async def test_while_redis_fails_the_process_counts_and_says_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    down = RedisBackend("redis://127.0.0.1:1/0")  # nothing listens there
+    throttle = Throttle(down, LIMITS)
+    try:
+        allowed = [await throttle.allow(7, -100) for _ in range(20)]
+        assert allowed == [True] * LIMITS.per_user.count + [False] * (20 - LIMITS.per_user.count)
+        failed = [r for r in caplog.records if "throttle backend failed" in r.getMessage()]
+        assert len(failed) == 1 and failed[0].exc_info is None
+    finally:
+        await throttle.backend.close()  # type: ignore[attr-defined]
