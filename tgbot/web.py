@@ -25,10 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -39,6 +38,7 @@ from telegram import Update
 from telegram.error import TelegramError
 
 from infra.settings import Settings, webhook_secret
+from tgbot.bodies import UPDATE_BYTES, Unreadable, read_json
 from tgbot.throttle import UPDATES
 
 log = logging.getLogger(__name__)
@@ -120,12 +120,18 @@ def create_web_app(
         if state["stopping"]:
             return JSONResponse({"error": "shutting down"}, status_code=503)
         try:
-            data = json.loads(await request.body())
+            data = await read_json(request, UPDATE_BYTES)
             if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-                raise ValueError("no update_id")
+                raise Unreadable("no update_id")
+            missing = incomplete(data)
+            if missing:
+                raise Unreadable(missing)
             update = Update.de_json(data, application.bot)
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
+        except Unreadable as error:
             log.warning("unreadable update: %s", error)
+            return JSONResponse({"error": "not an update"}, status_code=error.status)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+            log.warning("unreadable update: %s: %s", type(error).__name__, error)
             return JSONResponse({"error": "not an update"}, status_code=400)
         await application.update_queue.put(update)
         return Response(status_code=200)
@@ -169,6 +175,47 @@ def create_web_app(
     )
     web.state.application = application
     return web
+
+
+# The updates that carry a message, each of which Telegram always sends with its chat.
+MESSAGES: Final = (
+    "message",
+    "edited_message",
+    "channel_post",
+    "edited_channel_post",
+    "business_message",
+    "edited_business_message",
+)
+
+
+def incomplete(data: Mapping[str, Any]) -> str:
+    """What an update lacks that Telegram always sends ("" when nothing): a message's
+    chat, a press's or a member change's user and chat. The handlers rely on them.
+
+    >>> incomplete({"update_id": 1, "message": {"message_id": 1, "date": 0}})
+    'a message without a chat'
+    >>> incomplete({"update_id": 1, "callback_query": {"id": "1", "from": {"id": 5}}})
+    ''
+    """
+
+    def has_id(value: Any) -> bool:
+        return isinstance(value, Mapping) and isinstance(value.get("id"), int)
+
+    for kind in MESSAGES:
+        message = data.get(kind)
+        if message is not None and not (
+            isinstance(message, Mapping) and has_id(message.get("chat"))
+        ):
+            return f"a {kind} without a chat"
+    query = data.get("callback_query")
+    if query is not None and not (isinstance(query, Mapping) and has_id(query.get("from"))):
+        return "a callback_query without a user"
+    member = data.get("chat_member")
+    if member is not None and not (
+        isinstance(member, Mapping) and has_id(member.get("chat")) and has_id(member.get("from"))
+    ):
+        return "a chat_member without a chat or a user"
+    return ""
 
 
 async def _set_webhook(application: Any, settings: Settings) -> None:

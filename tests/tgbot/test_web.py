@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -145,6 +146,33 @@ async def test_a_body_that_is_no_update_is_refused_with_the_right_secret(db: str
 
             assert statuses == [400, 400, 400]
             assert not any(call.method == "sendMessage" for call in api.calls)
+
+
+async def test_what_telegram_never_sends_is_refused_with_one_line_and_no_traceback(
+    db: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    no_chat = {"update_id": 7, "message": {"message_id": 1, "date": 0, "text": "/start"}}
+    bodies = {
+        "larger than any update": b'{"update_id": 5, "pad": "' + b"x" * 2_000_000 + b'"}',
+        "nested 50,000 deep": b'{"update_id": 6, "message": ' + b"[" * 50_000 + b"}",
+        "a message without a chat": json.dumps(no_chat).encode(),
+    }
+    async with FakeBotAPI() as api:
+        port = free_port()
+        async with (
+            serving(web_settings(api, db, port), port) as url,
+            aiohttp.ClientSession() as session,
+        ):
+            headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret(KEY)}
+            statuses = []
+            for body in bodies.values():
+                async with session.post(f"{url}/hook", data=body, headers=headers) as response:
+                    statuses.append(response.status)
+
+            assert statuses == [413, 400, 400]  # refused, so never handled
+            unreadable = [r for r in caplog.records if "unreadable update" in r.getMessage()]
+            assert len(unreadable) == len(bodies)
+            assert not any(r.exc_info or r.levelname == "ERROR" for r in caplog.records)
 
 
 async def test_updates_signed_with_the_previous_secret_key_still_count(db: str) -> None:
