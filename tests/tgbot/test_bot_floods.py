@@ -10,7 +10,14 @@ import pytest
 
 from infra.ratelimit import RedisBackend
 from tests.fakebotapi import FakeBotAPI
-from tests.tgbot.bot_harness import bot_services, open_game, running_bot, seat, settle
+from tests.tgbot.bot_harness import (
+    bot_services,
+    open_game,
+    running_bot,
+    seat,
+    settle,
+    start_game,
+)
 from tests.tgbot.test_bot_attacks import (
     GROUP,
     PLAYERS,
@@ -121,3 +128,29 @@ async def test_a_thousand_simultaneous_presses_by_one_user_are_handled_within_th
 
             handled = [a for a in answers if "Slow down" not in a.get("text", "")]
             assert 1 <= len(handled) <= REAL_LIMITS["throttle_presses"]
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+async def test_bidirectional_controls_in_names_and_titles_reorder_nothing_the_bot_sends(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        api.chats[GROUP]["title"] = "Mine\u202e (reversed)"
+        api.users[PLAYERS[1]]["first_name"] = "Eve\u202eevil"
+        api.users[PLAYERS[2]]["first_name"] = "\u2067Isolated"
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            calls = len(api.calls)
+            await start_game(api, app, GROUP, PLAYERS)
+            await settle(api, app)
+
+            shown = [
+                str(call.params.get(field, ""))
+                for call in api.calls[calls:]
+                for field in ("text", "caption")
+            ]
+            assert any("Eveevil" in text for text in shown)
+            assert not [text for text in shown if any(c in text for c in BIDI)]

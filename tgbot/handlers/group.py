@@ -41,7 +41,7 @@ from tgbot.handlers.common import (
 )
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter.lobby import start_link
-from tgbot.texts import Texts
+from tgbot.texts import Texts, unbidi
 
 DEFAULT_TURN_SECONDS = 180
 
@@ -110,7 +110,7 @@ async def create_game(
     # The group's title, so private prompts can name the group, and its public @name, so
     # a subscriber's notice can link to it.
     chat = update.effective_chat
-    title: dict[str, object] = {"chat_title": chat.title} if chat and chat.title else {}
+    title: dict[str, object] = {"chat_title": unbidi(chat.title)} if chat and chat.title else {}
     if chat and chat.username:
         title["chat_username"] = chat.username
     error = await run(context, game_id, command, update, title)
