@@ -12,7 +12,9 @@ from infra.ratelimit import RedisBackend
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    lobby_button,
     open_game,
+    press_and_wait,
     running_bot,
     seat,
     settle,
@@ -26,6 +28,7 @@ from tests.tgbot.test_bot_attacks import (
     appended,
     with_stranger,
 )
+from tgbot.handlers.group import MAX_OPEN_GAMES
 from tgbot.throttle import PREFIX as THROTTLE_PREFIX
 from tgbot.throttle import Throttle
 
@@ -114,7 +117,8 @@ async def test_a_thousand_simultaneous_presses_by_one_user_are_handled_within_th
 ) -> None:
     async with FakeBotAPI() as api:
         with_stranger(api)
-        env = {**REAL_LIMITS, "redis_url": redis_url}
+        # A window far longer than the flood takes to handle: its budget is all it gets.
+        env = {**REAL_LIMITS, "throttle_seconds": 600.0, "redis_url": redis_url}
         async with running_bot(api, db, env=env) as app:
             await settle(api, app)
             if connections is not None:  # the same throttle, on a far smaller pool
@@ -154,3 +158,38 @@ async def test_bidirectional_controls_in_names_and_titles_reorder_nothing_the_bo
             ]
             assert any("Eveevil" in text for text in shown)
             assert not [text for text in shown if any(c in text for c in BIDI)]
+
+
+async def test_one_person_sits_in_at_most_five_open_games_and_is_told_why(db: str) -> None:
+    opener, joiner, host = 51, 52, 53
+    groups = [-5101 - n for n in range(MAX_OPEN_GAMES + 1)]
+    async with FakeBotAPI() as api:
+        for chat in groups:
+            api.group(chat, f"Group {chat}", admins=(opener,))
+        for user in (opener, joiner, host):
+            api.user(user, f"P{user}")
+            api.send_text(user, user, "/start")
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            for chat in groups:
+                api.send_text(chat, opener, "/newgame")
+                await settle(api, app)
+            services = bot_services(app)
+            opened = [chat for chat in groups if services.active_game(chat) is not None]
+
+            assert opened == groups[:MAX_OPEN_GAMES]
+            assert "already in 5 games at once" in api.last_message(groups[-1])["text"]
+
+            api.send_text(groups[-1], host, "/newgame")  # someone else opens the sixth
+            await settle(api, app)
+            answers = []
+            for chat in groups:
+                lobby = [m for m in api.messages_in(chat) if api.keyboard(m)][-1]
+                join = lobby_button(api, lobby, 0)
+                pressed = await press_and_wait(api, app, chat, joiner, lobby["message_id"], join)
+                answers.append(pressed)
+
+            assert services.open_games_of(joiner) == MAX_OPEN_GAMES
+            assert not any(a.get("show_alert") for a in answers[:-1])
+            assert answers[-1].get("show_alert")
+            assert "already in 5 games at once" in answers[-1]["text"]

@@ -68,7 +68,8 @@ async def play_again(
         await query.answer(texts.t("again.lobby_open"))
         return
     if error is not None:
-        await query.answer(error_text(texts, error), show_alert=True)
+        refusal = group.too_many_games(texts) if error == group.TOO_MANY_GAMES else None
+        await query.answer(refusal or error_text(texts, error), show_alert=True)
         return
     await query.answer()
     invited = last_players(finished, user.id)

@@ -44,6 +44,9 @@ from tgbot.presenter.lobby import start_link
 from tgbot.texts import Texts, unbidi
 
 DEFAULT_TURN_SECONDS = 180
+# How many games one person may sit in at once, lobbies and running games alike.
+MAX_OPEN_GAMES = 5
+TOO_MANY_GAMES = "too_many_games"  # create_game's refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ async def newgame(update: Update, context: BotContext) -> None:
     error = await create_game(update, context, chat.id, user, texts, edition)
     if error == "game_already_created":
         await message.reply_text(texts.t("lobby.already_running"))
+    elif error == TOO_MANY_GAMES:
+        await message.reply_text(too_many_games(texts))
     elif error is not None:
         await message.reply_text(error_text(texts, error))
 
@@ -98,6 +103,8 @@ async def create_game(
     services = context.services
     if await asyncio.to_thread(services.active_game, chat_id) is not None:
         return "game_already_created"
+    if await seated_too_often(context, user.id):
+        return TOO_MANY_GAMES
     game_id = await asyncio.to_thread(services.next_game_id, chat_id)
     command = CreateGame(
         user.id,
@@ -156,10 +163,23 @@ async def join_game(
             texts.t("lobby.open_private", name=display_name(user)),
             url=start_link(username(context), f"j{game_id}"),
         )
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
+    if not state.is_player(user.id) and await seated_too_often(context, user.id):
+        return Reply(too_many_games(texts), alert=True)
     error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
     if error is not None:
         return Reply(error_text(texts, error), alert=True)
     return Reply(texts.t("bot.joined"))
+
+
+async def seated_too_often(context: BotContext, user_id: int) -> bool:
+    """Whether ``user_id`` sits in :data:`MAX_OPEN_GAMES` games already (lobbies too):
+    one person opening or joining games in dozens of groups holds every one of them up."""
+    return await asyncio.to_thread(context.services.open_games_of, user_id) >= MAX_OPEN_GAMES
+
+
+def too_many_games(texts: Texts) -> str:
+    return texts.t("lobby.too_many_games", count=MAX_OPEN_GAMES)
 
 
 async def may_manage(context: BotContext, state: GameState, chat_id: int, user: User) -> bool:

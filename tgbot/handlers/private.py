@@ -11,6 +11,7 @@ from telegram.constants import ParseMode
 from domain.commands import ComeBack, JoinGame
 from infra.settings import LANGUAGES
 from tgbot.context import BotContext
+from tgbot.handlers import group
 from tgbot.handlers.common import (
     chat_texts,
     display_name,
@@ -75,6 +76,9 @@ async def join_by_link(
         group_id = services.botstate.resolve_chat(state.chat_id)
         if not await services.members.is_member(context.bot, group_id, user.id):
             await message.reply_text(texts.t("bot.join_members_only"))
+            return
+        if await group.seated_too_often(context, user.id):
+            await message.reply_text(group.too_many_games(texts))
             return
     error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
     if error is None or error == "already_joined":  # the creator is seated already
