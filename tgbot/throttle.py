@@ -5,8 +5,10 @@ Telegram's limits are the bot's, not a user's: one user pressing a button 200 ti
 few seconds would otherwise spend them all (200 pictures redrawn and uploaded) and stall
 every other game. A user — or a chat — sending faster than people play is answered with
 a quiet "slow down" (a press's answer; for a command, once until they may again) and
-nothing else happens. The counts live in :mod:`infra.ratelimit`'s windows: in Redis when
-the bot has one (every instance counts in the same windows), else in this process.
+nothing else happens. A chat's limit sheds only its heaviest senders: while the chat's
+window is full, a member sending no more than :data:`LIGHT` still gets through. The
+counts live in :mod:`infra.ratelimit`'s windows: in Redis when the bot has one (every
+instance counts in the same windows), else in this process.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ log = logging.getLogger(__name__)
 PREFIX: Final = "saboteur:throttle"
 PER_USER: Final = Window(12, 6.0)
 PER_CHAT: Final = Window(40, 6.0)
+# While a chat's window is full, what each of its members may still send: someone pressing
+# now and then gets through; the few flooding it are shed.
+LIGHT: Final = Window(4, 6.0)
 TOLD: Final = 4096  # users told to slow down, remembered so a flood is told once
 
 
@@ -43,6 +48,7 @@ class Limits:
 
     per_user: Window = PER_USER
     per_chat: Window = PER_CHAT
+    light: Window = LIGHT
 
 
 class Throttle:
@@ -65,11 +71,19 @@ class Throttle:
         An update refused is not counted (a flood does not lengthen its own wait). While
         Redis fails, this process counts (:class:`~infra.ratelimit.Fallback`): a flood is
         never let through because the backend is busy or gone."""
-        windows = [(f"user:{user_id}", self.limits.per_user)]
-        if chat_id is not None and chat_id != user_id:
-            windows.append((f"chat:{chat_id}", self.limits.per_chat))
-        verdict = await self.backend.try_acquire(windows)
-        return verdict.wait <= 0
+        user = (f"user:{user_id}", self.limits.per_user)
+        if chat_id is None or chat_id == user_id:
+            return (await self.backend.try_acquire([user])).wait <= 0
+        chat = f"chat:{chat_id}"
+        verdict = await self.backend.try_acquire([user, (chat, self.limits.per_chat)])
+        if verdict.wait <= 0:
+            return True
+        if verdict.key != chat:
+            return False  # this user's own window is full
+        # The chat is full: the chat limit sheds only those sending more than a member
+        # does now and then, counted per member of this chat.
+        light = (f"light:{chat_id}:{user_id}", self.limits.light)
+        return (await self.backend.try_acquire([user, light])).wait <= 0
 
     def tell(self, user_id: int) -> bool:
         """Whether a refused user should be told to slow down now (once per window)."""
@@ -96,7 +110,11 @@ def limits_of(presses: int, chat_presses: int, seconds: float) -> Limits:
     """The limits THROTTLE_PRESSES, THROTTLE_CHAT_PRESSES and THROTTLE_SECONDS say (a
     0 leaves that count unlimited in practice)."""
     unlimited = 2**31
-    return Limits(Window(presses or unlimited, seconds), Window(chat_presses or unlimited, seconds))
+    return Limits(
+        Window(presses or unlimited, seconds),
+        Window(chat_presses or unlimited, seconds),
+        Window(LIGHT.count, seconds),
+    )
 
 
 # The kinds of update asked of Telegram: the ones :func:`acted_on` lets through.

@@ -11,7 +11,7 @@ from infra.ratelimit import MemoryBackend, RedisBackend, Window
 from tgbot.edits import ShownEdits
 from tgbot.throttle import PREFIX, Limits, Throttle, throttle_for
 
-LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0))
+LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0), light=Window(1, 60.0))
 
 
 async def test_on_redis_every_instance_counts_in_the_same_windows(redis_url: str) -> None:
@@ -20,8 +20,10 @@ async def test_on_redis_every_instance_counts_in_the_same_windows(redis_url: str
     try:
         allowed = [await (one if i % 2 else other).allow(7, -100) for i in range(5)]
         assert allowed == [True, True, True, False, False]
-        # Another user in the same chat: the chat's window has room for two more.
-        assert [await other.allow(8, -100) for _ in range(3)] == [True, True, False]
+        # Another user in the same chat: the chat's window has room for two more, then
+        # the chat is full and only a light sender's one more goes.
+        assert [await other.allow(8, -100) for _ in range(4)] == [True, True, True, False]
+        assert [await one.allow(9, -100) for _ in range(2)] == [True, False]
     finally:
         for throttle in (one, other):
             await throttle.backend.close()  # type: ignore[attr-defined]
@@ -101,3 +103,19 @@ async def test_while_redis_fails_the_process_counts_and_says_so_once(
         assert len(failed) == 1 and failed[0].exc_info is None
     finally:
         await throttle.backend.close()  # type: ignore[attr-defined]
+
+
+async def test_a_few_flooding_a_chat_do_not_get_a_member_pressing_now_and_then_refused() -> None:
+    now = [0.0]
+    throttle = Throttle(MemoryBackend(clock=lambda: now[0]), Limits(), clock=lambda: now[0])
+    flooders, member, chat = range(1, 7), 100, -100
+    refused, flood_allowed = [], 0
+    for step in range(16):  # six users press every 0.5 s for 8 s
+        now[0] = step * 0.5
+        for user in flooders:
+            flood_allowed += await throttle.allow(user, chat)
+        if step % 4 == 1:  # the member, every 2 s
+            refused += [] if await throttle.allow(member, chat) else [now[0]]
+
+    assert refused == []
+    assert flood_allowed < 6 * 16  # the flood is still shed
