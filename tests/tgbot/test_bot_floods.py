@@ -29,6 +29,7 @@ from tests.tgbot.test_bot_attacks import (
     with_stranger,
 )
 from tgbot.handlers.group import MAX_OPEN_GAMES
+from tgbot.texts import Texts
 from tgbot.throttle import PREFIX as THROTTLE_PREFIX
 from tgbot.throttle import Throttle
 
@@ -193,3 +194,15 @@ async def test_one_person_sits_in_at_most_five_open_games_and_is_told_why(db: st
             assert not any(a.get("show_alert") for a in answers[:-1])
             assert answers[-1].get("show_alert")
             assert "already in 5 games at once" in answers[-1]["text"]
+
+
+async def test_a_press_without_data_is_answered_not_valid(db: str) -> None:
+    async with FakeBotAPI() as api:
+        with_stranger(api)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            message = api.last_message(STRANGER)["message_id"]
+
+            answer = await press_and_wait(api, app, STRANGER, STRANGER, message, "")
+
+            assert answer["text"] == Texts("en").t("error.forged_button")
