@@ -50,6 +50,7 @@ from tgbot.handlers import (
     seats,
     timezone,
 )
+from tgbot.outage import OUTAGE, unreachable
 from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
@@ -185,6 +186,9 @@ async def on_error(update: object, context: BotContext) -> None:
         return
     if isinstance(error, Forbidden):
         log.info("forbidden: %s", error)
+        return
+    if error is not None and unreachable(error):  # said once per outage, with a count
+        OUTAGE.failure(error)
         return
     log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=error)
     if isinstance(update, Update) and update.callback_query is not None:

@@ -4,6 +4,8 @@ the work people playing ask of it, no more, and answers the rest plainly."""
 from __future__ import annotations
 
 import itertools
+import logging
+import re
 from typing import Any
 
 import pytest
@@ -206,3 +208,30 @@ async def test_a_press_without_data_is_answered_not_valid(db: str) -> None:
             answer = await press_and_wait(api, app, STRANGER, STRANGER, message, "")
 
             assert answer["text"] == Texts("en").t("error.forged_button")
+
+
+async def test_cut_from_telegram_the_bot_says_so_once_and_counts_the_failed_presses(
+    db: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with FakeBotAPI() as api:
+        with_stranger(api)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            message = api.last_message(STRANGER)["message_id"]
+            api.fail_next("answerCallbackQuery", 502, "Bad Gateway", times=10)
+            caplog.clear()
+
+            for _ in range(10):
+                api.press(STRANGER, STRANGER, message, "x")
+            await settle(api, app)
+            answer = await press_and_wait(api, app, STRANGER, STRANGER, message, "x")
+
+            assert answer["text"] == Texts("en").t("error.forged_button")
+            warned = [r.getMessage() for r in caplog.records if r.name == "tgbot.outage"]
+            # Opened and closed once (or a few times, when a poll for updates is answered
+            # between two failures), every failure counted once.
+            opened = [w for w in warned if "unreachable" in w]
+            counts = [int(n) for n in re.findall(r"(\d+) updates failed", " ".join(warned))]
+            assert warned[0] in opened and len(warned) == 2 * len(opened) < 10
+            assert sum(counts) == 10
+            assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
