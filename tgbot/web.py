@@ -278,6 +278,39 @@ def web_app(
     )
 
 
+def server_config(
+    app: Any, settings: Settings, *, host: str = "0.0.0.0", port: int | None = None, **bounds: Any
+) -> Any:
+    """uvicorn's configuration for the web process: its connections bounded
+    (:mod:`tgbot.connections`; ``bounds``: :func:`~tgbot.connections.bounded_protocol`'s
+    options, ``max_connections`` among them)."""
+    import uvicorn
+
+    from tgbot.connections import (
+        HEADER_BYTES,
+        KEEP_ALIVE_SECONDS,
+        bounded_protocol,
+        connection_limit,
+    )
+
+    limit = bounds.pop("max_connections", None) or connection_limit()
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=settings.listen_port if port is None else port,
+        lifespan="on",
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        http=bounded_protocol(limit, **bounds),
+        # uvicorn's own bound answers 503 from it on: the protocol closes connections
+        # beyond ``limit`` first, so this holds only requests (tasks) past them.
+        limit_concurrency=limit + 1,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        h11_max_incomplete_event_size=HEADER_BYTES,
+    )
+
+
 def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
     """Run the web process until SIGTERM or SIGINT: the bot by webhook on PORT (else
     WEBHOOK_PORT), announcing from this process too, with the Mini App and ``routes``
@@ -294,16 +327,7 @@ def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
 
     try:
         app = web_app(services, settings, routes=routes, readiness=readiness)
-        config = uvicorn.Config(
-            app,
-            host="0.0.0.0",
-            port=settings.listen_port,
-            lifespan="on",
-            log_level=settings.log_level.lower(),
-            access_log=False,
-            timeout_graceful_shutdown=GRACEFUL_SECONDS,
-        )
-        server = uvicorn.Server(config)
+        server = uvicorn.Server(server_config(app, settings))
         server.run()
         return 0 if server.started else 1
     finally:
