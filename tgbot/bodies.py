@@ -30,6 +30,12 @@ class Unreadable(ValueError):
         super().__init__(reason)
         self.status = status
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """The refusal's headers: a body too large to read ends the connection, so the
+        rest of it is not received either."""
+        return {"Connection": "close"} if self.status == 413 else {}
+
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The body of ``request``, at most ``limit`` bytes (else :class:`Unreadable`, 413)."""

@@ -129,7 +129,8 @@ def create_web_app(
             update = Update.de_json(data, application.bot)
         except Unreadable as error:
             log.warning("unreadable update: %s", error)
-            return JSONResponse({"error": "not an update"}, status_code=error.status)
+            body = {"error": "not an update"}
+            return JSONResponse(body, status_code=error.status, headers=error.headers)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
             log.warning("unreadable update: %s: %s", type(error).__name__, error)
             return JSONResponse({"error": "not an update"}, status_code=400)

@@ -159,7 +159,8 @@ class MiniApp:
             log.warning("refused a move: %s", error)
             texts = Texts(_claimed_language(request.headers.get("authorization", "")[4:]))
             refusal = {"code": "forged_button", "error": error_text(texts, "forged_button")}
-            return JSONResponse(refusal, status_code=error.status, headers=NO_STORE)
+            headers = {**NO_STORE, **error.headers}
+            return JSONResponse(refusal, status_code=error.status, headers=headers)
         opened = await self._open(request)
         if isinstance(opened, Response):
             return opened
