@@ -16,7 +16,10 @@ then the instance announcing the first game is killed (SIGKILL) and started agai
 once, the players going on:
 
 - restart to first announcement: from the kill to the first prompt that reaches a chat
-  for a decision opened after the kill.
+  for a decision opened after the kill;
+- the wait for a prompt after the fault, p50 / p99 / max over every decision whose
+  prompt reached a chat in the 15 s after the kill: from the decision opening (or the
+  kill, for one it left unannounced) to its prompt reaching the chat.
 
 The counts are printed side by side.
 """
@@ -39,6 +42,7 @@ REDIS = os.environ.get(
     "BENCH_REDIS_URL", os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 )
 AFTER_KILL_SECONDS = 30.0  # bound on the first announcement after a kill
+AFTER_FAULT_SECONDS = 15.0  # how long the players go on after the kill, prompts timed
 
 
 def _quantile(ordered: list[float], q: float) -> float:
@@ -69,10 +73,11 @@ async def measure(
             played = await play(cluster.api, tables, seconds)
             elapsed = time.monotonic() - started
             calls = len(cluster.api.calls) - first_call
-            takeover = await _kill_and_restart(cluster, tables, played)
+            takeover, waits = await _kill_and_restart(cluster, tables, played)
         finally:
             await cluster.close()
     latencies = sorted(played.latencies)
+    waits.sort()
     return {
         "updates_per_second": played.answered / elapsed,
         "p50_ms": 1000 * _quantile(latencies, 0.5),
@@ -80,12 +85,21 @@ async def measure(
         "telegram_calls_per_second": calls / elapsed,
         "unanswered_presses": float(played.unanswered),
         "restart_to_first_announcement_s": takeover,
+        "prompt_wait_after_fault_p50_s": _quantile(waits, 0.5),
+        "prompt_wait_after_fault_p99_s": _quantile(waits, 0.99),
+        "prompt_wait_after_fault_max_s": waits[-1] if waits else float("nan"),
+        "decisions_after_fault": float(len(waits)),
     }
 
 
-async def _kill_and_restart(cluster: Cluster, tables: list[Any], played: Played) -> float:
-    """Kill the instance announcing the first game, start it again at once, keep playing:
-    seconds from the kill to the first prompt of a decision opened after it."""
+async def _kill_and_restart(
+    cluster: Cluster, tables: list[Any], played: Played
+) -> tuple[float, list[float]]:
+    """Kill the instance announcing the first game, start it again at once, keep playing
+    for :data:`AFTER_FAULT_SECONDS`: seconds from the kill to the first prompt of a
+    decision opened after it; and for every decision open in that time (the ones the
+    kill left unannounced included), seconds from when it opened (the kill, for those)
+    to its prompt reaching the chat."""
     assert cluster.engine is not None
     victim = cluster.holder_of(tables[0].game) or cluster.instances[0]
     with cluster.engine.connect() as conn:
@@ -103,15 +117,41 @@ async def _kill_and_restart(cluster: Cluster, tables: list[Any], played: Played)
         fresh = [s.at for s in seen if s.at > killed_at and s.version > before.get(s.game, 0)]
         return min(fresh) if fresh else None
 
-    game = asyncio.create_task(play(cluster.api, tables, AFTER_KILL_SECONDS, seed=2))
+    game = asyncio.create_task(play(cluster.api, tables, AFTER_FAULT_SECONDS, seed=2))
     try:
         at: float = await until(first_after, AFTER_KILL_SECONDS, every=0.02)
-    except AssertionError:
-        return float("nan")
+        await asyncio.wait_for(asyncio.shield(game), AFTER_KILL_SECONDS + AFTER_FAULT_SECONDS)
+    except (AssertionError, TimeoutError):
+        return float("nan"), []
     finally:
         game.cancel()
         await asyncio.gather(game, restart, return_exceptions=True)
-    return at - killed_at
+    return at - killed_at, _waits_after(cluster, before, killed_at)
+
+
+def _waits_after(cluster: Cluster, before: dict[str, int], killed_at: float) -> list[float]:
+    """For each decision whose prompt first reached a chat after ``killed_at``: seconds
+    from when it opened (its event recorded; the kill, when that was earlier) to then."""
+    assert cluster.engine is not None
+    first: dict[tuple[str, int], float] = {}
+    shown_before = {(s.game, s.version) for s in cluster.api.seen if s.at <= killed_at}
+    for seen in cluster.api.seen:
+        key = (seen.game, seen.version)
+        after = seen.at > killed_at and seen.version >= before.get(seen.game, 0)
+        if after and key not in shown_before:
+            first[key] = min(first.get(key, seen.at), seen.at)
+    with cluster.engine.connect() as conn:
+        recorded = {
+            (stream, version): at.timestamp()
+            for stream, version, at in conn.execute(
+                text("SELECT stream_id, version, recorded_at FROM events")
+            ).tuples()
+        }
+    return [
+        at - max(killed_at, recorded.get(key, killed_at))
+        for key, at in first.items()
+        if at - max(killed_at, recorded.get(key, killed_at)) >= 0
+    ]
 
 
 def run(counts: list[int], games: int, seconds: float) -> dict[str, dict[str, float]]:

@@ -91,7 +91,7 @@ def _app_or_exit() -> Celery:
         redaction.install(settings)  # before the worker or beat logs anything
         return create_app(settings)
     except ConfigurationError as error:
-        print(f"celery: {error}", file=sys.stderr)
+        print(f"celery: {redaction.redact(str(error))}", file=sys.stderr)
         raise SystemExit(2) from None
 
 

@@ -10,7 +10,9 @@ Changing, removing or inserting an event of a stream (with the immutability trig
 bypassed by the tables' owner) breaks the chain there: :func:`check` names the first
 version where it breaks and why. Removing a stream's last events cannot show in the
 chain itself; the versions' count does, against anything that saw them (a reply sent,
-an export, a replay).
+an export, a replay). Nor can an edit whose author seals every later hash anew: the
+hash is unkeyed, so the chain catches mistakes and partial restores, not an owner who
+means it (backups or exports kept elsewhere do).
 """
 
 from __future__ import annotations

@@ -173,13 +173,24 @@ return {0, 0}
 """
 
 
-class RedisBackend:
-    """The windows in Redis, shared by every instance of the bot."""
+# Connections to Redis per backend, and how long a call waits for one. The pool waits
+# rather than fails: a flood of updates (python-telegram-bot handles 256 at once) queues
+# for a connection instead of being let through uncounted.
+CONNECTIONS: Final = 32
+CONNECTION_WAIT: Final = 10.0
 
-    def __init__(self, url: str, prefix: str = PREFIX) -> None:
+
+class RedisBackend:
+    """The windows in Redis, shared by every instance of the bot, on a pool of at most
+    ``connections`` that callers wait for."""
+
+    def __init__(self, url: str, prefix: str = PREFIX, *, connections: int = CONNECTIONS) -> None:
         import redis.asyncio
 
-        self.client: Any = redis.asyncio.Redis.from_url(url)
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            url, max_connections=connections, timeout=CONNECTION_WAIT
+        )
+        self.client: Any = redis.asyncio.Redis(connection_pool=pool)
         self.prefix = prefix
         self._script = self.client.register_script(_ACQUIRE)
         self._me = uuid.uuid4().hex[:12]
@@ -203,6 +214,65 @@ class RedisBackend:
         await self.client.aclose()
 
 
+class Fallback:
+    """A shared backend, and this process's windows while it fails (Redis unreachable,
+    flushed mid-call, out of connections): the count goes on here, per instance, rather
+    than nothing being counted at all. One warning when it starts failing, one with the
+    number of calls counted here when it answers again."""
+
+    def __init__(self, shared: Backend, what: str) -> None:
+        self.shared = shared
+        self.what = what
+        self.local = MemoryBackend()
+        self.failed = 0  # calls counted here since the shared backend last answered
+
+    async def try_acquire(self, windows: Sequence[tuple[str, Window]]) -> Verdict:
+        try:
+            verdict = await self.shared.try_acquire(windows)
+        except Exception as error:
+            self._failing(error)
+            return self.local.check(windows)
+        self._answering()
+        return verdict
+
+    async def block(self, key: str, seconds: float) -> None:
+        await self.local.block(key, seconds)
+        try:
+            await self.shared.block(key, seconds)
+        except Exception as error:
+            self._failing(error)
+
+    def _failing(self, error: Exception) -> None:
+        if not self.failed:
+            log.warning(
+                "%s backend failed (%s: %s); counting in this process until it answers",
+                self.what,
+                type(error).__name__,
+                error,
+            )
+        self.failed += 1
+
+    def _answering(self) -> None:
+        if self.failed:
+            log.warning(
+                "%s backend answers again; %d calls were counted in this process",
+                self.what,
+                self.failed,
+            )
+            self.failed = 0
+
+    async def close(self) -> None:
+        close = getattr(self.shared, "close", None)
+        if close is not None:
+            await close()
+
+
+def shared(backend: Backend, what: str) -> Backend:
+    """``backend`` with this process's windows behind it (:class:`Fallback`), unless it
+    is this process's windows already."""
+    return backend if isinstance(backend, MemoryBackend | Fallback) else Fallback(backend, what)
+
+
 BOT_KEY: Final = "bot"
 
 
@@ -220,7 +290,7 @@ class RateLimiter:
     """Waits outgoing calls into Telegram's limits (see the module's docstring)."""
 
     def __init__(self, backend: Backend, limits: Limits | None = None) -> None:
-        self.backend = backend
+        self.backend = shared(backend, "rate limiter")
         self.limits = limits or Limits()
         self._queue: list[_Waiter] = []
         self._coalesced: dict[Hashable, _Waiter] = {}
@@ -318,11 +388,7 @@ class RateLimiter:
             if known:
                 pause = min(pause, max(known) - now)
                 continue
-            try:
-                verdict = await self.backend.try_acquire(windows)
-            except Exception:
-                log.warning("rate limiter backend failed; letting the call go", exc_info=True)
-                verdict = Verdict(0.0)
+            verdict = await self.backend.try_acquire(windows)
             if verdict.wait <= 0:
                 self._queue.remove(waiter)
                 heapq.heapify(self._queue)
@@ -339,5 +405,7 @@ class RateLimiter:
 def limiter(redis_url: str = "", limits: Limits | None = None) -> RateLimiter:
     """The bot's limiter: on Redis when ``redis_url`` is set (shared by every instance),
     else in this process."""
-    backend: Backend = RedisBackend(redis_url) if redis_url else MemoryBackend()
+    # One call at a time asks the windows (the dispatcher), and Telegram's retry_after
+    # blocks: a few connections are plenty.
+    backend: Backend = RedisBackend(redis_url, connections=4) if redis_url else MemoryBackend()
     return RateLimiter(backend, limits)

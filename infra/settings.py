@@ -42,8 +42,13 @@ def normalise_database_url(url: str) -> str:
             url = "postgresql+psycopg://" + url[len(prefix) :]
     try:
         parsed: URL = make_url(url)
-    except ArgumentError as error:
-        raise ConfigurationError(f"DATABASE_URL {url!r} is not a database URL") from error
+    except ArgumentError:
+        # Not the URL itself: a mistyped one ("postgres//user:password@db") is no URL a
+        # redaction recognises, and its password would reach the terminal or a log.
+        raise ConfigurationError(
+            "DATABASE_URL is not a database URL (postgresql://user:password@host/name"
+            " or sqlite:///path)"
+        ) from None
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise ConfigurationError(
             f"DATABASE_URL must be sqlite:// or postgresql://, not {parsed.drivername}://"

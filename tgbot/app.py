@@ -50,6 +50,7 @@ from tgbot.handlers import (
     seats,
     timezone,
 )
+from tgbot.outage import OUTAGE, unreachable
 from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
@@ -186,6 +187,9 @@ async def on_error(update: object, context: BotContext) -> None:
     if isinstance(error, Forbidden):
         log.info("forbidden: %s", error)
         return
+    if error is not None and unreachable(error):  # said once per outage, with a count
+        OUTAGE.failure(error)
+        return
     log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=error)
     if isinstance(update, Update) and update.callback_query is not None:
         with contextlib.suppress(TelegramError):
@@ -282,7 +286,7 @@ def run_bot(settings: Settings) -> int:
     services = bootstrap(settings)
     app = build_application(services, settings)
     try:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        app.run_polling(allowed_updates=list(throttle.UPDATES))
     finally:
         services.close()
     return 0

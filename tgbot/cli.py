@@ -292,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except ConfigurationError as error:
-        print(f"saboteur-bot: {error}", file=sys.stderr)
+        print(f"saboteur-bot: {redaction.redact(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -158,13 +158,14 @@ class BotServices:
                 .limit(1)
             ).scalar()
 
-    def games_of(self, user_id: int) -> list[str]:
-        """The games being played with ``user_id`` seated, newest first."""
+    def games_of(self, user_id: int, statuses: tuple[str, ...] = ("playing",)) -> list[str]:
+        """The games being played (or in ``statuses``) with ``user_id`` seated, newest
+        first."""
         self.projector.catch_up()
         with reader(self.store.engine) as conn:
             rows = conn.execute(
                 select(games.c.stream_id, games.c.players)
-                .where(games.c.status == "playing")
+                .where(games.c.status.in_(statuses))
                 .order_by(games.c.created_at.desc())
             ).all()
         return [
@@ -172,6 +173,10 @@ class BotServices:
             for row in rows
             if any(isinstance(p, dict) and p.get("id") == user_id for p in row.players or ())
         ]
+
+    def open_games_of(self, user_id: int) -> int:
+        """In how many games ``user_id`` is seated, lobbies and running games alike."""
+        return len(self.games_of(user_id, ACTIVE))
 
     def forget_game(self, game_id: str) -> None:
         """The game ended: what memory holds of it goes (all of it can be read again)."""

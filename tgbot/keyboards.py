@@ -101,6 +101,7 @@ RUNNING_ACTIONS: Final = frozenset({STOP, KEEP})
 PROMPT_ACTIONS: Final = frozenset(
     {MENU, CARD, PLACE, ACT, PASS_MENU, PASS, REMOVE_MENU, REMOVE, GOLD, THEFT, LEGEND}
 )
+LEAVE_ANSWERS: Final = frozenset({LEAVE_YES, LEAVE_NO})  # the leave question's answers
 SEAT_ACTIONS: Final = frozenset({LEAVE_YES, LEAVE_NO, HAND_OVER})
 CHOOSER_ACTIONS: Final = frozenset({SEAT_PICK, SEATS_CLOSE})  # the chooser's own buttons
 HANDING_ACTIONS: Final = frozenset({SEATS_MENU, *CHOOSER_ACTIONS})

@@ -31,6 +31,8 @@ import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from tgbot.outage import OUTAGE
+
 if TYPE_CHECKING:
     from telegram._utils.types import ODVInput
 
@@ -150,11 +152,14 @@ class AiohttpRequest(BaseRequest):
                 proxy=self._proxy(url),
                 allow_redirects=False,  # as httpx: a redirect is an answer, not followed
             ) as response:
-                return response.status, await response.read()
+                body = await response.read()
         except TimeoutError as error:
             raise TimedOut from error
         except aiohttp.ClientError as error:
             raise NetworkError(f"aiohttp.{error.__class__.__name__}: {error}") from error
+        if response.status < 500:  # Telegram itself answered: reachable
+            OUTAGE.answered()
+        return response.status, body
 
     def _proxy(self, url: str) -> str | None:
         """The environment's proxy for ``url``'s scheme and host, if any (looked up once)."""

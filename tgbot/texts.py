@@ -146,9 +146,24 @@ def is_symmetric(kind: str) -> bool:
     return sorted(spec.segments) == sorted(rotate(s) for s in spec.segments)
 
 
+# Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): in a
+# name they serve only to reverse the rest of the line it is shown in.
+BIDI_CONTROLS: Final = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+def unbidi(text: str) -> str:
+    """``text`` without bidirectional controls: a name that reorders nothing around it.
+
+    >>> unbidi("Eve\u202etxet")
+    'Evetxet'
+    """
+    return text.translate(BIDI_CONTROLS)
+
+
 def esc(text: str) -> str:
-    """A user-supplied string made safe for HTML parse mode."""
-    return html.escape(text, quote=False)
+    """A user-supplied string made safe for HTML parse mode (and for the line it is in:
+    no bidirectional controls)."""
+    return html.escape(unbidi(text), quote=False)
 
 
 def short(name: str, limit: int = NAME_LIMIT) -> str:
@@ -157,6 +172,7 @@ def short(name: str, limit: int = NAME_LIMIT) -> str:
     >>> short("Bartholomew Featherstonehaugh-Smythe")
     'Bartholomew Featherston…'
     """
+    name = unbidi(name)
     return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
 
 

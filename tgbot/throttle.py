@@ -5,8 +5,10 @@ Telegram's limits are the bot's, not a user's: one user pressing a button 200 ti
 few seconds would otherwise spend them all (200 pictures redrawn and uploaded) and stall
 every other game. A user — or a chat — sending faster than people play is answered with
 a quiet "slow down" (a press's answer; for a command, once until they may again) and
-nothing else happens. The counts live in :mod:`infra.ratelimit`'s windows: in Redis when
-the bot has one (every instance counts in the same windows), else in this process.
+nothing else happens. A chat's limit sheds only its heaviest senders: while the chat's
+window is full, a member sending no more than :data:`LIGHT` still gets through. The
+counts live in :mod:`infra.ratelimit`'s windows: in Redis when the bot has one (every
+instance counts in the same windows), else in this process.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from infra.lru import LRU
-from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window
+from infra.ratelimit import Backend, MemoryBackend, RedisBackend, Window, shared
 from tgbot import gateway
 from tgbot.texts import Texts
 
@@ -32,6 +34,9 @@ log = logging.getLogger(__name__)
 PREFIX: Final = "saboteur:throttle"
 PER_USER: Final = Window(12, 6.0)
 PER_CHAT: Final = Window(40, 6.0)
+# While a chat's window is full, what each of its members may still send: someone pressing
+# now and then gets through; the few flooding it are shed.
+LIGHT: Final = Window(4, 6.0)
 TOLD: Final = 4096  # users told to slow down, remembered so a flood is told once
 
 
@@ -42,6 +47,7 @@ class Limits:
 
     per_user: Window = PER_USER
     per_chat: Window = PER_CHAT
+    light: Window = LIGHT
 
 
 class Throttle:
@@ -54,23 +60,29 @@ class Throttle:
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.backend = backend
+        self.backend = shared(backend, "throttle")
         self.limits = limits or Limits()
         self.clock = clock
         self._told: LRU[int, float] = LRU(TOLD)  # user -> until when they were told
 
     async def allow(self, user_id: int, chat_id: int | None) -> bool:
         """Count one update of ``user_id`` in ``chat_id``: True when it may be handled.
-        An update refused is not counted (a flood does not lengthen its own wait)."""
-        windows = [(f"user:{user_id}", self.limits.per_user)]
-        if chat_id is not None and chat_id != user_id:
-            windows.append((f"chat:{chat_id}", self.limits.per_chat))
-        try:
-            verdict = await self.backend.try_acquire(windows)
-        except Exception:  # a throttle that cannot count lets everyone through
-            log.warning("throttle backend failed; letting the update through", exc_info=True)
+        An update refused is not counted (a flood does not lengthen its own wait). While
+        Redis fails, this process counts (:class:`~infra.ratelimit.Fallback`): a flood is
+        never let through because the backend is busy or gone."""
+        user = (f"user:{user_id}", self.limits.per_user)
+        if chat_id is None or chat_id == user_id:
+            return (await self.backend.try_acquire([user])).wait <= 0
+        chat = f"chat:{chat_id}"
+        verdict = await self.backend.try_acquire([user, (chat, self.limits.per_chat)])
+        if verdict.wait <= 0:
             return True
-        return verdict.wait <= 0
+        if verdict.key != chat:
+            return False  # this user's own window is full
+        # The chat is full: the chat limit sheds only those sending more than a member
+        # does now and then, counted per member of this chat.
+        light = (f"light:{chat_id}:{user_id}", self.limits.light)
+        return (await self.backend.try_acquire([user, light])).wait <= 0
 
     def tell(self, user_id: int) -> bool:
         """Whether a refused user should be told to slow down now (once per window)."""
@@ -97,18 +109,42 @@ def limits_of(presses: int, chat_presses: int, seconds: float) -> Limits:
     """The limits THROTTLE_PRESSES, THROTTLE_CHAT_PRESSES and THROTTLE_SECONDS say (a
     0 leaves that count unlimited in practice)."""
     unlimited = 2**31
-    return Limits(Window(presses or unlimited, seconds), Window(chat_presses or unlimited, seconds))
+    return Limits(
+        Window(presses or unlimited, seconds),
+        Window(chat_presses or unlimited, seconds),
+        Window(LIGHT.count, seconds),
+    )
+
+
+# The kinds of update asked of Telegram: the ones :func:`acted_on` lets through.
+UPDATES: Final = (Update.MESSAGE, Update.CALLBACK_QUERY, Update.CHAT_MEMBER)
+
+
+def acted_on(update: Update) -> bool:
+    """Whether the bot acts on this kind of update at all: a press, a new message, a
+    change of a group's members. An edited message is not a new command (editing
+    ``/rules`` sixty times is not sixty requests), so it is ignored, as most bots do; so
+    are channel posts, reactions, the bot's own membership and everything else."""
+    return (
+        update.callback_query is not None
+        or update.message is not None
+        or update.chat_member is not None
+    )
 
 
 def counted(update: Update) -> bool:
     """Whether the update asks the bot to do something: a press, a command, anything
-    written in private. (Group chatter the bot sees as an admin is not its business.)"""
+    sent in private (a sticker too). Group chatter the bot sees as an admin is not its
+    business; a group's members changing are facts Telegram reports, not requests, and
+    are never dropped."""
     if update.callback_query is not None:
         return True
     message = update.message
-    if message is None or message.text is None:
+    if message is None:
         return False
-    return message.chat.type == "private" or message.text.startswith("/")
+    if message.chat.type == "private":
+        return True
+    return message.text is not None and message.text.startswith("/")
 
 
 class _Services(Protocol):
@@ -127,7 +163,10 @@ class _Context(Protocol):
 
 
 async def on_update(update: Update, context: _Context) -> None:
-    """Let the update through, or answer "slow down" and stop it here."""
+    """Let the update through, or answer "slow down" and stop it here; an update of a
+    kind the bot does not act on (:func:`acted_on`) stops here too, answered nothing."""
+    if not acted_on(update):
+        raise ApplicationHandlerStop
     throttle = context.services.throttle
     user = update.effective_user
     if throttle is None or user is None or not counted(update):

@@ -25,10 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -40,6 +39,8 @@ from telegram.error import TelegramError
 
 from infra.settings import Settings, webhook_secret
 from tgbot import gateway
+from tgbot.bodies import UPDATE_BYTES, Unreadable, read_json
+from tgbot.throttle import UPDATES
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +121,19 @@ def create_web_app(
         if state["stopping"]:
             return JSONResponse({"error": "shutting down"}, status_code=503)
         try:
-            data = json.loads(await request.body())
+            data = await read_json(request, UPDATE_BYTES)
             if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-                raise ValueError("no update_id")
+                raise Unreadable("no update_id")
+            missing = incomplete(data)
+            if missing:
+                raise Unreadable(missing)
             update = Update.de_json(data, application.bot)
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
+        except Unreadable as error:
             log.warning("unreadable update: %s", error)
+            body = {"error": "not an update"}
+            return JSONResponse(body, status_code=error.status, headers=error.headers)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+            log.warning("unreadable update: %s: %s", type(error).__name__, error)
             return JSONResponse({"error": "not an update"}, status_code=400)
         await application.update_queue.put(update)
         return Response(status_code=200)
@@ -171,13 +179,54 @@ def create_web_app(
     return web
 
 
+# The updates that carry a message, each of which Telegram always sends with its chat.
+MESSAGES: Final = (
+    "message",
+    "edited_message",
+    "channel_post",
+    "edited_channel_post",
+    "business_message",
+    "edited_business_message",
+)
+
+
+def incomplete(data: Mapping[str, Any]) -> str:
+    """What an update lacks that Telegram always sends ("" when nothing): a message's
+    chat, a press's or a member change's user and chat. The handlers rely on them.
+
+    >>> incomplete({"update_id": 1, "message": {"message_id": 1, "date": 0}})
+    'a message without a chat'
+    >>> incomplete({"update_id": 1, "callback_query": {"id": "1", "from": {"id": 5}}})
+    ''
+    """
+
+    def has_id(value: Any) -> bool:
+        return isinstance(value, Mapping) and isinstance(value.get("id"), int)
+
+    for kind in MESSAGES:
+        message = data.get(kind)
+        if message is not None and not (
+            isinstance(message, Mapping) and has_id(message.get("chat"))
+        ):
+            return f"a {kind} without a chat"
+    query = data.get("callback_query")
+    if query is not None and not (isinstance(query, Mapping) and has_id(query.get("from"))):
+        return "a callback_query without a user"
+    member = data.get("chat_member")
+    if member is not None and not (
+        isinstance(member, Mapping) and has_id(member.get("chat")) and has_id(member.get("from"))
+    ):
+        return "a chat_member without a chat or a user"
+    return ""
+
+
 async def _set_webhook(application: Any, settings: Settings) -> None:
     try:
         await gateway.register_webhook(
             application.bot,
             webhook_url(settings),
             secret_token=webhook_secret(settings.secrets[0]),
-            allowed_updates=Update.ALL_TYPES,
+            allowed_updates=list(UPDATES),
         )
     except TelegramError:
         # Another instance set it, or will: updates keep coming to the same URL.
@@ -232,6 +281,39 @@ def web_app(
     )
 
 
+def server_config(
+    app: Any, settings: Settings, *, host: str = "0.0.0.0", port: int | None = None, **bounds: Any
+) -> Any:
+    """uvicorn's configuration for the web process: its connections bounded
+    (:mod:`tgbot.connections`; ``bounds``: :func:`~tgbot.connections.bounded_protocol`'s
+    options, ``max_connections`` among them)."""
+    import uvicorn
+
+    from tgbot.connections import (
+        HEADER_BYTES,
+        KEEP_ALIVE_SECONDS,
+        bounded_protocol,
+        connection_limit,
+    )
+
+    limit = bounds.pop("max_connections", None) or connection_limit()
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=settings.listen_port if port is None else port,
+        lifespan="on",
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+        http=bounded_protocol(limit, **bounds),
+        # uvicorn's own bound answers 503 from it on: the protocol closes connections
+        # beyond ``limit`` first, so this holds only requests (tasks) past them.
+        limit_concurrency=limit + 1,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        h11_max_incomplete_event_size=HEADER_BYTES,
+    )
+
+
 def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
     """Run the web process until SIGTERM or SIGINT: the bot by webhook on PORT (else
     WEBHOOK_PORT), announcing from this process too, with the Mini App and ``routes``
@@ -248,16 +330,7 @@ def serve(settings: Settings, routes: Sequence[BaseRoute] = ()) -> int:
 
     try:
         app = web_app(services, settings, routes=routes, readiness=readiness)
-        config = uvicorn.Config(
-            app,
-            host="0.0.0.0",
-            port=settings.listen_port,
-            lifespan="on",
-            log_level=settings.log_level.lower(),
-            access_log=False,
-            timeout_graceful_shutdown=GRACEFUL_SECONDS,
-        )
-        server = uvicorn.Server(config)
+        server = uvicorn.Server(server_config(app, settings))
         server.run()
         return 0 if server.started else 1
     finally:

@@ -82,3 +82,28 @@ def test_alembic_refuses_an_empty_url_instead_of_migrating_the_default_database(
 
     assert "-x url=" in line
     assert list(tmp_path.iterdir()) == []  # no ./saboteur.db was made and migrated
+
+
+PASSWORD = "hunter2-not-for-logs"
+
+
+@pytest.mark.parametrize(
+    ("argv", "variable", "value"),
+    [
+        (["verify"], "DATABASE_URL", f"postgres//u:{PASSWORD}@db/app"),
+        (["migrate"], "MIGRATION_DATABASE_URL", f"postgres//u:{PASSWORD}@db/app"),
+        (["migrate"], "DATABASE_URL", f"mysql://u:{PASSWORD}@db/app"),
+        (["worker"], "DATABASE_URL", f"postgres//u:{PASSWORD}@db/app"),
+        (["current"], "DATABASE_URL", f"postgres//u:{PASSWORD}@db/app"),
+    ],
+    ids=["verify", "migrate", "another kind of database", "celery", "alembic"],
+)
+def test_a_mistyped_database_url_is_named_without_its_password(
+    tmp_path: Path, argv: list[str], variable: str, value: str
+) -> None:
+    program = {"current": ALEMBIC, "worker": CELERY}.get(argv[0], SABOTEUR_BOT)
+
+    result = run([*program, *argv], tmp_path, **{variable: value})
+
+    assert variable in one_line(result)
+    assert PASSWORD not in result.stderr + result.stdout

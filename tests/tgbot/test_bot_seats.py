@@ -382,3 +382,26 @@ async def test_a_player_away_three_times_is_played_by_the_computer_until_they_pr
         await press(api, app, absent, absent, "I'm back")
         state, _ = services.load(game_id)
         assert state.handed_over == {} and absent not in state.away
+
+
+async def test_a_leave_answer_pressed_on_the_admins_cancel_question_changes_nothing_there(
+    db: str,
+) -> None:
+    leaver = PLAYERS[1]
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS) as (app, game_id):
+        api.send_text(GROUP, CREATOR, "/cancel")
+        await settle(api, app)
+        cancel_question, _ = labelled(api, GROUP, "No, play on")
+        api.send_text(GROUP, leaver, "/leave")
+        await settle(api, app)
+        _, stay = labelled(api, GROUP, "No, I stay")
+        before = bot_services(app).store.last_position()
+
+        answer = await press_and_wait(api, app, GROUP, leaver, cancel_question["message_id"], stay)
+
+        assert answer.get("show_alert") and "another message" in answer["text"]
+        assert api.messages[GROUP][cancel_question["message_id"]] == cancel_question
+        assert bot_services(app).store.last_position() == before
+        _, leave = labelled(api, GROUP, "Yes, leave")  # on another message: nothing either
+        await press_and_wait(api, app, GROUP, leaver, cancel_question["message_id"], leave)
+        assert bot_services(app).load(game_id)[0].handed_over == {}

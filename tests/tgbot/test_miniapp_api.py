@@ -4,6 +4,7 @@ means (version, legality, idempotency, the same refusals), live updates, languag
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -425,3 +426,43 @@ def test_the_news_keeps_each_events_lines_together_so_its_summary_is_a_headline(
     assert newest[0].startswith(f"{Icon.WINNERS.emoji} Game over! Winner"), news  # the headline
     assert newest[0].endswith(f": {winners}."), news
     assert len(newest) == 1 + len(state.gold)  # and everyone's gold under it
+
+
+async def test_a_body_larger_than_any_move_is_refused_before_it_is_read(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    player, move, version = first_move(served)
+    url = f"{served.page}api/game/{served.game}/move"
+    headers = auth(init_data(served.api, player, game=served.game))
+    padded = json.dumps(
+        {"version": version, "key": "tap-0001", "move": move, "pad": "x" * 5_000_000}
+    )
+
+    async def chunks() -> Any:  # streamed, with no length declared
+        for _ in range(1000):
+            yield b"x" * 5000
+
+    statuses = []
+    for data in (padded.encode(), chunks()):
+        async with served.http.post(url, data=data, headers=headers) as response:
+            statuses.append(response.status)
+            assert (await response.json())["code"] == "forged_button"
+
+    assert statuses == [413, 413]
+    assert served.state()[1] == version
+    refused = [r for r in caplog.records if "refused a move" in r.getMessage()]
+    assert len(refused) == 2 and not any(r.exc_info for r in caplog.records)
+
+
+async def test_a_move_nested_deeper_than_python_recurses_is_refused_as_forged(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    player, _, version = first_move(served)
+    url = f"{served.page}api/game/{served.game}/move"
+    headers = auth(init_data(served.api, player, game=served.game))
+
+    async with served.http.post(url, data=b"[" * 4000, headers=headers) as response:
+        assert response.status == 400
+        assert (await response.json())["code"] == "forged_button"
+    assert served.state()[1] == version
+    assert not any(r.exc_info for r in caplog.records)

@@ -3,13 +3,15 @@ every instance of the bot, else in the process."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from infra.ratelimit import MemoryBackend, Window
+from infra.ratelimit import MemoryBackend, RedisBackend, Window
 from tgbot.edits import ShownEdits
-from tgbot.throttle import Limits, Throttle, throttle_for
+from tgbot.throttle import PREFIX, Limits, Throttle, throttle_for
 
-LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0))
+LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0), light=Window(1, 60.0))
 
 
 async def test_on_redis_every_instance_counts_in_the_same_windows(redis_url: str) -> None:
@@ -18,8 +20,10 @@ async def test_on_redis_every_instance_counts_in_the_same_windows(redis_url: str
     try:
         allowed = [await (one if i % 2 else other).allow(7, -100) for i in range(5)]
         assert allowed == [True, True, True, False, False]
-        # Another user in the same chat: the chat's window has room for two more.
-        assert [await other.allow(8, -100) for _ in range(3)] == [True, True, False]
+        # Another user in the same chat: the chat's window has room for two more, then
+        # the chat is full and only a light sender's one more goes.
+        assert [await other.allow(8, -100) for _ in range(4)] == [True, True, True, False]
+        assert [await one.allow(9, -100) for _ in range(2)] == [True, False]
     finally:
         for throttle in (one, other):
             await throttle.backend.close()  # type: ignore[attr-defined]
@@ -71,3 +75,47 @@ async def test_without_redis_an_edit_is_trusted_only_briefly() -> None:
     assert await shown.claim((-1, 5), b"step 1")  # a flood of the same press
     now[0] = 100.0  # another instance may have edited it since: edited again
     assert not await shown.claim((-1, 5), b"step 1")
+
+
+@pytest.mark.parametrize("connections", [None, 2])
+async def test_a_thousand_simultaneous_presses_are_let_through_no_more_than_the_budget(
+    redis_url: str, connections: int | None
+) -> None:
+    # None: the pool the bot runs with; 2: one far smaller than the flood.
+    options = {} if connections is None else {"connections": connections}
+    throttle = Throttle(RedisBackend(redis_url, PREFIX, **options), LIMITS)
+    try:
+        allowed = await asyncio.gather(*(throttle.allow(7, -100) for _ in range(1000)))
+        assert sum(allowed) == LIMITS.per_user.count
+    finally:
+        await throttle.backend.close()  # type: ignore[attr-defined]
+
+
+async def test_while_redis_fails_the_process_counts_and_says_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    down = RedisBackend("redis://127.0.0.1:1/0")  # nothing listens there
+    throttle = Throttle(down, LIMITS)
+    try:
+        allowed = [await throttle.allow(7, -100) for _ in range(20)]
+        assert allowed == [True] * LIMITS.per_user.count + [False] * (20 - LIMITS.per_user.count)
+        failed = [r for r in caplog.records if "throttle backend failed" in r.getMessage()]
+        assert len(failed) == 1 and failed[0].exc_info is None
+    finally:
+        await throttle.backend.close()  # type: ignore[attr-defined]
+
+
+async def test_a_few_flooding_a_chat_do_not_get_a_member_pressing_now_and_then_refused() -> None:
+    now = [0.0]
+    throttle = Throttle(MemoryBackend(clock=lambda: now[0]), Limits(), clock=lambda: now[0])
+    flooders, member, chat = range(1, 7), 100, -100
+    refused, flood_allowed = [], 0
+    for step in range(16):  # six users press every 0.5 s for 8 s
+        now[0] = step * 0.5
+        for user in flooders:
+            flood_allowed += await throttle.allow(user, chat)
+        if step % 4 == 1:  # the member, every 2 s
+            refused += [] if await throttle.allow(member, chat) else [now[0]]
+
+    assert refused == []
+    assert flood_allowed < 6 * 16  # the flood is still shed

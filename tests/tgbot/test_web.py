@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -31,7 +32,7 @@ from tests.tgbot.miniapp_harness import auth, init_data, next_state
 from tgbot.app import LISTENER_KEY
 from tgbot.context import SERVICES_KEY, BotServices, game_id_for
 from tgbot.texts import Texts
-from tgbot.web import web_app, webhook_secret
+from tgbot.web import server_config, web_app, webhook_secret
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -145,6 +146,33 @@ async def test_a_body_that_is_no_update_is_refused_with_the_right_secret(db: str
 
             assert statuses == [400, 400, 400]
             assert not any(call.method == "sendMessage" for call in api.calls)
+
+
+async def test_what_telegram_never_sends_is_refused_with_one_line_and_no_traceback(
+    db: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    no_chat = {"update_id": 7, "message": {"message_id": 1, "date": 0, "text": "/start"}}
+    bodies = {
+        "larger than any update": b'{"update_id": 5, "pad": "' + b"x" * 2_000_000 + b'"}',
+        "nested 50,000 deep": b'{"update_id": 6, "message": ' + b"[" * 50_000 + b"}",
+        "a message without a chat": json.dumps(no_chat).encode(),
+    }
+    async with FakeBotAPI() as api:
+        port = free_port()
+        async with (
+            serving(web_settings(api, db, port), port) as url,
+            aiohttp.ClientSession() as session,
+        ):
+            headers = {"X-Telegram-Bot-Api-Secret-Token": webhook_secret(KEY)}
+            statuses = []
+            for body in bodies.values():
+                async with session.post(f"{url}/hook", data=body, headers=headers) as response:
+                    statuses.append(response.status)
+
+            assert statuses == [413, 400, 400]  # refused, so never handled
+            unreadable = [r for r in caplog.records if "unreadable update" in r.getMessage()]
+            assert len(unreadable) == len(bodies)
+            assert not any(r.exc_info or r.levelname == "ERROR" for r in caplog.records)
 
 
 async def test_updates_signed_with_the_previous_secret_key_still_count(db: str) -> None:
@@ -415,3 +443,63 @@ async def test_the_web_process_refuses_to_start_without_its_secret_or_url(
 
     assert process.returncode == 2
     assert says in output.decode() and "Traceback" not in output.decode()
+
+
+@contextlib.asynccontextmanager
+async def served_bounded(settings: Settings, port: int, **bounds: Any) -> AsyncIterator[str]:
+    """The web process's app under the web process's own uvicorn configuration."""
+    services = bootstrap(settings)
+    app = web_app(services, settings, rate_limit=False)
+    config = server_config(app, settings, host="127.0.0.1", port=port, **bounds)
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        for _ in range(400):
+            if server.started or task.done():
+                break
+            await asyncio.sleep(0.025)
+        assert server.started, "the web app did not start"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
+        services.close()
+
+
+async def closed_by_the_server(reader: asyncio.StreamReader, seconds: float) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(), seconds) == b""
+    except (TimeoutError, ConnectionError):
+        return False
+
+
+async def test_a_connection_that_never_finishes_its_request_is_closed(db: str) -> None:
+    async with FakeBotAPI() as api:
+        port = free_port()
+        settings = web_settings(api, db, port)
+        async with served_bounded(settings, port, max_connections=50, header_seconds=1.0) as url:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # and never the end
+
+            assert await closed_by_the_server(reader, 15)
+            writer.close()
+            assert (await get(f"{url}/healthz"))[0] == 200
+
+
+async def test_connections_beyond_the_limit_are_closed_at_once_and_the_open_ones_go_on(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        port = free_port()
+        settings = web_settings(api, db, port)
+        async with served_bounded(settings, port, max_connections=20, header_seconds=60.0):
+            idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(20)]
+            await asyncio.sleep(0)
+            extra, extra_writer = await asyncio.open_connection("127.0.0.1", port)
+
+            assert await closed_by_the_server(extra, 15)
+            reader, writer = idle[0]
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert (await asyncio.wait_for(reader.read(), 15)).startswith(b"HTTP/1.1 200")
+            for _, w in [*idle, (extra, extra_writer)]:
+                w.close()

@@ -70,7 +70,8 @@ async def play_again(
         await gateway.answer_press(query, texts.t("again.lobby_open"))
         return
     if error is not None:
-        await gateway.answer_press(query, error_text(texts, error), show_alert=True)
+        refusal = group.too_many_games(texts) if error == group.TOO_MANY_GAMES else None
+        await gateway.answer_press(query, refusal or error_text(texts, error), show_alert=True)
         return
     await gateway.answer_press(query)
     invited = last_players(finished, user.id)

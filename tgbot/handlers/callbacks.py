@@ -37,6 +37,7 @@ from tgbot.handlers.common import (
     still_valid,
     user_texts,
 )
+from tgbot.outage import unreachable
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Alert, Slot, TextEdit, Unbuttoned
@@ -88,8 +89,9 @@ async def on_press(update: Update, context: BotContext) -> None:
             await between_games.on_press(update, context, query, data, user)
         else:
             await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
-    except Exception:
-        log.exception("press %s failed", press)
+    except Exception as error:
+        if not unreachable(error):  # else said once per outage (tgbot.outage)
+            log.exception("press %s failed", press)
         await _answer_once(query, texts.t("error.internal"))
         raise
 

@@ -43,9 +43,12 @@ from tgbot.handlers.common import (
 )
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter.lobby import start_link
-from tgbot.texts import Texts
+from tgbot.texts import Texts, unbidi
 
 DEFAULT_TURN_SECONDS = 180
+# How many games one person may sit in at once, lobbies and running games alike.
+MAX_OPEN_GAMES = 5
+TOO_MANY_GAMES = "too_many_games"  # create_game's refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,8 @@ async def newgame(update: Update, context: BotContext) -> None:
     error = await create_game(update, context, chat.id, user, texts, edition)
     if error == "game_already_created":
         await gateway.reply(message, texts.t("lobby.already_running"))
+    elif error == TOO_MANY_GAMES:
+        await gateway.reply(message, too_many_games(texts))
     elif error is not None:
         await gateway.reply(message, error_text(texts, error))
 
@@ -100,6 +105,8 @@ async def create_game(
     services = context.services
     if await asyncio.to_thread(services.active_game, chat_id) is not None:
         return "game_already_created"
+    if await seated_too_often(context, user.id):
+        return TOO_MANY_GAMES
     game_id = await asyncio.to_thread(services.next_game_id, chat_id)
     command = CreateGame(
         user.id,
@@ -112,7 +119,7 @@ async def create_game(
     # The group's title, so private prompts can name the group, and its public @name, so
     # a subscriber's notice can link to it.
     chat = update.effective_chat
-    title: dict[str, object] = {"chat_title": chat.title} if chat and chat.title else {}
+    title: dict[str, object] = {"chat_title": unbidi(chat.title)} if chat and chat.title else {}
     if chat and chat.username:
         title["chat_username"] = chat.username
     error = await run(context, game_id, command, update, title)
@@ -159,10 +166,23 @@ async def join_game(
             texts.t("lobby.open_private", name=display_name(user)),
             url=start_link(username(context), f"j{game_id}"),
         )
+    state, _ = await asyncio.to_thread(context.services.load, game_id)
+    if not state.is_player(user.id) and await seated_too_often(context, user.id):
+        return Reply(too_many_games(texts), alert=True)
     error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
     if error is not None:
         return Reply(error_text(texts, error), alert=True)
     return Reply(texts.t("bot.joined"))
+
+
+async def seated_too_often(context: BotContext, user_id: int) -> bool:
+    """Whether ``user_id`` sits in :data:`MAX_OPEN_GAMES` games already (lobbies too):
+    one person opening or joining games in dozens of groups holds every one of them up."""
+    return await asyncio.to_thread(context.services.open_games_of, user_id) >= MAX_OPEN_GAMES
+
+
+def too_many_games(texts: Texts) -> str:
+    return texts.t("lobby.too_many_games", count=MAX_OPEN_GAMES)
 
 
 async def may_manage(context: BotContext, state: GameState, chat_id: int, user: User) -> bool:

@@ -547,7 +547,9 @@ def message_game(message: Any, keys: Sequence[bytes], chats: Sequence[int]) -> s
 
 async def on_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    if query is None or not isinstance(query.data, str):
+    # python-telegram-bot routes a press without data to every press handler: it is
+    # answered "not valid" by the game's handler, like any data that is not ours.
+    if query is None or not isinstance(query.data, str) or not is_replay_data(query.data):
         return
     services = context.services
     chat = update.effective_chat

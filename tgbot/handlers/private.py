@@ -12,6 +12,7 @@ from domain.commands import ComeBack, JoinGame
 from infra.settings import LANGUAGES
 from tgbot import gateway
 from tgbot.context import BotContext
+from tgbot.handlers import group
 from tgbot.handlers.common import (
     chat_texts,
     display_name,
@@ -76,6 +77,9 @@ async def join_by_link(
         group_id = services.botstate.resolve_chat(state.chat_id)
         if not await services.members.is_member(context.bot, group_id, user.id):
             await gateway.reply(message, texts.t("bot.join_members_only"))
+            return
+        if await group.seated_too_often(context, user.id):
+            await gateway.reply(message, group.too_many_games(texts))
             return
     error = await run(context, game_id, JoinGame(user.id, display_name(user)), update)
     if error is None or error == "already_joined":  # the creator is seated already

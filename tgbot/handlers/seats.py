@@ -20,7 +20,15 @@ from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
 from tgbot.handlers import group
-from tgbot.handlers.common import acted_by, deliver, display_name, error_text, run
+from tgbot.handlers.common import (
+    acted_by,
+    deliver,
+    display_name,
+    error_text,
+    message_presses,
+    press_chats,
+    run,
+)
 from tgbot.handlers.group import active_game, may_manage
 from tgbot.presenter.messages import Text, TextEdit
 from tgbot.texts import Texts, esc
@@ -136,6 +144,9 @@ async def on_press(
     if data.player != user.id:
         await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
+    if not await _on_its_question(context, query, data):
+        await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
+        return
     name = esc(display_name(user))
     if data.action == kb.LEAVE_NO:
         await gateway.answer_press(query)
@@ -147,6 +158,17 @@ async def on_press(
         return
     await gateway.answer_press(query)
     await _edit(context, chat.id, message, texts.t("leave.done", name=name))
+
+
+async def _on_its_question(context: BotContext, query: CallbackQuery, data: CallbackData) -> bool:
+    """Whether a leave question's answer came on that very question (its game, its
+    player): copied onto another message (an admin's cancel question, another player's
+    leave question) it would rewrite that message."""
+    chats = await press_chats(context, query)
+    return any(
+        press.game == data.game and press.player == data.player and press.action in kb.LEAVE_ANSWERS
+        for press in message_presses(query.message, context.services.callback_keys, chats)
+    )
 
 
 async def _edit(context: BotContext, chat_id: int, message: Message, text: str) -> None:

@@ -47,6 +47,7 @@ from telegram import Bot
 from domain.state import GameState, PlayerId
 from infra.lru import LRU
 from infra.waiting import wait_event
+from tgbot.bodies import MOVE_BYTES, Unreadable, parse, read_body
 from tgbot.callback import GAME_RE
 from tgbot.context import BotServices
 from tgbot.fakeapi import TOKEN as FAKE_TOKEN
@@ -153,14 +154,25 @@ class MiniApp:
         return JSONResponse(body, headers=NO_STORE)
 
     async def move(self, request: Request) -> Response:
+        try:  # before anything else: a move is a few hundred bytes
+            raw = await read_body(request, MOVE_BYTES)
+        except Unreadable as error:
+            log.warning("refused a move: %s", error)
+            texts = Texts(_claimed_language(request.headers.get("authorization", "")[4:]))
+            refusal = {"code": "forged_button", "error": error_text(texts, "forged_button")}
+            headers = {**NO_STORE, **error.headers}
+            return JSONResponse(refusal, status_code=error.status, headers=headers)
         opened = await self._open(request)
         if isinstance(opened, Response):
             return opened
         game_id, init, viewer, texts = opened
         try:
-            body = await request.json()
+            body = parse(raw)
             drawn = int(body["version"])
             key = str(body["key"])
+        except Unreadable as error:
+            log.warning("refused a move: %s", error)
+            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
         except (ValueError, KeyError, TypeError):
             return await self._refuse(game_id, viewer, texts, "forged_button", 400)
         if viewer is None:
@@ -370,9 +382,11 @@ def _refusal(texts: Texts, code: str, status: int) -> Response:
 def _claimed_language(raw: str) -> str:
     """The language the (unchecked) initData claims: only to word its own refusal."""
     try:
+        if len(raw) > initdata.MAX_LENGTH:
+            raise ValueError("longer than any initData")
         user = json.loads(dict(parse_qsl(raw)).get("user", "{}"))
         code = user.get("language_code") if isinstance(user, dict) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         code = None
     return pick_language(code if isinstance(code, str) else None)
 
