@@ -75,6 +75,8 @@ class Memory:
     deeds: tuple[Deed, ...] = ()
     maps: tuple[tuple[PlayerId, geo.Cell], ...] = ()  # who looked at which goal, in order
     moves: int = 0  # card moves this round
+    # saboteur2: the thefts settled since the round ended, (thief, victim), in order.
+    thefts: tuple[tuple[PlayerId, PlayerId], ...] = ()
 
     @classmethod
     def start(cls, edition: Edition) -> Memory:
@@ -98,6 +100,9 @@ class Memory:
             return replace(self, board=board, distance=public_distance(board))
         if kind == "action_played":
             return self._action(described)
+        if kind == "theft_resolved" and described.get("victim") is not None:
+            theft = (int(described["thief"]), int(described["victim"]))
+            return replace(self, thefts=(*self.thefts, theft))
         if kind in ("cards_discarded", "front_card_removed"):
             player = int(described["player"])
             done = self.conduct(player)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from domain import rng
 from domain.board import GOAL_CELLS, without_tile
+from domain.cards import deck
 from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
 from domain.decider import decide, evolve
 from domain.events import (
@@ -24,6 +25,7 @@ from domain.events import (
     PathPlaced,
     RoundEnded,
     RoundStarted,
+    TheftResolved,
     TheftsStarted,
 )
 from domain.state import GameState
@@ -510,3 +512,42 @@ def test_a_saboteur_in_saboteur_2_gives_up_even_a_rockfall_to_run_the_draw_pile_
     for seed in range(3):
         move = _decide(setup, seed=seed)
         assert isinstance(move, Pass) and len(move.cards) == 3, move
+
+
+@pytest.mark.parametrize("players", [3, 5, 7])
+def test_a_saboteur_in_saboteur_2_cuts_a_tunnel_one_card_from_the_treasure_rather_than_pass(
+    players: int,
+) -> None:
+    """The tunnel is one card from the treasure the saboteur mapped, 12 cards still in the
+    pile: three cards passed would bring the pile's end three turns nearer, but the next
+    digger needs one. At any table the saboteur plays its rockfall."""
+    spare = tuple(ids("saboteur2", k)[0] for k in ("curve_sw", "straight_ns", "t_esw"))
+    hand = (*spare, SAB2_ROCKFALL[0])
+    cards = [*SAB2_EW, *SAB2_CROSS]
+    tunnel = [PathPlaced(2 + x % 2, cards[x - 1], (x, 0), False) for x in range(1, 8)]
+    used = {*hand, *cards}
+    pile = tuple(c.id for c in deck("saboteur2") if c.id not in used)[-12:]
+    setup = dealt(
+        "saboteur2", players=players, hands={1: hand}, roles={1: "saboteur"}, draw_pile=pile
+    )
+    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+                        result="goal_treasure")  # fmt: skip
+    events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
+    assert len(given(events).draw_pile) == 12
+    for seed in range(3):
+        move = _decide(events, seed=seed)
+        assert isinstance(move, PlayAction) and move.card == SAB2_ROCKFALL[0], move
+
+
+def test_a_thief_robs_whoever_is_richest_after_the_thefts_made_before_it() -> None:
+    """Players 1 and 4 won the round's 4 gold each; player 4, the first thief, has just
+    robbed player 1, so 4 now holds 5 and 1 holds 3. The next thief robs player 4."""
+    setup = dealt("saboteur2", players=4)
+    won = RoundEnded(1, True, 1, ((1, "blue_digger"), (2, "saboteur"), (3, "green_digger"),
+                                   (4, "blue_digger")), (1, 4))  # fmt: skip
+    events = [*setup, won, GoldPaid(((1, 4), (4, 4))), TheftsStarted((4, 2)), TheftResolved(4, 1)]
+    state = given(events).update(thieves_pending=(2,))
+    state = evolve(state, DecisionOpened(9, 2, "theft", T0))
+    assert state.gold[4] == 5 and state.gold[1] == 3
+    for seed in range(6):
+        assert choose_move(state, 2, events, seed) == ChooseTheftVictim(2, 4)
