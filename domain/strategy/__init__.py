@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final, Literal
 
 from domain import rng
 from domain.commands import Command
@@ -30,10 +31,41 @@ from domain.events import Event, RoundStarted
 from domain.moves import decision_moves
 from domain.state import GameState, PlayerId
 from domain.strategy.memory import Memory
-from domain.strategy.player import choose
-from domain.view import describe, view_for
+from domain.strategy.player import choose as choose_normal
+from domain.strategy.player import ranked
+from domain.strategy.search import choose_hard
+from domain.view import View, describe, view_for
 
-__all__ = ["Memory", "choose", "choose_move", "random_move", "remember", "seat_moves"]
+__all__ = [
+    "LEVELS",
+    "Level",
+    "Memory",
+    "choose",
+    "choose_move",
+    "random_move",
+    "remember",
+    "seat_moves",
+]
+
+Level = Literal["easy", "normal", "hard"]
+LEVELS: Final[tuple[Level, ...]] = ("easy", "normal", "hard")
+# The easy player scores moves as the normal one does, but sloppily: each score moved by
+# up to this much chance (in cards of distance), and no placement looked at twice. It
+# plays a plausible card, often not the best: the beginner's mistakes (a dead end laid
+# too early, a tool broken on a friend, a map played late).
+EASY_NOISE: Final = 0.9
+
+
+def choose(
+    view: View, memory: Memory, moves: Sequence[Command], seed: int, level: Level = "normal"
+) -> Command:
+    """The move a computer player of ``level`` plays, one of ``moves`` (the seat's legal
+    moves)."""
+    if level == "hard":
+        return choose_hard(view, memory, moves, seed)
+    if level == "easy" and len(moves) > 1:
+        return moves[ranked(view, memory, moves, seed, noise=EASY_NOISE, look_again=0)[0][1]]
+    return choose_normal(view, memory, moves, seed)
 
 
 def seat_moves(state: GameState, seat: PlayerId) -> list[Command]:
@@ -55,9 +87,16 @@ def remember(events: Sequence[Event], state: GameState) -> Memory:
     return memory
 
 
-def choose_move(state: GameState, seat: PlayerId, events: Sequence[Event], seed: int) -> Command:
+def choose_move(
+    state: GameState,
+    seat: PlayerId,
+    events: Sequence[Event],
+    seed: int,
+    level: Level = "normal",
+) -> Command:
     """The computer's move for ``seat``, which owes the pending decision."""
-    return choose(view_for(state, seat), remember(events, state), seat_moves(state, seat), seed)
+    view = view_for(state, seat)
+    return choose(view, remember(events, state), seat_moves(state, seat), seed, level)
 
 
 def random_move(state: GameState, seat: PlayerId, seed: int) -> Command:

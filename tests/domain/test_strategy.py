@@ -29,7 +29,7 @@ from domain.events import (
     TheftsStarted,
 )
 from domain.state import GameState
-from domain.strategy import choose_move, random_move, remember
+from domain.strategy import Level, choose_move, random_move, remember
 from domain.strategy.actions import refill_chance
 from domain.strategy.player import _seat
 from domain.strategy.suspicion import suspicion
@@ -101,21 +101,22 @@ def _hidden_changed(
     return changed, altered
 
 
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 @pytest.mark.parametrize(
     ("edition", "players", "seed", "moves"),
     [("base", 5, 1, 12), ("base", 7, 2, 25), ("saboteur2", 6, 3, 18), ("saboteur2", 4, 4, 30)],
 )
 def test_two_games_differing_only_in_hidden_information_get_the_same_decision(
-    edition: str, players: int, seed: int, moves: int
+    edition: str, players: int, seed: int, moves: int, level: Level
 ) -> None:
     state, events = _play(edition, players, seed, moves)
     assert state.pending is not None
     seat = state.pending.player
     changed, altered = _hidden_changed(state, seat, events)
     assert changed.roles != state.roles or changed.hands != state.hands
-    for decision_seed in range(5):
-        assert choose_move(state, seat, events, decision_seed) == choose_move(
-            changed, seat, altered, decision_seed
+    for decision_seed in range(3 if level == "hard" else 5):
+        assert choose_move(state, seat, events, decision_seed, level) == choose_move(
+            changed, seat, altered, decision_seed, level
         )
 
 
@@ -137,6 +138,21 @@ def test_the_strategy_never_proposes_an_illegal_move(
     """Whole seeded games; every move goes through decide, which refuses any illegal one."""
     edition, players = game
     played = _Game(edition, players, seed, seats, None, None)  # type: ignore[arg-type]
+    played.play()
+    assert played.state.phase == "finished"
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "seed"), [("base", 3, 5), ("base", 6, 6), ("saboteur2", 5, 7)]
+)
+def test_every_level_plays_a_whole_game_of_legal_moves(
+    edition: str, players: int, seed: int
+) -> None:
+    """Every move goes through decide, which refuses any illegal one."""
+    sides = {"diggers": "hard", "saboteurs": "easy"}
+    if seed % 2:
+        sides = {"diggers": "easy", "saboteurs": "hard"}
+    played = _Game(edition, players, seed, (), sides, None)  # type: ignore[arg-type]
     played.play()
     assert played.state.phase == "finished"
 
