@@ -48,6 +48,8 @@ PACE: Final = 0.1  # cards of distance the cards left are worth, in the estimate
 SEARCHED: Final = frozenset(
     {Role.GOLD_DIGGER, Role.BLUE_DIGGER, Role.GREEN_DIGGER, Role.BOSS, Role.SABOTEUR}
 )
+DIGGERS: Final = frozenset({Role.GOLD_DIGGER, Role.BLUE_DIGGER, Role.GREEN_DIGGER, Role.BOSS})
+STOPS: Final = frozenset({"broken_pickaxe", "broken_lantern", "broken_cart", "trapped"})
 TREASURE: Final = "goal_treasure"
 GOAL_KINDS: Final = ("goal_treasure", "goal_stone_a", "goal_stone_b")
 _OTHER: Final = {Door.BLUE: Door.GREEN, Door.GREEN: Door.BLUE}
@@ -261,16 +263,24 @@ def _observed(memory: Memory, events: Sequence[Event]) -> Memory:
 
 def _estimate(state: GameState, seat: _Seat) -> float:
     """The seat's chance of winning the round from ``state``: the tunnel's distance to the
-    world's treasure against the cards left to play."""
+    world's treasure against the cards the diggers free to dig have left to play."""
     treasure = next((c for c, t in state.board.items() if t.kind == TREASURE), None)
     if treasure is None or state.board[treasure].face_up:
         reached = 1.0
     else:
         door = seat.who.door
-        maze = Maze(state.board, _OTHER.get(door) if door is not None else None)
-        distance = float(maze.distance.get(treasure, CAP))
+        if door is not None:
+            ways = [Maze(state.board, _OTHER[door])]
+        elif state.edition == "saboteur2":
+            ways = [Maze(state.board, Door.GREEN), Maze(state.board, Door.BLUE)]
+        else:
+            ways = [Maze(state.board)]
+        distance = float(min(m.distance.get(treasure, CAP) for m in ways))
+        diggers = [p for p, r in state.roles.items() if r in DIGGERS]
+        free = sum(1 for p in diggers if not any(k in STOPS for k in state.front_of(p)))
+        share = (free + 0.5) / (len(diggers) + 0.5)
         left = len(state.draw_pile) + sum(len(h) for h in state.hands.values())
-        reached = _logistic(PACE * left - distance + 0.5)
+        reached = _logistic(PACE * left * share - distance + 0.5)
     return 1.0 - reached if seat.who.saboteur else reached
 
 
