@@ -7,6 +7,11 @@ runs it through :func:`domain.decider.decide` like anyone's. :func:`choose_move`
 that from a game's state and events: it reads the state only through ``view_for`` and
 ``decision_moves``, and the events only through ``describe(event, None)``.
 
+A computer player has a level: ``normal`` is that strategy; ``easy`` scores the same moves
+sloppily (a beginner's game: a plausible card, often not the best); ``hard`` searches,
+near the treasure and where a rockfall or a harm is among its best moves, the worlds its
+seat cannot tell apart (:mod:`domain.strategy.search`).
+
 >>> from domain.commands import CreateGame, JoinGame, StartGame
 >>> from domain.decider import execute, initial_state
 >>> from domain.moves import legal_moves
@@ -17,6 +22,9 @@ that from a game's state and events: it reads the state only through ``view_for`
 ...     events += new
 >>> move = choose_move(state, state.pending.player, events, seed=1)
 >>> move in legal_moves(state, state.pending.player)
+True
+>>> choose_move(state, state.pending.player, events, 1, "hard") in legal_moves(
+...     state, state.pending.player)
 True
 """
 

@@ -3,6 +3,7 @@ and plays each dwarf the way the rulebooks mean it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from domain import rng
 from domain.board import GOAL_CELLS, without_tile
-from domain.cards import deck
+from domain.cards import deck, dwarf_cards
 from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
 from domain.decider import decide, evolve
 from domain.events import (
@@ -567,3 +568,36 @@ def test_a_thief_robs_whoever_is_richest_after_the_thefts_made_before_it() -> No
     assert state.gold[4] == 5 and state.gold[1] == 3
     for seed in range(6):
         assert choose_move(state, 2, events, seed) == ChooseTheftVictim(2, 4)
+
+
+# ---------------------------------------------------------------------- the hard level
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "seed", "moves"),
+    [("base", 5, 1, 12), ("base", 7, 2, 25), ("saboteur2", 6, 3, 18), ("saboteur2", 4, 4, 30)],
+)
+def test_the_worlds_the_hard_player_searches_look_to_its_seat_like_the_game_it_plays(
+    edition: str, players: int, seed: int, moves: int
+) -> None:
+    """Each world drawn for the seat shows it what the real game shows it (its hand, its
+    dwarf, its maps, the table, every hand's size, the pile's), deals every card once, and
+    every dwarf card of the edition."""
+    from domain.strategy.search import _world
+
+    state, events = _play(edition, players, seed, moves)
+    assert state.pending is not None
+    seat = state.pending.player
+    view = view_for(state, seat)
+    memory = remember(events, state)
+    public = ("hand", "role", "known_goals", "inspected", "seats", "board", "draw_pile")
+    for world_seed in range(4):
+        world = _world(view, memory, _seat(view, memory), world_seed)
+        seen = view_for(world, seat)
+        for name in public:
+            assert getattr(seen, name) == getattr(view, name), name
+        dealt_cards = [c for p in world.seating for c in world.hand(p)]
+        dealt_cards += [*world.draw_pile, *(t.card for t in world.board.values() if t.card)]
+        assert len(dealt_cards) == len(set(dealt_cards))
+        dwarves = Counter(world.roles.values()) + Counter(world.dwarf_pile)
+        assert dwarves == Counter(dwarf_cards(edition, players))  # type: ignore[arg-type]
