@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final, Literal
 
 from domain import rng
@@ -58,9 +59,10 @@ __all__ = [
 Level = Literal["easy", "normal", "hard"]
 LEVELS: Final[tuple[Level, ...]] = ("easy", "normal", "hard")
 # The easy player scores moves as the normal one does, but sloppily: each score moved by
-# up to this much chance (in cards of distance), and no placement looked at twice. It
-# plays a plausible card, often not the best: the beginner's mistakes (a dead end laid
-# too early, a tool broken on a friend, a map played late).
+# up to this much chance (in cards of distance), no placement looked at twice, and the
+# table's conduct this round not followed (who cut the tunnel, who built it, who mapped
+# what). It plays a plausible card, often not the best: the beginner's mistakes (a dead
+# end laid too early, a tool broken on a friend, a saboteur trusted, a map played late).
 EASY_NOISE: Final = 0.9
 
 
@@ -72,7 +74,10 @@ def choose(
     if level == "hard":
         return choose_hard(view, memory, moves, seed)
     if level == "easy" and len(moves) > 1:
-        return moves[ranked(view, memory, moves, seed, noise=EASY_NOISE, look_again=0)[0][1]]
+        # What it does remember: the gold the thefts moved since the round ended.
+        heedless = replace(Memory.start(memory.edition), thefts=memory.thefts)
+        best = ranked(view, heedless, moves, seed, noise=EASY_NOISE, look_again=0)[0][1]
+        return moves[best]
     return choose_normal(view, memory, moves, seed)
 
 

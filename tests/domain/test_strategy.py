@@ -268,6 +268,21 @@ def test_a_gold_digger_breaks_the_tools_of_whoever_cut_the_tunnel() -> None:
     assert move == PlayAction(1, BREAK_PICK[0], target_player=3)
 
 
+def test_an_easy_gold_digger_does_not_follow_who_cut_the_tunnel() -> None:
+    """The beginner's mistake: the easy player does not read the table's conduct, so it
+    seldom breaks the tools of whoever cut the tunnel, which the normal player always does."""
+    setup = dealt(
+        players=4, hands={1: (BREAK_PICK[0], DEAD_EW[0])}, roles={1: "gold_digger"}, first=1
+    )
+    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    events = [*setup, *_tunnel(5), cut]
+    state = given(events)
+    stop = PlayAction(1, BREAK_PICK[0], target_player=3)
+    assert all(choose_move(state, 1, events, seed) == stop for seed in range(12))
+    easy = [choose_move(state, 1, events, seed, "easy") for seed in range(12)]
+    assert easy.count(stop) < len(easy) / 2, easy
+
+
 def test_suspicion_rises_for_whoever_cut_the_tunnel_and_falls_for_whoever_built_it() -> None:
     setup = [*dealt(players=4, roles={1: "gold_digger"}), *_tunnel(5)]
     cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
