@@ -1,10 +1,12 @@
 """Seeded games between computer players, to measure the strategy (no database, no bot).
 
-Every seat is played by a *kind* of player: ``strategy`` (:func:`domain.strategy.choose`)
-or ``random`` (a legal move drawn uniformly, :func:`domain.strategy.random_move`). Kinds
-are given per seat (``--seats strategy,random``, repeated round the table) or per side
-(``--sides diggers=strategy,saboteurs=random``: a seat's kind follows its dwarf, so it
-can change from round to round and, after swap hats, within one).
+Every seat is played by a *kind* of player: a level of the computer player
+(:func:`domain.strategy.choose`: ``easy``, ``normal`` or ``hard``; ``strategy`` is another
+name for ``normal``) or ``random`` (a legal move drawn uniformly,
+:func:`domain.strategy.random_move`). Kinds are given per seat (``--seats normal,random``,
+repeated round the table) or per side (``--sides diggers=hard,saboteurs=normal``: a seat's
+kind follows its dwarf, so it can change from round to round and, after swap hats, within
+one). The report gives each kind's rounds won, gold and decision times.
 
 The sides: the *saboteurs* are the saboteur dwarves; the *diggers* are every other dwarf
 (base: the gold-diggers; saboteur2: blue and green gold-diggers, the boss, the profiteer
@@ -46,11 +48,17 @@ from domain.decider import evolve, execute, initial_state
 from domain.events import GameEnded, RoundEnded, RoundStarted
 from domain.scoring import winning_teams
 from domain.state import GameState, PlayerId
-from domain.strategy import Memory, choose, random_move, seat_moves
+from domain.strategy import Level, Memory, choose, random_move, seat_moves
 from domain.view import describe, view_for
 
 Clock = Callable[[], float]  # seconds, from any origin
-KINDS: Final = ("strategy", "random")
+KINDS: Final = ("easy", "normal", "hard", "strategy", "random")
+LEVEL_OF: Final[dict[str, Level]] = {
+    "easy": "easy",
+    "normal": "normal",
+    "hard": "hard",
+    "strategy": "normal",
+}
 SIDES: Final = ("diggers", "saboteurs")
 
 
@@ -93,7 +101,7 @@ class _Game:
         self.seats = seats
         self.sides = sides
         self.clock = clock
-        self.timings: list[float] = []
+        self.timings: list[tuple[str, float]] = []  # each decision's kind and time
         self.memory = Memory.start(edition)
         self.state = initial_state()
         # Each round: how it ended, each seat's kind then, and the gold each seat got
@@ -145,17 +153,19 @@ class _Game:
             assert pending is not None, "a running game owes a decision"
             seat = pending.player
             seed = self._seed()
-            if self.kind(seat, self.state) == "random":
+            kind = self.kind(seat, self.state)
+            if kind == "random":
                 move = random_move(self.state, seat, seed)
             else:
-                move = self._decide(seat, seed)
+                move = self._decide(seat, seed, kind)
             self.run(replace(move, seed=self._seed()))
 
-    def _decide(self, seat: PlayerId, seed: int) -> Command:
+    def _decide(self, seat: PlayerId, seed: int, kind: str = "normal") -> Command:
         started = self.clock() if self.clock is not None else 0.0
-        move = choose(view_for(self.state, seat), self.memory, seat_moves(self.state, seat), seed)
+        view = view_for(self.state, seat)
+        move = choose(view, self.memory, seat_moves(self.state, seat), seed, LEVEL_OF[kind])
         if self.clock is not None:
-            self.timings.append(self.clock() - started)
+            self.timings.append((kind, self.clock() - started))
         return move
 
 
@@ -172,7 +182,7 @@ def tournament(
     """Play ``games`` seeded games and report how each side, dwarf and kind fared."""
     numbers = rng.stream(seed)
     started = clock() if clock is not None else 0.0
-    timings: list[float] = []
+    timings: list[tuple[str, float]] = []
     side_rounds: Counter[str] = Counter()
     side_wins: Counter[str] = Counter()
     role_rounds: Counter[str] = Counter()
@@ -207,7 +217,10 @@ def tournament(
                 kind_gold[kinds[player]] += gold.get(player, 0)
                 role_gold[role] += gold.get(player, 0)
     elapsed = clock() - started if clock is not None else None
-    ordered = sorted(timings)
+    ordered = sorted(t for _, t in timings)
+    by_kind: dict[str, list[float]] = {}
+    for kind, taken in timings:
+        by_kind.setdefault(kind, []).append(taken)
     return {
         "games": games,
         "edition": edition,
@@ -229,6 +242,15 @@ def tournament(
         "decisions": len(ordered),  # the strategy's, timed in CPU time
         "decision_ms_p50": _percentile_ms(ordered, 0.50),
         "decision_ms_p99": _percentile_ms(ordered, 0.99),
+        # The same per kind of player: the hard level searches, and takes longer.
+        "decision_ms_by_kind": {
+            kind: {
+                "decisions": len(times),
+                "p50": _percentile_ms(sorted(times), 0.50),
+                "p99": _percentile_ms(sorted(times), 0.99),
+            }
+            for kind, times in sorted(by_kind.items())
+        },
     }
 
 
@@ -247,7 +269,7 @@ def _percentile_ms(ordered: Sequence[float], q: float) -> float | None:
 
 
 def _kinds(text: str) -> tuple[str, ...]:
-    """``"strategy,random"``: seat kinds, repeated round the table."""
+    """``"normal,random"``: seat kinds, repeated round the table."""
     kinds = tuple(k.strip() for k in text.split(",") if k.strip())
     if not kinds or any(k not in KINDS for k in kinds):
         raise argparse.ArgumentTypeError(f"seat kinds are {', '.join(KINDS)}: {text!r}")
@@ -255,10 +277,12 @@ def _kinds(text: str) -> tuple[str, ...]:
 
 
 def _sides(text: str) -> dict[str, str]:
-    """``"diggers=strategy,saboteurs=random"``: each side's kind.
+    """``"diggers=hard,saboteurs=normal"``: each side's kind.
 
     >>> _sides("saboteurs=random,diggers=strategy")
     {'diggers': 'strategy', 'saboteurs': 'random'}
+    >>> _sides("diggers=hard,saboteurs=normal")
+    {'diggers': 'hard', 'saboteurs': 'normal'}
     """
     found: dict[str, str] = {}
     for part in text.split(","):
@@ -283,10 +307,16 @@ def main(
     parser.add_argument("--players", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--seats", type=_kinds, default=("strategy",), help="seat kinds, e.g. strategy,random"
+        "--seats",
+        type=_kinds,
+        default=("strategy",),
+        help="seat kinds (easy, normal, hard, strategy = normal, random), e.g. normal,random",
     )
     parser.add_argument(
-        "--sides", type=_sides, default=None, help="e.g. diggers=strategy,saboteurs=random"
+        "--sides",
+        type=_sides,
+        default=None,
+        help="each side's kind, e.g. diggers=hard,saboteurs=normal",
     )
     args = parser.parse_args(argv)
     low, high = PLAYER_LIMITS[args.edition]

@@ -7,6 +7,11 @@ runs it through :func:`domain.decider.decide` like anyone's. :func:`choose_move`
 that from a game's state and events: it reads the state only through ``view_for`` and
 ``decision_moves``, and the events only through ``describe(event, None)``.
 
+A computer player has a level: ``normal`` is that strategy; ``easy`` scores the same moves
+sloppily (a beginner's game: a plausible card, often not the best); ``hard`` searches,
+near the treasure and where a rockfall or a harm is among its best moves, the worlds its
+seat cannot tell apart (:mod:`domain.strategy.search`).
+
 >>> from domain.commands import CreateGame, JoinGame, StartGame
 >>> from domain.decider import execute, initial_state
 >>> from domain.moves import legal_moves
@@ -18,11 +23,16 @@ that from a game's state and events: it reads the state only through ``view_for`
 >>> move = choose_move(state, state.pending.player, events, seed=1)
 >>> move in legal_moves(state, state.pending.player)
 True
+>>> choose_move(state, state.pending.player, events, 1, "hard") in legal_moves(
+...     state, state.pending.player)
+True
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Final, Literal
 
 from domain import rng
 from domain.commands import Command
@@ -30,10 +40,45 @@ from domain.events import Event, RoundStarted
 from domain.moves import decision_moves
 from domain.state import GameState, PlayerId
 from domain.strategy.memory import Memory
-from domain.strategy.player import choose
-from domain.view import describe, view_for
+from domain.strategy.player import choose as choose_normal
+from domain.strategy.player import ranked
+from domain.strategy.search import choose_hard
+from domain.view import View, describe, view_for
 
-__all__ = ["Memory", "choose", "choose_move", "random_move", "remember", "seat_moves"]
+__all__ = [
+    "LEVELS",
+    "Level",
+    "Memory",
+    "choose",
+    "choose_move",
+    "random_move",
+    "remember",
+    "seat_moves",
+]
+
+Level = Literal["easy", "normal", "hard"]
+LEVELS: Final[tuple[Level, ...]] = ("easy", "normal", "hard")
+# The easy player scores moves as the normal one does, but sloppily: each score moved by
+# up to this much chance (in cards of distance), no placement looked at twice, and the
+# table's conduct this round not followed (who cut the tunnel, who built it, who mapped
+# what). It plays a plausible card, often not the best: the beginner's mistakes (a dead
+# end laid too early, a tool broken on a friend, a saboteur trusted, a map played late).
+EASY_NOISE: Final = 0.9
+
+
+def choose(
+    view: View, memory: Memory, moves: Sequence[Command], seed: int, level: Level = "normal"
+) -> Command:
+    """The move a computer player of ``level`` plays, one of ``moves`` (the seat's legal
+    moves)."""
+    if level == "hard":
+        return choose_hard(view, memory, moves, seed)
+    if level == "easy" and len(moves) > 1:
+        # What it does remember: the gold the thefts moved since the round ended.
+        heedless = replace(Memory.start(memory.edition), thefts=memory.thefts)
+        best = ranked(view, heedless, moves, seed, noise=EASY_NOISE, look_again=0)[0][1]
+        return moves[best]
+    return choose_normal(view, memory, moves, seed)
 
 
 def seat_moves(state: GameState, seat: PlayerId) -> list[Command]:
@@ -55,9 +100,16 @@ def remember(events: Sequence[Event], state: GameState) -> Memory:
     return memory
 
 
-def choose_move(state: GameState, seat: PlayerId, events: Sequence[Event], seed: int) -> Command:
+def choose_move(
+    state: GameState,
+    seat: PlayerId,
+    events: Sequence[Event],
+    seed: int,
+    level: Level = "normal",
+) -> Command:
     """The computer's move for ``seat``, which owes the pending decision."""
-    return choose(view_for(state, seat), remember(events, state), seat_moves(state, seat), seed)
+    view = view_for(state, seat)
+    return choose(view, remember(events, state), seat_moves(state, seat), seed, level)
 
 
 def random_move(state: GameState, seat: PlayerId, seed: int) -> Command:

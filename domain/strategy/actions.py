@@ -47,8 +47,9 @@ class Seat(Protocol):
 HIDE_HARM: Final = 0.5  # how much of a saboteur's caution holds back its attacks on players
 # Saboteur 2: a pass draws as many cards as it discards, so each card more a saboteur
 # passes brings the round's end (the draw pile empty) a turn nearer for someone: worth this
-# much (about half of a digger's turn, at any distance of the tunnel).
+# much (about half of a digger's turn), while the tunnel is far (see NEAR).
 BURN: Final = 0.5
+NEAR: Final = 2.0  # cards from the treasure within which burning the pile counts less
 NEVER: Final = -100.0
 
 
@@ -201,7 +202,10 @@ def pass_worth(seat: Seat, cards: tuple[int, ...]) -> float:
         # Only cards the pile still has to give back are burnt.
         burnt = sum(1 for c in cards if (card(seat.edition, c).path or _PLAIN).door is None)
         burnt = min(burnt, seat.view.draw_pile)
-        value += BURN * max(burnt - 1, 0)
+        # Near the gold a digger needs a card or two, not the pile's end: the pile burnt
+        # matters less the nearer the tunnel (nothing, one card from the treasure).
+        near = min(max((seat.expected - 1.0) / NEAR, 0.0), 1.0)
+        value += BURN * max(burnt - 1, 0) * near
     return value
 
 
@@ -214,8 +218,12 @@ def removal_worth(seat: Seat, removed: str) -> float:
 
 
 def riches(seat: Seat, victim: PlayerId) -> float:
-    """Saboteur 2: the gold ``victim`` has won, as far as the round results show."""
+    """Saboteur 2: the gold ``victim`` holds, as far as the seat can tell: what the round
+    results show they won, and the thefts settled since this round ended (one gold each
+    from the victim to the thief)."""
     total = 0.0
+    for thief, robbed in seat.memory.thefts:
+        total += (thief == victim) - (robbed == victim)
     for result in seat.view.round_results:
         roles = dict(result.roles)
         share = saboteur2_share(len(result.winners))

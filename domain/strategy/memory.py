@@ -75,6 +75,10 @@ class Memory:
     deeds: tuple[Deed, ...] = ()
     maps: tuple[tuple[PlayerId, geo.Cell], ...] = ()  # who looked at which goal, in order
     moves: int = 0  # card moves this round
+    # saboteur2: the thefts settled since the round ended, (thief, victim), in order.
+    thefts: tuple[tuple[PlayerId, PlayerId], ...] = ()
+    # Cards seen leaving play this round: action cards played, path cards a rockfall took.
+    spent: frozenset[int] = frozenset()
 
     @classmethod
     def start(cls, edition: Edition) -> Memory:
@@ -98,6 +102,9 @@ class Memory:
             return replace(self, board=board, distance=public_distance(board))
         if kind == "action_played":
             return self._action(described)
+        if kind == "theft_resolved" and described.get("victim") is not None:
+            theft = (int(described["thief"]), int(described["victim"]))
+            return replace(self, thefts=(*self.thefts, theft))
         if kind in ("cards_discarded", "front_card_removed"):
             player = int(described["player"])
             done = self.conduct(player)
@@ -138,14 +145,22 @@ class Memory:
             board = geo.without_tile(self.board, cell)
             after = public_distance(board)
             done = _judged(self.conduct(player), self.distance - after)
-            return self._with(player, done, board=board, distance=after)
+            taken = self.board[cell].card if cell in self.board else None
+            spent = self._spent(d, taken)
+            return self._with(player, done, board=board, distance=after, spent=spent)
         if action == Action.MAP.value:
             seen = (*self.maps, (player, _cell(d["target_cell"])))
-            return self._with(player, self.conduct(player), maps=seen)
+            return self._with(player, self.conduct(player), maps=seen, spent=self._spent(d))
         deeds = self.deeds
         if target is not None:
             deeds = (*deeds, Deed(player, action, int(target)))
-        return self._with(player, self.conduct(player), deeds=deeds)
+        return self._with(player, self.conduct(player), deeds=deeds, spent=self._spent(d))
+
+    def _spent(self, d: Mapping[str, Any], taken: int | None = None) -> frozenset[int]:
+        played = {int(d["card"])} if d.get("card") is not None else set()
+        if taken is not None:
+            played.add(taken)
+        return self.spent | played
 
 
 _NOTHING: Final = Conduct()

@@ -161,11 +161,25 @@ def choose(view: View, memory: Memory, moves: Sequence[Command], seed: int) -> C
         raise ValueError("no move to choose from")
     if len(moves) == 1:
         return moves[0]
+    return moves[ranked(view, memory, moves, seed)[0][1]]
+
+
+def ranked(
+    view: View,
+    memory: Memory,
+    moves: Sequence[Command],
+    seed: int,
+    noise: float = JITTER,
+    look_again: int = LOOK_AGAIN,
+) -> list[tuple[float, int]]:
+    """Every move's score and index in ``moves``, best first. ``noise``: the most a move's
+    score is moved by chance (the seeded jitter that breaks ties); ``look_again``: how
+    many of the best placements are scored again on the maze each would leave."""
     seat = _seat(view, memory)
     numbers = rng.stream(seed)
-    jitter = [JITTER * (next(numbers) / 2**64) for _ in moves]
+    jitter = [noise * (next(numbers) / 2**64) for _ in moves]
     scored = sorted(((_score(seat, m) + jitter[i], i) for i, m in enumerate(moves)), reverse=True)
-    places = [i for _, i in scored if isinstance(moves[i], PlacePath)][:LOOK_AGAIN]
+    places = [i for _, i in scored if isinstance(moves[i], PlacePath)][:look_again]
     # The best placements that reach a goal too: a stone turned opens the maze on.
     places += [
         i
@@ -173,12 +187,12 @@ def choose(view: View, memory: Memory, moves: Sequence[Command], seed: int) -> C
         if isinstance(moves[i], PlacePath)
         and i not in places
         and _touches_goal(seat, moves[i].cell)  # type: ignore[union-attr]
-    ][:LOOK_AGAIN]
+    ][:look_again]
     if places:
         # The best placements' estimates, recomputed on the maze each would leave.
         exact = {i: _placement(seat, moves[i], exact=True) + jitter[i] for i in places}  # type: ignore[arg-type]
         scored = sorted(((exact.get(i, s), i) for s, i in scored), reverse=True)
-    return moves[scored[0][1]]
+    return scored
 
 
 def _touches_goal(seat: _Seat, cell: geo.Cell) -> bool:

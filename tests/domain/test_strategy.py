@@ -3,6 +3,7 @@ and plays each dwarf the way the rulebooks mean it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from domain import rng
 from domain.board import GOAL_CELLS, without_tile
+from domain.cards import deck, dwarf_cards
 from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
 from domain.decider import decide, evolve
 from domain.events import (
@@ -24,10 +26,11 @@ from domain.events import (
     PathPlaced,
     RoundEnded,
     RoundStarted,
+    TheftResolved,
     TheftsStarted,
 )
 from domain.state import GameState
-from domain.strategy import choose_move, random_move, remember
+from domain.strategy import Level, choose_move, random_move, remember
 from domain.strategy.actions import refill_chance
 from domain.strategy.player import _seat
 from domain.strategy.suspicion import suspicion
@@ -99,21 +102,22 @@ def _hidden_changed(
     return changed, altered
 
 
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 @pytest.mark.parametrize(
     ("edition", "players", "seed", "moves"),
     [("base", 5, 1, 12), ("base", 7, 2, 25), ("saboteur2", 6, 3, 18), ("saboteur2", 4, 4, 30)],
 )
 def test_two_games_differing_only_in_hidden_information_get_the_same_decision(
-    edition: str, players: int, seed: int, moves: int
+    edition: str, players: int, seed: int, moves: int, level: Level
 ) -> None:
     state, events = _play(edition, players, seed, moves)
     assert state.pending is not None
     seat = state.pending.player
     changed, altered = _hidden_changed(state, seat, events)
     assert changed.roles != state.roles or changed.hands != state.hands
-    for decision_seed in range(5):
-        assert choose_move(state, seat, events, decision_seed) == choose_move(
-            changed, seat, altered, decision_seed
+    for decision_seed in range(3 if level == "hard" else 5):
+        assert choose_move(state, seat, events, decision_seed, level) == choose_move(
+            changed, seat, altered, decision_seed, level
         )
 
 
@@ -135,6 +139,21 @@ def test_the_strategy_never_proposes_an_illegal_move(
     """Whole seeded games; every move goes through decide, which refuses any illegal one."""
     edition, players = game
     played = _Game(edition, players, seed, seats, None, None)  # type: ignore[arg-type]
+    played.play()
+    assert played.state.phase == "finished"
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "seed"), [("base", 3, 5), ("base", 6, 6), ("saboteur2", 5, 7)]
+)
+def test_every_level_plays_a_whole_game_of_legal_moves(
+    edition: str, players: int, seed: int
+) -> None:
+    """Every move goes through decide, which refuses any illegal one."""
+    sides = {"diggers": "hard", "saboteurs": "easy"}
+    if seed % 2:
+        sides = {"diggers": "easy", "saboteurs": "hard"}
+    played = _Game(edition, players, seed, (), sides, None)  # type: ignore[arg-type]
     played.play()
     assert played.state.phase == "finished"
 
@@ -247,6 +266,21 @@ def test_a_gold_digger_breaks_the_tools_of_whoever_cut_the_tunnel() -> None:
     cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
     move = _decide([*setup, *_tunnel(5), cut])
     assert move == PlayAction(1, BREAK_PICK[0], target_player=3)
+
+
+def test_an_easy_gold_digger_does_not_follow_who_cut_the_tunnel() -> None:
+    """The beginner's mistake: the easy player does not read the table's conduct, so it
+    seldom breaks the tools of whoever cut the tunnel, which the normal player always does."""
+    setup = dealt(
+        players=4, hands={1: (BREAK_PICK[0], DEAD_EW[0])}, roles={1: "gold_digger"}, first=1
+    )
+    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    events = [*setup, *_tunnel(5), cut]
+    state = given(events)
+    stop = PlayAction(1, BREAK_PICK[0], target_player=3)
+    assert all(choose_move(state, 1, events, seed) == stop for seed in range(12))
+    easy = [choose_move(state, 1, events, seed, "easy") for seed in range(12)]
+    assert easy.count(stop) < len(easy) / 2, easy
 
 
 def test_suspicion_rises_for_whoever_cut_the_tunnel_and_falls_for_whoever_built_it() -> None:
@@ -510,3 +544,75 @@ def test_a_saboteur_in_saboteur_2_gives_up_even_a_rockfall_to_run_the_draw_pile_
     for seed in range(3):
         move = _decide(setup, seed=seed)
         assert isinstance(move, Pass) and len(move.cards) == 3, move
+
+
+@pytest.mark.parametrize("players", [3, 5, 7])
+def test_a_saboteur_in_saboteur_2_cuts_a_tunnel_one_card_from_the_treasure_rather_than_pass(
+    players: int,
+) -> None:
+    """The tunnel is one card from the treasure the saboteur mapped, 12 cards still in the
+    pile: three cards passed would bring the pile's end three turns nearer, but the next
+    digger needs one. At any table the saboteur plays its rockfall."""
+    spare = tuple(ids("saboteur2", k)[0] for k in ("curve_sw", "straight_ns", "t_esw"))
+    hand = (*spare, SAB2_ROCKFALL[0])
+    cards = [*SAB2_EW, *SAB2_CROSS]
+    tunnel = [PathPlaced(2 + x % 2, cards[x - 1], (x, 0), False) for x in range(1, 8)]
+    used = {*hand, *cards}
+    pile = tuple(c.id for c in deck("saboteur2") if c.id not in used)[-12:]
+    setup = dealt(
+        "saboteur2", players=players, hands={1: hand}, roles={1: "saboteur"}, draw_pile=pile
+    )
+    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+                        result="goal_treasure")  # fmt: skip
+    events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
+    assert len(given(events).draw_pile) == 12
+    for seed in range(3):
+        move = _decide(events, seed=seed)
+        assert isinstance(move, PlayAction) and move.card == SAB2_ROCKFALL[0], move
+
+
+def test_a_thief_robs_whoever_is_richest_after_the_thefts_made_before_it() -> None:
+    """Players 1 and 4 won the round's 4 gold each; player 4, the first thief, has just
+    robbed player 1, so 4 now holds 5 and 1 holds 3. The next thief robs player 4."""
+    setup = dealt("saboteur2", players=4)
+    won = RoundEnded(1, True, 1, ((1, "blue_digger"), (2, "saboteur"), (3, "green_digger"),
+                                   (4, "blue_digger")), (1, 4))  # fmt: skip
+    events = [*setup, won, GoldPaid(((1, 4), (4, 4))), TheftsStarted((4, 2)), TheftResolved(4, 1)]
+    state = given(events).update(thieves_pending=(2,))
+    state = evolve(state, DecisionOpened(9, 2, "theft", T0))
+    assert state.gold[4] == 5 and state.gold[1] == 3
+    for seed in range(6):
+        assert choose_move(state, 2, events, seed) == ChooseTheftVictim(2, 4)
+
+
+# ---------------------------------------------------------------------- the hard level
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "seed", "moves"),
+    [("base", 5, 1, 12), ("base", 7, 2, 25), ("saboteur2", 6, 3, 18), ("saboteur2", 4, 4, 30)],
+)
+def test_the_worlds_the_hard_player_searches_look_to_its_seat_like_the_game_it_plays(
+    edition: str, players: int, seed: int, moves: int
+) -> None:
+    """Each world drawn for the seat shows it what the real game shows it (its hand, its
+    dwarf, its maps, the table, every hand's size, the pile's), deals every card once, and
+    every dwarf card of the edition."""
+    from domain.strategy.search import _world
+
+    state, events = _play(edition, players, seed, moves)
+    assert state.pending is not None
+    seat = state.pending.player
+    view = view_for(state, seat)
+    memory = remember(events, state)
+    public = ("hand", "role", "known_goals", "inspected", "seats", "board", "draw_pile")
+    for world_seed in range(4):
+        world = _world(view, memory, _seat(view, memory), world_seed)
+        seen = view_for(world, seat)
+        for name in public:
+            assert getattr(seen, name) == getattr(view, name), name
+        dealt_cards = [c for p in world.seating for c in world.hand(p)]
+        dealt_cards += [*world.draw_pile, *(t.card for t in world.board.values() if t.card)]
+        assert len(dealt_cards) == len(set(dealt_cards))
+        dwarves = Counter(world.roles.values()) + Counter(world.dwarf_pile)
+        assert dwarves == Counter(dwarf_cards(edition, players))  # type: ignore[arg-type]

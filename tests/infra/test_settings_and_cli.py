@@ -133,6 +133,18 @@ def test_a_tournament_prints_win_rates_per_side_dwarf_and_kind_and_the_decision_
     assert report["games_per_s"] > 0 and report["decision_ms_p99"] >= report["decision_ms_p50"]
 
 
+def test_a_tournament_plays_each_side_at_its_level_and_reports_each_level(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["tournament", "--games", "1", "--edition", "base", "--players", "3", "--seed", "2"]
+    assert cli.main([*argv, "--sides", "diggers=easy,saboteurs=hard"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert set(report["kind_win_rate"]) == {"easy", "hard"}
+    assert set(report["decision_ms_by_kind"]) == {"easy", "hard"}
+    hard = report["decision_ms_by_kind"]["hard"]
+    assert hard["decisions"] > 0 and hard["p99"] >= hard["p50"]
+
+
 def test_a_tournament_refuses_an_unknown_seat_kind_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
