@@ -34,6 +34,7 @@ class Seat(Protocol):
     exposed: float
     treasure: Mapping[geo.Cell, float]
     wait: float
+    expected: float  # expected distance to the treasure now
     caution: float
     fronts: Mapping[PlayerId, tuple[str, ...]]
     seating: tuple[PlayerId, ...]
