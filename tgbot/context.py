@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from domain.state import GameState
+from infra.actions import Actions
 from infra.bootstrap import Services
 from infra.botstate import BotState
 from infra.db import reader
@@ -134,6 +135,11 @@ class BotServices:
             ),
             shown=ShownEdits(settings.redis_url),
         )
+
+    @property
+    def actions(self) -> Actions:
+        """A player's moves, checked and played in one trip (waking the announcer)."""
+        return Actions(self.service, self.wake.set)
 
     @property
     def callback_key(self) -> bytes:

@@ -1,25 +1,26 @@
 """Button presses. Every press is answered; a press that cannot count changes nothing.
 
-The path of a press: decode (forged → alert), then for a player's prompt: the keyboard's
-game version must still hold (stale → alert), the presser must own the keyboard (foreign →
-alert), then the command goes to the game service with the update id as idempotency key.
-A second press of a button whose action just took effect (a double tap) is answered
-quietly: it changed nothing, and nothing went wrong. Steps inside a decision are drawn by
-the presenter and delivered through the outbox.
+The path of a press: decode (forged → alert), then for a player's prompt: the presser must
+own the keyboard (foreign → alert), and a final button's move goes to the use case every
+move takes (:class:`infra.actions.Actions`, as the Mini App's taps do) with the update id
+as idempotency key: the keyboard's game version must still hold (stale → alert), the
+decision must be the presser's and the move one the rules offer. A second press of a
+button whose action just took effect (a double tap) is answered quietly: it changed
+nothing, and nothing went wrong. Steps inside a decision, checked the same way, are drawn
+by the presenter and delivered through the outbox.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Collection
 
 from telegram import CallbackQuery, Message, Update, User
 
-from domain import events as ev
 from domain.commands import CancelGame, ComeBack
-from domain.events import Event
-from domain.moves import canonical, legal_moves
+from infra.actions import AlreadyDone, Refused
 from tgbot import gateway, invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
@@ -31,29 +32,19 @@ from tgbot.handlers.common import (
     error_text,
     group_press,
     press_chats,
+    presser_and_chats,
     remember,
     run,
     same_kind,
-    still_valid,
-    user_texts,
+    update_key,
 )
 from tgbot.outage import unreachable
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
-from tgbot.presenter.messages import Alert, Slot, TextEdit, Unbuttoned
+from tgbot.presenter.messages import Alert, PromptStep, Slot, TextEdit, Unbuttoned
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
-
-# A decision a player made themselves (its player field names them).
-MADE = (
-    ev.PathPlaced,
-    ev.ActionPlayed,
-    ev.CardsDiscarded,
-    ev.FrontCardRemoved,
-    ev.GoldPicked,
-    ev.PlayerCameBack,
-)
 
 
 async def on_press(update: Update, context: BotContext) -> None:
@@ -61,10 +52,9 @@ async def on_press(update: Update, context: BotContext) -> None:
     if query is None:
         return
     user = query.from_user
-    texts = await user_texts(context, user)
+    # A button is good only in the chat it was sent to (under any id the chat had).
+    texts, chats = await presser_and_chats(context, query, user)
     try:
-        # A button is good only in the chat it was sent to (under any id the chat had).
-        chats = await press_chats(context, query)
         data = decode(query.data or "", context.services.callback_keys, chats)
     except BadCallback:
         await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
@@ -217,23 +207,6 @@ async def _stop_press(
     await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
 
 
-async def _since(context: BotContext, game_id: str, version: int) -> list[Event]:
-    return await asyncio.to_thread(context.services.service.events, game_id, after_version=version)
-
-
-async def just_done(context: BotContext, game_id: str, drawn: int, player: int) -> bool:
-    """Whether the decision the keyboard drawn at ``drawn`` was for has since been made by
-    ``player`` themselves: a press on it is a second tap of a button that took effect."""
-    for event in await _since(context, game_id, drawn):
-        if isinstance(event, ev.DecisionTimedOut):
-            return False  # their time ran out: the button is out of date, say so
-        if isinstance(event, MADE) and event.player == player:
-            return True
-        if isinstance(event, ev.TheftResolved) and event.thief == player:
-            return True
-    return False
-
-
 async def _prompt_press(
     update: Update,
     context: BotContext,
@@ -251,45 +224,44 @@ async def _prompt_press(
         await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     services = context.services
-    state, version = await asyncio.to_thread(services.load, data.game)
-    if not state.is_player(user.id):
-        await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
-        return
-    valid = await still_valid(services, data.game, data.version, version)
-    if state.phase != "playing" or not valid:
-        if await just_done(context, data.game, data.version, user.id):
-            await gateway.answer_press(query)  # a double tap: the first one counted
-        else:
-            await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
-        return
-    pending = state.pending
-    if pending is None or pending.player != user.id:
-        await gateway.answer_press(query, error_text(texts, "not_your_turn"), show_alert=True)
-        return
     if press.action in kb.COMMAND_ACTIONS:
-        try:
-            command = kb.command_for(state, user.id, press)
-        except kb.BadPress:
-            await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
-            return
-        if canonical(command) not in legal_moves(state, user.id):
-            await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
-            return
-        error = await run(context, data.game, command, update)
-        if error is not None and not await just_done(context, data.game, data.version, user.id):
-            await gateway.answer_press(query, error_text(texts, error), show_alert=True)
+        answer = await services.actions.play(
+            data.game,
+            user.id,
+            functools.partial(kb.command_for, player=user.id, press=press),
+            data.version,
+            **update_key(update),
+            double_taps=True,
+        )
+        if isinstance(answer, Refused):
+            await gateway.answer_press(query, error_text(texts, answer.reason), show_alert=True)
         else:
-            await gateway.answer_press(query)
+            await gateway.answer_press(query)  # played, or a double tap: the first one counted
         return
+    actions = services.actions
+    checked = await asyncio.to_thread(
+        actions.check, data.game, user.id, data.version, double_taps=True
+    )
+    if isinstance(checked, Refused):
+        await gateway.answer_press(query, error_text(texts, checked.reason), show_alert=True)
+        return
+    if isinstance(checked, AlreadyDone):
+        await gateway.answer_press(query)  # a double tap: the first one counted
+        return
+    state, version = checked.state, checked.version
     if not await _on_its_message(context, query, data, kb.PROMPT_ACTIONS):
         await gateway.answer_press(query, texts.t("error.wrong_message"), show_alert=True)
         return
     if await _replaced(context, data.game, message):
         await gateway.answer_press(query, texts.t("error.replaced_prompt"), show_alert=True)
         return
-    table = await asyncio.to_thread(services.table, data.game, state)
+
+    def step() -> PromptStep | Alert:
+        table = services.table(data.game, state)
+        return prompt.step(state, version, user.id, press, table, message.message_id)
+
     try:
-        drawn = prompt.step(state, version, user.id, press, table, message.message_id)
+        drawn = await asyncio.to_thread(step)  # (the choices come from the rules)
     except kb.BadPress:
         await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return

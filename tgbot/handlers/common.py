@@ -6,16 +6,14 @@ import asyncio
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatMemberStatus
 
 from domain.commands import Command
-from domain.errors import DomainError
-from domain.events import PlayerCameBack, PlayerReminded, SeatHandedOver
 from domain.state import GameState
-from infra.event_store import ConcurrencyError
+from infra.actions import Refused
 from tgbot import gateway
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
@@ -23,12 +21,6 @@ from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, short
 
 log = logging.getLogger(__name__)
-
-# Events after which choices drawn earlier (a keyboard, the Mini App's page) still hold:
-# another seat handed to the computer or taken back changes no one else's choices (the
-# seat whose decision is pending has it opened anew, which is not harmless).
-HARMLESS = (PlayerReminded, SeatHandedOver, PlayerCameBack)
-
 
 STORED_NAME_LIMIT = 128  # Telegram's longest full name (64 + 1 + 64), less the last one
 
@@ -87,13 +79,28 @@ async def run(
     The update id is the idempotency key: Telegram delivering an update twice runs it once.
     It is recorded in the events' metadata too.
     """
+    key = update_key(update)
     return await execute(
         context.services,
         game_id,
         command,
-        idempotency_key=f"tg:{update.update_id}",
-        metadata={"telegram_update_id": update.update_id, **(metadata or {})},
+        idempotency_key=key["key"],
+        metadata={**key["metadata"], **(metadata or {})},
     )
+
+
+class UpdateKey(TypedDict):
+    key: str
+    metadata: dict[str, object]
+
+
+def update_key(update: Update) -> UpdateKey:
+    """The idempotency key of what an update asks for (Telegram may deliver an update
+    twice: it counts once) and the events' metadata naming the update."""
+    return {
+        "key": f"tg:{update.update_id}",
+        "metadata": {"telegram_update_id": update.update_id},
+    }
 
 
 async def execute(
@@ -107,32 +114,8 @@ async def execute(
     """Run ``command`` through the game service, whatever asked for it (a button, the
     Mini App); the error code when refused, None when done. The same key twice runs once.
     """
-    try:
-        # Off the event loop: the database and folding the game take a while.
-        await asyncio.to_thread(
-            services.service.handle,
-            game_id,
-            command,
-            idempotency_key=idempotency_key,
-            metadata=metadata,
-        )
-    except DomainError as error:
-        return error.code
-    except ConcurrencyError:
-        return "busy"
-    services.wake.set()
-    return None
-
-
-async def still_valid(services: BotServices, game_id: str, drawn: int, current: int) -> bool:
-    """Whether choices drawn at version ``drawn`` (a keyboard, the Mini App's page) still
-    hold at ``current``: nothing but reminders happened in between."""
-    if drawn == current:
-        return True
-    if drawn > current:
-        return False
-    later = await asyncio.to_thread(services.service.events, game_id, after_version=drawn)
-    return all(isinstance(e, HARMLESS) for e in later)
+    done = await services.actions.run(game_id, command, idempotency_key, metadata)
+    return done.reason if isinstance(done, Refused) else None
 
 
 async def deliver(context: BotContext, *messages: Outgoing) -> None:
@@ -170,12 +153,27 @@ def username(context: BotContext) -> str:
 async def press_chats(context: BotContext, query: Any) -> list[int]:
     """The ids of the chat a press came from: its id now, then those it had before it
     migrated (none: a press on no message we can see, good nowhere)."""
+    return await asyncio.to_thread(_press_chats, context.services, query)
+
+
+async def presser_and_chats(context: BotContext, query: Any, user: User) -> tuple[Texts, list[int]]:
+    """The presser's language and the ids of the chat the press came from (see
+    :func:`press_chats`), in one trip off the event loop."""
+    services = context.services
+
+    def both() -> tuple[Texts, list[int]]:
+        texts = services.texts_for_user(user.id, user.language_code)
+        return texts, _press_chats(services, query)
+
+    return await asyncio.to_thread(both)
+
+
+def _press_chats(services: BotServices, query: Any) -> list[int]:
     message = query.message
     if message is None or getattr(message, "chat", None) is None:
         return []
     chat_id = int(message.chat.id)
-    earlier = await asyncio.to_thread(context.services.botstate.chats_migrated_to, chat_id)
-    return [chat_id, *earlier]
+    return [chat_id, *services.botstate.chats_migrated_to(chat_id)]
 
 
 def message_presses(

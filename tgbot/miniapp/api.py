@@ -2,10 +2,10 @@
 
 Every API call carries Telegram's ``initData`` in ``Authorization: tma <initData>``,
 checked by :mod:`tgbot.miniapp.initdata`; :class:`~tgbot.miniapp.access.Access` decides
-as whom the user sees the game. A move is a button press by other means: the game
-version the page was drawn for must still hold, the move must be one of
-:func:`~domain.moves.legal_moves`, and it runs through the same game service with an
-idempotency key per tap, refused with the same texts (:func:`error_text`).
+as whom the user sees the game. A move is a button press by other means: it takes the
+same use case (:class:`infra.actions.Actions`), so the game version the page was drawn
+for must still hold and the move must be one of :func:`~domain.moves.legal_moves`; it
+runs with an idempotency key per tap, refused with the same texts (:func:`error_text`).
 
 ``GET  {prefix}/``                      the page
 ``GET  {prefix}/static/...``            its scripts and styles
@@ -45,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 from telegram import Bot
 
 from domain.state import GameState, PlayerId
+from infra import actions
 from infra.lru import LRU
 from infra.waiting import wait_event
 from tgbot.bodies import MOVE_BYTES, Unreadable, parse, read_body
@@ -184,24 +185,26 @@ class MiniApp:
         except ValueError:
             return await self._refuse(game_id, viewer, texts, "forged_button", 400)
         play = Play(game_id, viewer, texts, command, drawn, f"miniapp:{viewer}:{key}")
-        # One trip off the event loop for the whole move (each trip may wait for a free
-        # worker thread behind the announcer's): checked, played and drawn anew.
-        code, state_json = await asyncio.to_thread(self._play, play, init.auth_date)
+        # One trip off the event loop for the whole move: checked, played and drawn anew.
+        code, state_json = await run(self.services, play, init.auth_date, self._after(play))
         if code is not None:
             body = {"code": code, "error": error_text(texts, code), "state": state_json}
             status = 403 if code == "not_your_button" else 400 if code == "forged_button" else 409
             return JSONResponse(body, status_code=status, headers=NO_STORE)
-        self.services.wake.set()
         self.feed.poke()
         return JSONResponse({"ok": True, "state": state_json}, headers=NO_STORE)
 
-    def _play(self, play: Play, auth_date: float) -> tuple[str | None, dict[str, Any]]:
-        """A move from the page, in a worker thread: the refusal's code (None: played)
-        and the game as it is now, for ``play.viewer``."""
-        code, now = run(self.services, play, auth_date)
-        if now is None:
-            return code, self._build(play.game_id, play.viewer, play.texts)
-        return code, self._drawn(play.game_id, *now, play.viewer, play.texts)
+    def _after(self, play: Play) -> Callable[[actions.Answer], dict[str, Any]]:
+        """The game as it is after ``play``'s answer, for ``play.viewer`` (drawn in the
+        move's worker thread, from the state the answer holds when it holds one)."""
+
+        def draw(answer: actions.Answer) -> dict[str, Any]:
+            if isinstance(answer, actions.Played | actions.Refused) and answer.state is not None:
+                state, version = answer.state, answer.version
+                return self._drawn(play.game_id, state, version, play.viewer, play.texts)
+            return self._build(play.game_id, play.viewer, play.texts)
+
+        return draw
 
     async def _done(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> Response:
         state_json = await self._state_json(game_id, viewer, texts)

@@ -1,23 +1,25 @@
-"""A move sent from the Mini App's page, checked and played in one go (in a worker
-thread: each trip off the event loop may wait for a free worker behind the announcer's).
+"""A move sent from the Mini App's page, played as a button press is played: by the one
+use case of a player's move (:class:`infra.actions.Actions`), in one trip off the event
+loop (each trip may wait for a free worker behind the announcer's).
 
 The same checks as a button press, in the same words: the same tap twice counts once, a
 board the game has left behind is stale, it must be the viewer's decision and a move the
-rules offer; then the game service plays it as it plays a press.
+rules offer. Here a tap only becomes that call, and its answer a refusal's code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from domain.commands import ComeBack, Command
-from domain.errors import DomainError
-from domain.moves import canonical, legal_moves
-from domain.state import GameState, PlayerId
-from infra.event_store import ConcurrencyError
+from domain.commands import Command
+from domain.state import PlayerId
+from infra.actions import Answer, Refused
 from tgbot.context import BotServices
-from tgbot.handlers.common import HARMLESS
 from tgbot.texts import Texts
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,48 +35,18 @@ class Play:
     key: str
 
 
-def _refusal_code(
-    services: BotServices, game_id: str, state: GameState, version: int, play: Play
-) -> str | None:
-    """Why ``play`` cannot be played on the game at ``version`` (None: it can)."""
-    if not isinstance(play.command, ComeBack):  # "I'm back" never goes stale
-        fresh = state.phase == "playing" and (
-            play.drawn == version
-            or (
-                play.drawn < version
-                and all(
-                    isinstance(e, HARMLESS)
-                    for e in services.service.events(game_id, after_version=play.drawn)
-                )
-            )
-        )
-        if not fresh:
-            return "stale_button"
-        pending = state.pending
-        if pending is None or pending.player != play.viewer:
-            return "not_your_turn"
-    if canonical(play.command) not in legal_moves(state, play.viewer):
-        return "forged_button"
-    return None
-
-
-def run(
-    services: BotServices, play: Play, auth_date: float
-) -> tuple[str | None, tuple[GameState, int] | None]:
-    """Play ``play``: the refusal's code (None: played or played before) and the game
-    after it, when known without loading it again (None: load it)."""
-    if services.store.processed(play.game_id, play.key):
-        return None, None  # the same tap again (its answer was lost): it counted once
-    state, version = services.load(play.game_id)
-    code = _refusal_code(services, play.game_id, state, version, play)
-    if code is not None:
-        return code, (state, version)
-    try:
-        outcome = services.service.execute(
-            play.game_id, play.command, play.key, {"via": "miniapp", "auth_date": auth_date}
-        )
-    except DomainError as error:
-        return error.code, None
-    except ConcurrencyError:
-        return "busy", None
-    return None, (outcome.state, outcome.version)
+async def run(
+    services: BotServices, play: Play, auth_date: float, then: Callable[[Answer], R]
+) -> tuple[str | None, R]:
+    """Play ``play``: the refusal's code (None: played, or played before) and what
+    ``then`` made of the answer in the same worker thread (the game drawn anew)."""
+    answer, after = await services.actions.play_then(
+        play.game_id,
+        play.viewer,
+        play.command,
+        play.drawn,
+        play.key,
+        {"via": "miniapp", "auth_date": auth_date},
+        then=then,
+    )
+    return (answer.reason if isinstance(answer, Refused) else None), after
