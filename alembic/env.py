@@ -28,6 +28,7 @@ TABLE_MODULES = (
     "infra.archive",
     "infra.claims",
     "infra.deliveries",
+    "infra.ratings",
 )
 for _name in TABLE_MODULES:
     with suppress(ImportError):
