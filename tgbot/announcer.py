@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from domain.decider import fold
-from domain.events import Event, GameCreated, GameStarted
+from domain.events import Event, GameCreated, GameEnded, GameStarted
 from domain.state import GameState
 from infra.archive import imported_streams
 from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS, Claims
@@ -41,6 +41,7 @@ from infra.deliveries import Deliveries
 from infra.event_store import StoredEvent
 from infra.lru import LRU
 from infra.waiting import wait_event
+from tgbot import game_over
 from tgbot.context import BotServices
 from tgbot.delivering import Batch, Driver, now_ms, planned, prompts_first
 from tgbot.outbox import Outbox
@@ -449,6 +450,9 @@ class Announcer:
         after = fold(events, state)
         table = await asyncio.to_thread(self.services.table, game_id, after)
         table = dataclasses.replace(table, now_ms=now)
+        if any(isinstance(e, GameEnded) for e in events):
+            ratings = await asyncio.to_thread(game_over.ratings, self.services, game_id)
+            table = dataclasses.replace(table, ratings=ratings)
         missing: frozenset[int] = frozenset()
         if any(isinstance(e, GameStarted) for e in events):
             missing = await asyncio.to_thread(self._never_opened, after)

@@ -48,6 +48,7 @@ from tgbot.handlers import (
     practice,
     private,
     seats,
+    standings,
     timezone,
 )
 from tgbot.outbox import Outbox
@@ -176,6 +177,7 @@ def register(app: BotApplication) -> None:
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)
     history.register(app)  # /history, /stats, /replay and the replay's buttons
+    standings.register(app)  # /top
 
 
 async def on_error(update: object, context: BotContext) -> None:
@@ -255,7 +257,7 @@ async def stop_background(app: BotApplication) -> None:
 async def set_commands(app: BotApplication) -> None:
     """Command menus per scope (groups, private chats) and per language."""
     bot = app.bot
-    group_commands = GROUP_COMMANDS + HISTORY_COMMANDS
+    group_commands = GROUP_COMMANDS + HISTORY_COMMANDS + standings.COMMANDS
     for lang in (None, *LANGUAGES):
         texts = Texts(lang or "en")
         for scope, names in (

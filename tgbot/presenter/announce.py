@@ -20,7 +20,7 @@ from domain.events import Event
 from domain.state import Decision, GameState, PlayerId
 from domain.view import view_for
 from tgbot import keyboards as kb
-from tgbot.presenter import board, lobby, prompt
+from tgbot.presenter import board, lobby, prompt, standings
 from tgbot.presenter.audience import Table, is_person
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
@@ -62,6 +62,14 @@ def scene(
     as either knew them (one who just left is named still)."""
     names = state.names if before is None else {**before.names, **state.names}
     return Scene(texts, viewer, state.edition, names, view_for(state, viewer), by_name=by_name)
+
+
+def game_over_lines(state: GameState, table: Table) -> list[str]:
+    """What the game-over message says beyond the game's end: the rating changes."""
+    group = table.group().texts
+    named = scene(state, None, group)
+    line = standings.rating_line(table.ratings, named.name, group)
+    return [] if line is None else [line.html()]
 
 
 def game_over_keyboard(table: Table, texts: Texts) -> kb.Keyboard:
@@ -158,6 +166,7 @@ class _Batch:
                 self.after.append(Text(table.chat_id, text, game=table.game_id))
             case ev.GameEnded():
                 self.board_changed = True
+                text = "\n".join([text, *game_over_lines(state, table)])
                 keys = game_over_keyboard(table, table.group().texts)
                 self.after.append(Text(table.chat_id, text, keys, table.game_id, self.version))
             case _:

@@ -1,0 +1,140 @@
+"""Ratings and achievements as players read them: the game-over message's line of rating
+changes, ``/top``'s table and ``/stats``'s rating lines.
+
+The figures come from the read models (:mod:`infra.ratings`); this module only words them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from domain.state import PlayerId
+from tgbot.presenter.icons import Icon, Line
+from tgbot.texts import Texts, esc
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """A person's season rating in the game's group, before and after the game."""
+
+    player: PlayerId
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One line of a table: who, the rating shown, rated games this season."""
+
+    name: str
+    rating: int
+    games: int
+
+
+def signed(delta: int) -> str:
+    """A change as players read it: ``+12``, ``−7`` (a minus sign), ``±0``.
+
+    >>> signed(12), signed(-7), signed(0)
+    ('+12', '−7', '±0')
+    """
+    if delta > 0:
+        return f"+{delta}"
+    if delta < 0:
+        return f"−{-delta}"
+    return "±0"
+
+
+def rating_line(
+    changes: Sequence[RatingChange], name: Callable[[PlayerId], str], texts: Texts
+) -> Line | None:
+    """The game-over message's line: each person's new season rating and its change, in
+    seat order (``name`` gives a player's name as HTML). None when the game was not
+    rated."""
+    if not changes:
+        return None
+    each = ", ".join(
+        texts.t(
+            "ratings.change", name=name(c.player), rating=c.after, change=signed(c.after - c.before)
+        )
+        for c in changes
+    )
+    return Line(Icon.RATING, texts.t("ratings.game_over", changes=each))
+
+
+def season_name(season: str, texts: Texts) -> str:
+    """``2026Q4`` as the players' language says it.
+
+    >>> season_name("2026Q4", Texts("en"))
+    'Q4 2026'
+    """
+    year, _, quarter = season.partition("Q")
+    return texts.t("ratings.season", year=year, quarter=quarter)
+
+
+def top_text(
+    texts: Texts,
+    season: str | None,
+    tables: Mapping[str, tuple[Sequence[Ranked], Sequence[Ranked]]],
+    ranked_after: int,
+) -> str:
+    """``/top``: per edition, the group's best people (then the computer players apart),
+    in the season (None: all time)."""
+    if season is None:
+        title = texts.t("top.title_all")
+    else:
+        title = texts.t("top.title_season", season=season_name(season, texts))
+    lines = [title]
+    shown = False
+    for edition, (people, computers) in tables.items():
+        if not people and not computers:
+            continue
+        shown = True
+        lines.append("")
+        lines.append(texts.t("top.edition", edition=texts.t(f"edition.{edition}")))
+        for rank, entry in enumerate(people, start=1):
+            lines.append(_ranked(texts, rank, entry))
+        if computers:
+            each = ", ".join(
+                texts.t(
+                    "top.computer",
+                    name=esc(c.name),
+                    rating=c.rating,
+                    games=texts.t("count.rated_games", n=c.games),
+                )
+                for c in computers
+            )
+            lines.append(Line(Icon.COMPUTER, texts.t("top.computers", computers=each)).html())
+    if not shown:
+        lines.append(texts.t("top.empty", n=ranked_after))
+    else:
+        lines.append("")
+        lines.append(texts.t("top.footer", n=ranked_after))
+    return "\n".join(lines)
+
+
+def _ranked(texts: Texts, rank: int, entry: Ranked) -> str:
+    games = texts.t("count.rated_games", n=entry.games)
+    return texts.t("top.line", rank=rank, name=esc(entry.name), rating=entry.rating, games=games)
+
+
+def stats_lines(
+    texts: Texts, season: str, mine: Mapping[str, tuple[int, int, int]], ranked_after: int
+) -> list[str]:
+    """``/stats``'s rating lines in a group: per edition played this season, the rating
+    shown, its change in the last game, and the rated games played (the table names
+    nobody before ``ranked_after`` of them)."""
+    lines: list[str] = []
+    for edition, (rating, change, games) in mine.items():
+        line = texts.t(
+            "stats.rating",
+            edition=texts.t(f"edition.{edition}"),
+            season=season_name(season, texts),
+            rating=rating,
+            change=signed(change),
+            games=texts.t("count.rated_games", n=games),
+        )
+        if games < ranked_after:
+            line += " " + texts.t("stats.unranked", n=ranked_after - games)
+        lines.append(Line(Icon.RATING, line).html())
+    return lines
