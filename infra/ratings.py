@@ -40,6 +40,7 @@ from sqlalchemy import (
     PrimaryKeyConstraint,
     String,
     Table,
+    bindparam,
     desc,
     insert,
     select,
@@ -120,6 +121,23 @@ class RatedGame:
     computers: frozenset[int]
     matches: tuple[Match, ...]
 
+
+# The stored types a game's rating is read from (its other events never are).
+RATED_TYPES: Final = frozenset(
+    {
+        "game_created",
+        "player_joined",
+        "computer_player_added",
+        "computer_player_removed",
+        "settings_changed",
+        "game_started",
+        "round_started",
+        "round_ended",
+        "gold_paid",
+        "gold_picked",
+        "game_ended",
+    }
+)
 
 # The Saboteur 2 roles that are a side each, alone: they are paid by what they did.
 SOLO_ROLES: Final = frozenset({"boss", "profiteer", "geologist"})
@@ -299,6 +317,10 @@ def _keyed(game: RatedGame, match: Match) -> Match:
 # -- the projection ---------------------------------------------------------------------
 
 
+_KEY: Final = ("chat_id", "season", "edition", "player_id")
+_VALUES: Final = ("name", "computer", "mu", "sigma", "games", "last_change", "updated_at")
+
+
 @dataclass
 class _Row:
     values: dict[str, Any]
@@ -312,6 +334,7 @@ class _Batch:
 
     conn: Connection
     rows: dict[tuple[int, str, str, int], _Row] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)
 
     def load(self, keys: Sequence[tuple[int, str, str, int]]) -> None:
         missing = [k for k in keys if k not in self.rows]
@@ -331,27 +354,21 @@ class _Batch:
         new = [row.values for row in self.rows.values() if row.new]
         if new:
             self.conn.execute(insert(player_ratings), new)
-        t = player_ratings.c
-        for row in self.rows.values():
-            if row.dirty and not row.new:
-                v = row.values
-                self.conn.execute(
-                    update(player_ratings)
-                    .where(
-                        t.chat_id == v["chat_id"],
-                        t.season == v["season"],
-                        t.edition == v["edition"],
-                        t.player_id == v["player_id"],
-                    )
-                    .values(
-                        name=v["name"],
-                        mu=v["mu"],
-                        sigma=v["sigma"],
-                        games=v["games"],
-                        last_change=v["last_change"],
-                        updated_at=v["updated_at"],
-                    )
-                )
+        changed = [
+            {f"k_{k}" if k in _KEY else k: v for k, v in row.values.items()}
+            for row in self.rows.values()
+            if row.dirty and not row.new
+        ]
+        if changed:
+            t = player_ratings.c
+            self.conn.execute(
+                update(player_ratings)
+                .where(*(t[k] == bindparam(f"k_{k}") for k in _KEY))
+                .values({k: bindparam(k) for k in _VALUES}),
+                changed,
+            )
+        if self.changes:
+            self.conn.execute(insert(rating_changes), self.changes)
 
 
 def apply_game(batch: _Batch, game: RatedGame) -> None:
@@ -391,16 +408,16 @@ def apply_game(batch: _Batch, game: RatedGame) -> None:
             else:
                 row.values, row.dirty = values, True
             if scope == season:
-                batch.conn.execute(
-                    insert(rating_changes).values(
-                        stream_id=game.stream_id,
-                        player_id=player,
-                        seat=game.seating.index(seat),
-                        name=values["name"],
-                        computer=values["computer"],
-                        before=was,
-                        after=is_now,
-                    )
+                batch.changes.append(
+                    {
+                        "stream_id": game.stream_id,
+                        "player_id": player,
+                        "seat": game.seating.index(seat),
+                        "name": values["name"],
+                        "computer": values["computer"],
+                        "before": was,
+                        "after": is_now,
+                    }
                 )
 
 
@@ -411,10 +428,13 @@ class _Ratings:
     store: EventStore
     name: str = RATINGS_PROJECTOR
     tables: Sequence[Table] = RATING_TABLES
+    types: frozenset[str] = frozenset({"game_ended"})
 
     def prepare(self, events: Sequence[StoredEvent]) -> list[RatedGame]:
         ended = [e.stream_id for e in events if e.type == "game_ended"]
-        loaded = (rated_game(self.store.load(g, with_metadata=False)) for g in ended)
+        loaded = (
+            rated_game(self.store.load(g, with_metadata=False, types=RATED_TYPES)) for g in ended
+        )
         return [game for game in loaded if game is not None]
 
     def apply(
