@@ -29,6 +29,7 @@ TABLE_MODULES = (
     "infra.claims",
     "infra.deliveries",
     "infra.ratings",
+    "infra.achievements",
 )
 for _name in TABLE_MODULES:
     with suppress(ImportError):

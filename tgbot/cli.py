@@ -150,6 +150,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _projections_rebuild(args: argparse.Namespace) -> int:
+    from infra.achievements import AchievementsProjector
     from infra.bootstrap import bootstrap
     from infra.deadlines import rebuild as rebuild_deadlines
     from infra.history import HistoryProjector
@@ -163,11 +164,12 @@ def _projections_rebuild(args: argparse.Namespace) -> int:
         count = services.projector.rebuild()
         HistoryProjector(services.engine, services.store).rebuild()
         RatingsProjector(services.engine, services.store).rebuild()
+        AchievementsProjector(services.engine, services.store).rebuild()
         pause = timedelta(seconds=services.settings.computer_pause_seconds)
         rebuild_deadlines(services.engine, services.store, pause)
     finally:
         services.close()
-    models = "games, statistics, history, ratings, deadlines"
+    models = "games, statistics, history, ratings, achievements, deadlines"
     print(f"read models ({models}) rebuilt from {count} events")
     return 0
 

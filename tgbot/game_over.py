@@ -4,6 +4,7 @@ game's own changes (the same ones when its messages are presented again)."""
 
 from __future__ import annotations
 
+from infra.achievements import AchievementsProjector, game_awards
 from infra.ratings import RatingsProjector, game_changes
 from tgbot.context import BotServices
 from tgbot.presenter.standings import RatingChange
@@ -19,3 +20,10 @@ def ratings(services: BotServices, game_id: str) -> tuple[RatingChange, ...]:
         for c in game_changes(engine, game_id)
         if not c.computer
     )
+
+
+def awards(services: BotServices, game_id: str) -> tuple[tuple[int, str], ...]:
+    """The achievements the game earned its people, by player, in the list's order."""
+    engine = services.store.engine
+    AchievementsProjector(engine, services.store).catch_up()
+    return tuple((a.player_id, a.achievement) for a in game_awards(engine, game_id))

@@ -42,7 +42,7 @@ from infra.lru import LRU
 from tgbot import callback as cb
 from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
-from tgbot.handlers import standings
+from tgbot.handlers import achievements, standings
 from tgbot.handlers.common import chat_texts, display_name, message_presses, press_chats
 from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT, runs
@@ -356,6 +356,7 @@ def stats_message(
             gold=texts.t("count.gold", n=mine.gold),
         ),
         *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
+        *achievements.stats_line(services, texts, player_id),
     ]
     if chat_id is not None:
         lines.extend(standings.rating_lines(services, texts, player_id, chat_id))

@@ -65,11 +65,26 @@ def scene(
 
 
 def game_over_lines(state: GameState, table: Table) -> list[str]:
-    """What the game-over message says beyond the game's end: the rating changes."""
+    """What the game-over message says beyond the game's end: the rating changes and the
+    achievements earned."""
     group = table.group().texts
     named = scene(state, None, group)
-    line = standings.rating_line(table.ratings, named.name, group)
-    return [] if line is None else [line.html()]
+    lines = [
+        standings.rating_line(table.ratings, named.name, group),
+        standings.award_line(table.awards, named.name, group),
+    ]
+    return [line.html() for line in lines if line is not None]
+
+
+def award_notes(state: GameState, table: Table) -> list[Text]:
+    """Each new achievement, told in private to the person who earned it."""
+    notes = []
+    for player, achievement in table.awards:
+        if is_person(state, player):
+            texts = table.player(player).texts
+            note = standings.award_note(achievement, table.group_name(texts), texts)
+            notes.append(Text(player, note, game=table.game_id))
+    return notes
 
 
 def game_over_keyboard(table: Table, texts: Texts) -> kb.Keyboard:
@@ -169,6 +184,7 @@ class _Batch:
                 text = "\n".join([text, *game_over_lines(state, table)])
                 keys = game_over_keyboard(table, table.group().texts)
                 self.after.append(Text(table.chat_id, text, keys, table.game_id, self.version))
+                self.after.extend(award_notes(state, table))
             case _:
                 pass
 

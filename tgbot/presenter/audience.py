@@ -42,6 +42,8 @@ class Table:
     practice: bool = False  # /practice: one person and computers, in the private chat
     # A finished game's changes to its people's season ratings (the game-over message).
     ratings: tuple[RatingChange, ...] = ()
+    # The achievements it earned (player, achievement), told at its end.
+    awards: tuple[tuple[PlayerId, str], ...] = ()
 
     def group(self) -> Audience:
         return Audience(self.chat_id, None, Texts(self.group_language), self.tz)

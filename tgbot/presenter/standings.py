@@ -6,7 +6,7 @@ The figures come from the read models (:mod:`infra.ratings`); this module only w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from domain.state import PlayerId
@@ -138,3 +138,72 @@ def stats_lines(
             line += " " + texts.t("stats.unranked", n=ranked_after - games)
         lines.append(Line(Icon.RATING, line).html())
     return lines
+
+
+# -- achievements -----------------------------------------------------------------------
+
+
+def award_line(
+    awards: Sequence[tuple[PlayerId, str]], name: Callable[[PlayerId], str], texts: Texts
+) -> Line | None:
+    """The game-over message's line of the achievements the game earned, by person:
+    ``🏅 Ann: First treasure, First win; Bob: First game``. None when it earned none."""
+    by_player: dict[PlayerId, list[str]] = {}
+    for player, achievement in awards:
+        by_player.setdefault(player, []).append(texts.t(f"achievement.{achievement}"))
+    if not by_player:
+        return None
+    each = "; ".join(
+        texts.t("achievements.earned_by", name=name(p), achievements=", ".join(titles))
+        for p, titles in by_player.items()
+    )
+    return Line(Icon.ACHIEVEMENT, each)
+
+
+def award_note(achievement: str, group: str, texts: Texts) -> str:
+    """A new achievement, told to its player in private (HTML)."""
+    return Line(
+        Icon.ACHIEVEMENT,
+        texts.t(
+            "achievements.private",
+            group=group,
+            title=texts.t(f"achievement.{achievement}"),
+            about=texts.t(f"achievement_about.{achievement}"),
+        ),
+    ).html()
+
+
+def achievements_text(
+    texts: Texts,
+    names: Sequence[str],
+    mine: Collection[str],
+    shares: Mapping[str, float],
+    show_all: bool,
+) -> str:
+    """``/achievements``: the player's, each with the share of players who hold it; then
+    how many are left (with ``show_all``: each of them)."""
+    held = [n for n in names if n in mine]
+    left = [n for n in names if n not in mine]
+    lines = []
+    if held:
+        lines.append(texts.t("achievements.title", count=len(held), total=len(names)))
+        lines.extend(_achievement(texts, n, shares) for n in held)
+    else:
+        lines.append(texts.t("achievements.none"))
+    if left and show_all:
+        lines.append("")
+        lines.append(texts.t("achievements.to_earn"))
+        lines.extend(_achievement(texts, n, shares) for n in left)
+    elif left:
+        lines.append("")
+        lines.append(texts.t("achievements.left", n=len(left)))
+    return "\n".join(lines)
+
+
+def _achievement(texts: Texts, name: str, shares: Mapping[str, float]) -> str:
+    title = "<b>" + esc(texts.t(f"achievement.{name}")) + "</b>"
+    share = round(100 * shares.get(name, 0.0))
+    about = esc(texts.t(f"achievement_about.{name}"))
+    return Line(
+        Icon.ACHIEVEMENT, texts.t("achievements.line", title=title, about=about, share=share)
+    ).html()
