@@ -1,15 +1,15 @@
-"""How fast the ratings projector keeps up with finished games.
+"""How fast the ratings and achievements projectors keep up with finished games.
 
 Plays a few games with random legal moves (fixed seeds; base and Saboteur 2, 3 to 7
 players) and stores copies of them, spread over 20 groups, as 1,000 finished games in a
 SQLite event store. Then it times:
 
-- the projector catching up with all 1,000 games from nothing, as the first run after an
-  upgrade does (target < 10 s);
+- the two projectors catching up with all 1,000 games from nothing, as the first run
+  after an upgrade does (target < 10 s);
 - a rebuild of the same (reported);
-- what one more game's end adds: the projector brought up to a game that just ended,
-  1,000 games already rated, as the announcer does before the game-over message (target:
-  the median < 5 ms).
+- what one more game's end adds: the projectors brought up to a game that just ended,
+  1,000 games already counted, as the announcer does before the game-over message
+  (target: the median < 5 ms).
 
 Run: ``.venv/bin/python benchmarks/bench_ratings.py [--games 1000] [--ends 30]``
 """
@@ -33,9 +33,11 @@ from domain.commands import CreateGame, JoinGame, StartGame, TimeOut
 from domain.decider import decide, evolve, initial_state, is_terminal
 from domain.events import Event
 from domain.moves import legal_moves
+from infra.achievements import AchievementsProjector
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
 from infra.migrations import upgrade
+from infra.projector import Projector
 from infra.ratings import RatingsProjector
 
 CATCH_UP_TARGET_S = 10.0
@@ -97,28 +99,34 @@ def main() -> int:
         engine = make_engine(url)
         store = EventStore(engine)
         store_games(store, templates, args.games)
-        projector = RatingsProjector(engine, store)
+        projectors: list[Projector] = [
+            RatingsProjector(engine, store),
+            AchievementsProjector(engine, store),
+        ]
         began = time.perf_counter()
-        projector.catch_up()
+        for projector in projectors:
+            projector.catch_up()
         catch_up = time.perf_counter() - began
         began = time.perf_counter()
-        projector.rebuild()
+        for projector in projectors:
+            projector.rebuild()
         rebuild = time.perf_counter() - began
         ends = []
         for _ in range(args.ends):
             store_games(store, templates, 1)
             began = time.perf_counter()
-            projector.catch_up()
+            for projector in projectors:
+                projector.catch_up()
             ends.append((time.perf_counter() - began) * 1000)
         engine.dispose()
     end = statistics.median(ends)
     ok_catch_up = catch_up < CATCH_UP_TARGET_S
     ok_end = end < GAME_END_TARGET_MS
-    print(f"{args.games} finished games: the projector catches up in {catch_up:.2f} s", end="")
+    print(f"{args.games} finished games: the projectors catch up in {catch_up:.2f} s", end="")
     print(f" (target < {CATCH_UP_TARGET_S:.0f} s): {'PASS' if ok_catch_up else 'FAIL'}")
     print(f"rebuild of the same: {rebuild:.2f} s")
     print(
-        f"one game's end, {args.games} games rated: median {end:.2f} ms, "
+        f"one game's end, {args.games} games counted: median {end:.2f} ms, "
         f"max {max(ends):.2f} ms (target: median < {GAME_END_TARGET_MS:.0f} ms): "
         f"{'PASS' if ok_end else 'FAIL'}"
     )

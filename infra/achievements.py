@@ -40,6 +40,24 @@ from infra.projector import Projector
 from infra.schema import metadata
 
 ACHIEVEMENTS_PROJECTOR: Final = "achievements"
+# The stored types the achievements read a game from (the moves on the board, the
+# decisions and the cards drawn are never read).
+READ_TYPES: Final = frozenset(
+    {
+        "game_created",
+        "player_joined",
+        "computer_player_added",
+        "settings_changed",
+        "game_started",
+        "round_started",
+        "action_played",
+        "round_ended",
+        "gold_paid",
+        "gold_picked",
+        "theft_resolved",
+        "game_ended",
+    }
+)
 
 player_achievements = Table(
     "player_achievements",
@@ -154,7 +172,9 @@ class _Achievements:
 
     def prepare(self, events: Sequence[StoredEvent]) -> list[FinishedGame]:
         ended = [e.stream_id for e in events if e.type == "game_ended"]
-        loaded = (finished_game(self.store.load(g, with_metadata=False)) for g in ended)
+        loaded = (
+            finished_game(self.store.load(g, with_metadata=False, types=READ_TYPES)) for g in ended
+        )
         return [game for game in loaded if game is not None]
 
     def apply(
