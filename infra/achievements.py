@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import (
     BigInteger,
@@ -26,6 +26,7 @@ from sqlalchemy import (
     PrimaryKeyConstraint,
     String,
     Table,
+    bindparam,
     func,
     insert,
     select,
@@ -33,7 +34,7 @@ from sqlalchemy import (
 )
 
 from domain import achievements as rules
-from domain import codec
+from domain import events as ev
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector
@@ -49,7 +50,6 @@ READ_TYPES: Final = frozenset(
         "computer_player_added",
         "settings_changed",
         "game_started",
-        "round_started",
         "action_played",
         "round_ended",
         "gold_paid",
@@ -91,76 +91,145 @@ class FinishedGame:
 
 
 def finished_game(stored: Sequence[StoredEvent]) -> FinishedGame | None:
-    """The game a stream tells, if it finished and counts (no practice game)."""
-    if not stored:
-        return None
-    created = stored[0].payload if stored[0].type == "game_created" else {}
-    if created.get("practice"):
-        return None
-    events = [codec.decode(e.type, e.payload, e.schema_version) for e in stored]
-    game = rules.game_of(events)
-    if game is None:
-        return None
+    """The game a stream tells, if it finished and counts (no practice game): read from
+    the stored payloads as :func:`domain.achievements.game_of` reads the events (decoding
+    every event would cost more than the rest together)."""
     names: dict[int, str] = {}
     computers: set[int] = set()
+    edition, practice = "base", False
+    seating: tuple[int, ...] = ()
+    rounds: list[rules.Round] = []
+    actions: list[ev.ActionPlayed] = []
+    thefts: list[ev.TheftResolved] = []
     for event in stored:
-        p = event.payload
-        if event.type == "game_created":
-            names[int(p["creator"])] = str(p.get("creator_name", ""))
-        elif event.type in ("player_joined", "computer_player_added"):
-            names[int(p["player"])] = str(p.get("name", ""))
-            if event.type == "computer_player_added":
-                computers.add(int(p["player"]))
-    people = tuple((p, names.get(p, "")) for p in game.seating if p not in computers)
-    return FinishedGame(stored[-1].stream_id, stored[-1].recorded_at, game, people)
+        p: dict[str, Any] = event.payload
+        match event.type:
+            case "game_created":
+                names[int(p["creator"])] = str(p.get("creator_name", ""))
+                edition, practice = str(p["edition"]), bool(p.get("practice", False))
+            case "player_joined" | "computer_player_added":
+                names[int(p["player"])] = str(p.get("name", ""))
+                if event.type == "computer_player_added":
+                    computers.add(int(p["player"]))
+            case "settings_changed":
+                edition = str(p.get("edition", edition))
+            case "game_started":
+                seating = tuple(int(x) for x in p["seating"])
+            case "action_played":
+                target, cell = p.get("target_player"), p.get("target_cell")
+                actions.append(
+                    ev.ActionPlayed(
+                        int(p["player"]),
+                        int(p["card"]),
+                        str(p["action"]),
+                        target_player=None if target is None else int(target),
+                        target_cell=None if cell is None else (int(cell[0]), int(cell[1])),
+                        tool=p.get("tool"),
+                        result=p.get("result"),
+                    )
+                )
+            case "round_ended":
+                reached = p.get("reached_by") if p.get("treasure_reached") else None
+                rounds.append(
+                    rules.Round(
+                        {int(x): str(role) for x, role in p.get("roles", [])},
+                        frozenset(int(w) for w in p.get("winners", [])),
+                        None if reached is None else int(reached),
+                        tuple(actions),
+                        {},
+                    )
+                )
+                actions = []
+            case "gold_paid" if rounds:
+                for player, amount in p.get("payouts", []):
+                    paid = rounds[-1].paid
+                    paid[int(player)] = paid.get(int(player), 0) + int(amount)
+            case "gold_picked" if rounds:
+                paid = rounds[-1].paid
+                paid[int(p["player"])] = paid.get(int(p["player"]), 0) + int(p["value"])
+            case "theft_resolved":
+                victim = p.get("victim")
+                thefts.append(
+                    ev.TheftResolved(int(p["thief"]), None if victim is None else int(victim))
+                )
+            case "game_ended":
+                if practice:
+                    return None
+                game = rules.Game(
+                    edition,
+                    seating,
+                    tuple(rounds),
+                    {int(x): int(g) for x, g in p.get("gold", [])},
+                    frozenset(int(w) for w in p.get("winners", [])),
+                    tuple(thefts),
+                )
+                people = tuple((x, names.get(x, "")) for x in seating if x not in computers)
+                return FinishedGame(event.stream_id, event.recorded_at, game, people)
+    return None
 
 
-def award(conn: Connection, finished: FinishedGame) -> None:
-    """Record what one finished game earned its people (once: a game seen is skipped)."""
-    seen = conn.execute(
-        select(player_achievements.c.stream_id)
-        .where(player_achievements.c.stream_id == finished.stream_id)
-        .limit(1)
-    ).first()
-    if seen is not None:
-        return
-    ids = [p for p, _ in finished.people]
-    a, t = achievement_players.c, player_achievements.c
+def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
+    """Record what finished games earned their people, in order (once: a game already
+    seen is skipped): the batch's people are read once and written once."""
+    t, a = player_achievements.c, achievement_players.c
+    ids = sorted({p for g in games for p, _ in g.people})
+    seen = set(
+        conn.execute(
+            select(t.stream_id).where(t.stream_id.in_([g.stream_id for g in games])).distinct()
+        ).scalars()
+    )
     results = {
-        row.player_id: (row.games, row.wins)
+        int(row.player_id): (int(row.games), int(row.wins))
         for row in conn.execute(select(achievement_players).where(a.player_id.in_(ids)))
     }
+    known = set(results)
     held: dict[int, set[str]] = {}
     for row in conn.execute(select(t.player_id, t.achievement).where(t.player_id.in_(ids))):
         held.setdefault(int(row.player_id), set()).add(str(row.achievement))
+    names: dict[int, str] = {}
     new: list[dict[str, object]] = []
-    game = finished.game
-    for player, name in finished.people:
-        games, wins = results.get(player, (0, 0))
-        earlier = rules.Earlier(games, wins)
-        for achievement in rules.earned(game, player, earlier):
-            if achievement not in held.get(player, set()):
-                new.append(
-                    {
-                        "player_id": player,
-                        "achievement": achievement,
-                        "stream_id": finished.stream_id,
-                        "earned_at": finished.finished_at,
-                    }
-                )
-        won = int(player in game.winners)
-        if player in results:
-            conn.execute(
-                update(achievement_players)
-                .where(a.player_id == player)
-                .values(name=name, games=games + 1, wins=wins + won)
-            )
-        else:
-            conn.execute(
-                insert(achievement_players).values(player_id=player, name=name, games=1, wins=won)
-            )
+    for finished in games:
+        if finished.stream_id in seen:
+            continue
+        seen.add(finished.stream_id)
+        game = finished.game
+        for player, name in finished.people:
+            games_before, wins = results.get(player, (0, 0))
+            mine = held.setdefault(player, set())
+            for achievement in rules.earned(game, player, rules.Earlier(games_before, wins)):
+                if achievement not in mine:
+                    mine.add(achievement)
+                    new.append(
+                        {
+                            "player_id": player,
+                            "achievement": achievement,
+                            "stream_id": finished.stream_id,
+                            "earned_at": finished.finished_at,
+                        }
+                    )
+            results[player] = (games_before + 1, wins + int(player in game.winners))
+            names[player] = name
     if new:
         conn.execute(insert(player_achievements), new)
+    fresh = [
+        {"player_id": p, "name": names[p], "games": g, "wins": w}
+        for p, (g, w) in results.items()
+        if p not in known and p in names
+    ]
+    if fresh:
+        conn.execute(insert(achievement_players), fresh)
+    changed = [
+        {"k_player_id": p, "name": names[p], "games": g, "wins": w}
+        for p, (g, w) in results.items()
+        if p in known and p in names
+    ]
+    if changed:
+        conn.execute(
+            update(achievement_players)
+            .where(a.player_id == bindparam("k_player_id"))
+            .values(name=bindparam("name"), games=bindparam("games"), wins=bindparam("wins")),
+            changed,
+        )
 
 
 @dataclass(frozen=True)
@@ -180,8 +249,8 @@ class _Achievements:
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[FinishedGame]
     ) -> None:
-        for finished in prepared:
-            award(conn, finished)
+        if prepared:
+            award(conn, prepared)
 
 
 class AchievementsProjector(Projector):

@@ -92,6 +92,7 @@ class Projector:
         self.store = store
         self.projection: Projection[Any] = projection or READ_MODELS
         self.wait = wait
+        self._reached_end = False  # the last read of a few types reached the log's end
 
     @property
     def name(self) -> str:
@@ -123,6 +124,7 @@ class Projector:
             return new, new[-1].position if new else start
         end = self.store.last_position()
         new = self.store.read_all(after_position=start, limit=batch, types=types, up_to=end)
+        self._reached_end = len(new) < batch
         return new, new[-1].position if len(new) == batch else end
 
     def run_once(self, batch: int = DEFAULT_BATCH) -> int | None:
@@ -151,9 +153,12 @@ class Projector:
         work, when this one does not wait); return how many."""
         total = 0
         while True:
+            self._reached_end = False
             done = self.run_once(batch)
             if done is None:
                 return total
+            if self._reached_end and done > 0:
+                return total + done  # it read up to the log's last position: no need to ask
             if done == 0 and self.position() >= self.store.last_position():
                 return total
             total += done

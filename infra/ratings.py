@@ -377,9 +377,11 @@ def apply_game(batch: _Batch, game: RatedGame) -> None:
     keyed = [_keyed(game, m) for m in game.matches]
     seats = {rating_key(p, game.names.get(p, ""), p in game.computers): p for p in game.seating}
     season = season_of(game.finished_at)
+    batch.load(
+        [(game.chat_id, scope, game.edition, k) for scope in (season, ALL_TIME) for k in seats]
+    )
     for scope in (season, ALL_TIME):
         keys = [(game.chat_id, scope, game.edition, k) for k in seats]
-        batch.load(keys)
         before = {k[3]: batch.rows[k].values for k in keys if k in batch.rows}
         now = rate({k: (v["mu"], v["sigma"]) for k, v in before.items()}, keyed)
         for k in keys:

@@ -9,8 +9,10 @@ from sqlalchemy import Engine, select
 
 from domain import achievements as rules
 from infra.achievements import (
+    READ_TYPES,
     AchievementsProjector,
     achievement_players,
+    finished_game,
     game_awards,
     player_achievements,
     shares,
@@ -81,3 +83,14 @@ def test_computer_players_and_practice_games_earn_nothing(fresh_db_url: str) -> 
     with store.engine.connect() as conn:
         counted = {r.player_id: r.games for r in conn.execute(select(achievement_players))}
     assert counted == {p: 1 for p in mixed.final.humans()}
+
+
+def test_a_stored_game_is_read_as_the_rules_read_its_events(fresh_db_url: str) -> None:
+    store = EventStore(make_engine(fresh_db_url))
+    for seed, edition in ((99, "base"), (100, "saboteur2")):
+        played = play(seed, players=5, edition=edition, chat_id=CHAT, computers=1)
+        game_id = store_game(store, played.events, 0)
+        finished = finished_game(store.load(game_id, types=READ_TYPES))
+        assert finished is not None
+        assert finished.game == rules.game_of(played.events)
+        assert [p for p, _ in finished.people] == list(played.final.humans())
