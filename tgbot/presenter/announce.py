@@ -77,13 +77,17 @@ def game_over_lines(state: GameState, table: Table) -> list[str]:
 
 
 def award_notes(state: GameState, table: Table) -> list[Text]:
-    """Each new achievement, told in private to the person who earned it."""
-    notes = []
+    """The new achievements, told in private to each person who earned some: one
+    message each."""
+    by_player: dict[PlayerId, list[str]] = {}
     for player, achievement in table.awards:
         if is_person(state, player):
-            texts = table.player(player).texts
-            note = standings.award_note(achievement, table.group_name(texts), texts)
-            notes.append(Text(player, note, game=table.game_id))
+            by_player.setdefault(player, []).append(achievement)
+    notes = []
+    for player, names in by_player.items():
+        texts = table.player(player).texts
+        note = standings.award_note(names, table.group_name(texts), texts)
+        notes.append(Text(player, note, game=table.game_id))
     return notes
 
 

@@ -160,17 +160,24 @@ def award_line(
     return Line(Icon.ACHIEVEMENT, each)
 
 
-def award_note(achievement: str, group: str, texts: Texts) -> str:
-    """A new achievement, told to its player in private (HTML)."""
-    return Line(
-        Icon.ACHIEVEMENT,
-        texts.t(
-            "achievements.private",
-            group=group,
-            title=texts.t(f"achievement.{achievement}"),
-            about=texts.t(f"achievement_about.{achievement}"),
-        ),
-    ).html()
+def award_note(achievements: Sequence[str], group: str, texts: Texts) -> str:
+    """A game's new achievements, told to their player in one private message (HTML)."""
+
+    def words(name: str) -> dict[str, str]:
+        return {
+            "title": texts.t(f"achievement.{name}"),
+            "about": texts.t(f"achievement_about.{name}"),
+        }
+
+    if len(achievements) == 1:
+        said = texts.t("achievements.private", group=group, **words(achievements[0]))
+        return Line(Icon.ACHIEVEMENT, said).html()
+    lines = [texts.t("achievements.private_many", group=group)]
+    for name in achievements:
+        lines.append(
+            Line(Icon.ACHIEVEMENT, texts.t("achievements.private_item", **words(name))).html()
+        )
+    return "\n".join(lines)
 
 
 def achievements_text(
