@@ -356,10 +356,11 @@ def stats_message(
             gold=texts.t("count.gold", n=mine.gold),
         ),
         *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
-        *achievements.stats_line(services, texts, player_id),
     ]
     if chat_id is not None:
         lines.extend(standings.rating_lines(services, texts, player_id, chat_id))
+    lines.extend(achievements.stats_line(services, texts, player_id))
+    if chat_id is not None:
         group = group_figures(engine, chat_id)
         lines.append("")
         games = texts.t("count.games_finished", n=group.games)
