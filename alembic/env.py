@@ -28,6 +28,8 @@ TABLE_MODULES = (
     "infra.archive",
     "infra.claims",
     "infra.deliveries",
+    "infra.ratings",
+    "infra.achievements",
 )
 for _name in TABLE_MODULES:
     with suppress(ImportError):

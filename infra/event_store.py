@@ -22,7 +22,7 @@ import copyreg
 import io
 import itertools
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -358,13 +358,15 @@ class EventStore:
         *,
         with_metadata: bool = True,
         verified: bool = False,
+        types: Collection[str] | None = None,
     ) -> list[StoredEvent]:
         """The stream's events after ``after_version``, oldest first, upcast.
 
         ``with_metadata=False`` leaves each event's metadata empty, which folding a
         state does not need and which costs a JSON decoding per row. ``verified=True``
         checks the stream's whole hash chain first (replays, exports) and raises
-        :class:`BrokenChain` where it breaks.
+        :class:`BrokenChain` where it breaks. ``types``: only the events of these stored
+        types (a read model that needs a few of them reads no others).
         """
         if verified:
             sealed = self._sealed(stream_id)
@@ -373,22 +375,31 @@ class EventStore:
                 raise BrokenChain(found)
             return [self._from_sealed(row) for row in sealed if row.version > after_version]
         columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
+        where = [events.c.stream_id == stream_id, events.c.version > after_version]
+        if types is not None:
+            where.append(events.c.type.in_(sorted(types)))
         with reader(self.engine) as conn:
-            rows = conn.execute(
-                select(*columns)
-                .where(events.c.stream_id == stream_id, events.c.version > after_version)
-                .order_by(events.c.version)
-            ).all()
+            rows = conn.execute(select(*columns).where(*where).order_by(events.c.version)).all()
         return [self._row(row) for row in rows]
 
-    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
-        """Up to ``limit`` events of every stream after ``after_position``, in commit order."""
+    def read_all(
+        self,
+        after_position: int = 0,
+        limit: int = 1000,
+        *,
+        types: Collection[str] | None = None,
+        up_to: int | None = None,
+    ) -> list[StoredEvent]:
+        """Up to ``limit`` events of every stream after ``after_position``, in commit order
+        (``types``: only those of these stored types; ``up_to``: none after that position)."""
+        where = [events.c.position > after_position]
+        if types is not None:
+            where.append(events.c.type.in_(sorted(types)))
+        if up_to is not None:
+            where.append(events.c.position <= up_to)
         with reader(self.engine) as conn:
             rows = conn.execute(
-                select(*_COLUMNS)
-                .where(events.c.position > after_position)
-                .order_by(events.c.position)
-                .limit(limit)
+                select(*_COLUMNS).where(*where).order_by(events.c.position).limit(limit)
             )
             return [self._row(row) for row in rows]
 

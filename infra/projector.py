@@ -12,7 +12,7 @@ and payload dicts, not on the rules engine, and take every time from the event
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -92,6 +92,7 @@ class Projector:
         self.store = store
         self.projection: Projection[Any] = projection or READ_MODELS
         self.wait = wait
+        self._reached_end = False  # the last read of a few types reached the log's end
 
     @property
     def name(self) -> str:
@@ -106,13 +107,33 @@ class Projector:
             ).scalar()
         return int(value or 0)
 
+    @property
+    def types(self) -> Collection[str] | None:
+        """The stored event types the projection reads (None: every one). A projection
+        naming them (its ``types``) never reads the others."""
+        types: Collection[str] | None = getattr(self.projection, "types", None)
+        return types
+
+    def _read(self, start: int, batch: int) -> tuple[list[StoredEvent], int]:
+        """The next batch after ``start`` and the position it reaches. A projection reading
+        a few types reaches the log's end when it read them all up to there: appends are
+        committed in position order, so every event up to the last position is there."""
+        types = self.types
+        if types is None:
+            new = self.store.read_all(after_position=start, limit=batch)
+            return new, new[-1].position if new else start
+        end = self.store.last_position()
+        new = self.store.read_all(after_position=start, limit=batch, types=types, up_to=end)
+        self._reached_end = len(new) < batch
+        return new, new[-1].position if len(new) == batch else end
+
     def run_once(self, batch: int = DEFAULT_BATCH) -> int | None:
         """Apply the next batch of events; return how many were applied (0 when another
         projector moved first: read again), or None when another one is at work and this
         one does not wait."""
         start = self.position()
-        new = self.store.read_all(after_position=start, limit=batch)
-        if not new:
+        new, reached = self._read(start, batch)
+        if reached == start:
             return 0
         with reader(self.engine) as conn:
             fresh = self._played_here(conn, new)
@@ -124,7 +145,7 @@ class Projector:
             if position != start:
                 return 0
             self.projection.apply(conn, fresh, prepared)
-            self._record(conn, new[-1].position)
+            self._record(conn, reached)
         return len(new)
 
     def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
@@ -132,9 +153,12 @@ class Projector:
         work, when this one does not wait); return how many."""
         total = 0
         while True:
+            self._reached_end = False
             done = self.run_once(batch)
             if done is None:
                 return total
+            if self._reached_end and done > 0:
+                return total + done  # it read up to the log's last position: no need to ask
             if done == 0 and self.position() >= self.store.last_position():
                 return total
             total += done
@@ -154,10 +178,13 @@ class Projector:
             for table in self.projection.tables:
                 conn.execute(delete(table))
             position = 0
-            while new := self.store.read_all(after_position=position, limit=batch):
+            while True:
+                new, reached = self._read(position, batch)
+                if reached == position:
+                    break
                 fresh = self._played_here(conn, new)
                 self.projection.apply(conn, fresh, self.projection.prepare(fresh))
-                position = new[-1].position
+                position = reached
                 replayed += len(new)
             self._record(conn, position)
         return replayed

@@ -41,6 +41,7 @@ from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
 from tgbot.announcer import Announcer
 from tgbot.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.handlers import (
+    achievements,
     between_games,
     callbacks,
     group,
@@ -48,6 +49,7 @@ from tgbot.handlers import (
     practice,
     private,
     seats,
+    standings,
     timezone,
 )
 from tgbot.outage import OUTAGE, unreachable
@@ -177,6 +179,8 @@ def register(app: BotApplication) -> None:
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
     app.add_error_handler(on_error)
     history.register(app)  # /history, /stats, /replay and the replay's buttons
+    standings.register(app)  # /top
+    achievements.register(app)  # /achievements
 
 
 async def on_error(update: object, context: BotContext) -> None:
@@ -259,12 +263,12 @@ async def stop_background(app: BotApplication) -> None:
 async def set_commands(app: BotApplication) -> None:
     """Command menus per scope (groups, private chats) and per language."""
     bot = app.bot
-    group_commands = GROUP_COMMANDS + HISTORY_COMMANDS
+    group_commands = GROUP_COMMANDS + HISTORY_COMMANDS + standings.COMMANDS + achievements.COMMANDS
     for lang in (None, *LANGUAGES):
         texts = Texts(lang or "en")
         for scope, names in (
             (BotCommandScopeAllGroupChats(), group_commands),
-            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS + achievements.COMMANDS),
         ):
             commands = [BotCommand(name, texts.t(f"command.{name}")[:256]) for name in names]
             await gateway.set_commands(bot, commands, scope, lang)

@@ -153,10 +153,12 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _projections_rebuild(args: argparse.Namespace) -> int:
+    from infra.achievements import AchievementsProjector
     from infra.bootstrap import bootstrap
     from infra.deadlines import rebuild as rebuild_deadlines
     from infra.history import HistoryProjector
     from infra.migrations import require_current
+    from infra.ratings import RatingsProjector
 
     # The same services as the running bot: the same store, so the same upcasting.
     services = bootstrap(_settings())
@@ -164,11 +166,14 @@ def _projections_rebuild(args: argparse.Namespace) -> int:
         require_current(services.engine)
         count = services.projector.rebuild()
         HistoryProjector(services.engine, services.store).rebuild()
+        RatingsProjector(services.engine, services.store).rebuild()
+        AchievementsProjector(services.engine, services.store).rebuild()
         pause = timedelta(seconds=services.settings.computer_pause_seconds)
         rebuild_deadlines(services.engine, services.store, pause)
     finally:
         services.close()
-    print(f"read models (games, statistics, history, deadlines) rebuilt from {count} events")
+    models = "games, statistics, history, ratings, achievements, deadlines"
+    print(f"read models ({models}) rebuilt from {count} events")
     return 0
 
 

@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from domain.decider import fold
-from domain.events import Event, GameCreated, GameStarted
+from domain.events import Event, GameCreated, GameEnded, GameStarted
 from domain.state import GameState
 from infra.event_store import StoredEvent
 from infra.lru import LRU
+from tgbot import game_over
 from tgbot.context import BotServices
 from tgbot.delivering import Batch, prompts_first
 from tgbot.presenter import lobby
@@ -55,6 +56,10 @@ class Presenting:
         after = fold(events, state)
         table = await asyncio.to_thread(self.services.table, game_id, after)
         table = dataclasses.replace(table, now_ms=now)
+        if any(isinstance(e, GameEnded) for e in events):
+            ratings = await asyncio.to_thread(game_over.ratings, self.services, game_id)
+            awards = await asyncio.to_thread(game_over.awards, self.services, game_id)
+            table = dataclasses.replace(table, ratings=ratings, awards=awards)
         missing: frozenset[int] = frozenset()
         if any(isinstance(e, GameStarted) for e in events):
             missing = await asyncio.to_thread(self._never_opened, after)

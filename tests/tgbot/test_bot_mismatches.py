@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from domain import achievements as rules
 from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_history_figures import store_game
@@ -120,24 +121,30 @@ async def test_stats_shows_ties_as_ties_and_no_favourite_role_without_a_round_wo
         seat(api, GROUP, PLAYERS)
         async with running_bot(api, db) as app:
             await settle(api, app)
-            store_game(bot_services(app).store, play(11, 3, "saboteur2", chat_id=GROUP).events, 0)
+            played = play(11, 3, "saboteur2", chat_id=GROUP)
+            store_game(bot_services(app).store, played.events, 0)
             bot_services(app).wake.set()
             await settle(api, app, timeout=60)
 
             api.send_text(GROUP, PLAYERS[2], "/stats")
             await settle(api, app)
+            earned = rules.earned(rules.game_of(played.events), PLAYERS[2], rules.Earlier())
             assert api.last_message(GROUP)["text"].splitlines() == [
                 "P103 — 1 game played, 1 win, 4 gold.",
+                # The game's season is not the bot clock's: no season rating line.
+                f"Achievements: {len(earned)} of {len(rules.NAMES)} (/achievements).",
                 "",
                 "This group — 1 finished game, 2 wins, gold mined: 10.",
                 "Most rounds won, a tie: profiteer, saboteur (1 round each).",
                 "Top winners, a tie: P102, P103 (1 win each).",
             ]
+            mine = rules.earned(rules.game_of(played.events), PLAYERS[0], rules.Earlier())
             api.send_text(PLAYERS[0], PLAYERS[0], "/stats")
             await settle(api, app)
             assert api.last_message(PLAYERS[0])["text"].splitlines() == [
                 "P101 — 1 game played, 0 wins, 2 gold.",
                 "Most rounds won as profiteer (1 round).",
+                f"Achievements: {len(mine)} of {len(rules.NAMES)} (/achievements).",
             ]
 
 

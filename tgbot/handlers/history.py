@@ -41,6 +41,7 @@ from tgbot import callback as cb
 from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
+from tgbot.handlers import achievements, standings
 from tgbot.handlers.common import (
     chat_texts,
     deliver,
@@ -354,6 +355,9 @@ def stats_message(
         ),
         *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
     ]
+    if chat_id is not None:
+        lines.extend(standings.rating_lines(services, texts, player_id, chat_id))
+    lines.extend(achievements.stats_line(services, texts, player_id))
     if chat_id is not None:
         group = group_figures(engine, chat_id)
         lines.append("")

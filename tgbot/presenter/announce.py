@@ -20,7 +20,7 @@ from domain.events import Event
 from domain.state import Decision, GameState, PlayerId
 from domain.view import view_for
 from tgbot import keyboards as kb
-from tgbot.presenter import board, lobby, prompt
+from tgbot.presenter import board, lobby, prompt, standings
 from tgbot.presenter.audience import Table, is_person
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
@@ -62,6 +62,33 @@ def scene(
     as either knew them (one who just left is named still)."""
     names = state.names if before is None else {**before.names, **state.names}
     return Scene(texts, viewer, state.edition, names, view_for(state, viewer), by_name=by_name)
+
+
+def game_over_lines(state: GameState, table: Table) -> list[str]:
+    """What the game-over message says beyond the game's end: the rating changes and the
+    achievements earned."""
+    group = table.group().texts
+    named = scene(state, None, group)
+    lines = [
+        standings.rating_line(table.ratings, named.name, group),
+        standings.award_line(table.awards, named.name, group),
+    ]
+    return [line.html() for line in lines if line is not None]
+
+
+def award_notes(state: GameState, table: Table) -> list[Text]:
+    """The new achievements, told in private to each person who earned some: one
+    message each."""
+    by_player: dict[PlayerId, list[str]] = {}
+    for player, achievement in table.awards:
+        if is_person(state, player):
+            by_player.setdefault(player, []).append(achievement)
+    notes = []
+    for player, names in by_player.items():
+        texts = table.player(player).texts
+        note = standings.award_note(names, table.group_name(texts), texts)
+        notes.append(Text(player, note, game=table.game_id))
+    return notes
 
 
 def game_over_keyboard(table: Table, texts: Texts) -> kb.Keyboard:
@@ -158,8 +185,10 @@ class _Batch:
                 self.after.append(Text(table.chat_id, text, game=table.game_id))
             case ev.GameEnded():
                 self.board_changed = True
+                text = "\n".join([text, *game_over_lines(state, table)])
                 keys = game_over_keyboard(table, table.group().texts)
                 self.after.append(Text(table.chat_id, text, keys, table.game_id, self.version))
+                self.after.extend(award_notes(state, table))
             case _:
                 pass
 

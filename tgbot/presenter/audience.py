@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from domain.state import GameState, PlayerId
+from tgbot.presenter.standings import RatingChange
 from tgbot.texts import Texts, esc
 from tgbot.zones import clock_time, zone
 
@@ -39,6 +40,10 @@ class Table:
     miniapp_name: str = ""  # MINIAPP_NAME: the group board's direct link to the Mini App
     miniapp_url: str = ""  # MINIAPP_URL: the private prompt's web_app button
     practice: bool = False  # /practice: one person and computers, in the private chat
+    # A finished game's changes to its people's season ratings (the game-over message).
+    ratings: tuple[RatingChange, ...] = ()
+    # The achievements it earned (player, achievement), told at its end.
+    awards: tuple[tuple[PlayerId, str], ...] = ()
 
     def group(self) -> Audience:
         return Audience(self.chat_id, None, Texts(self.group_language), self.tz)

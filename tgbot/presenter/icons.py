@@ -55,6 +55,8 @@ class Icon(Enum):
     BLUE_DOOR = ("🔵", (40, 116, 236), "●")
     GREEN_DOOR = ("🟢", (36, 176, 72), "●")
     CRYSTAL = ("💎", (120, 236, 252), "◆")
+    RATING = ("📈", (60, 160, 80), "▶")
+    ACHIEVEMENT = ("🏅", (240, 190, 40), "★")
 
     @property
     def emoji(self) -> str:

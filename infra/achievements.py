@@ -1,0 +1,302 @@
+"""Achievements earned, a read model built from the log (the rules: :mod:`domain.achievements`).
+
+At each ``game_ended`` the game's stream is read back and every person seated in it (no
+computer player; no practice game, no imported one) is given the achievements the game
+meets and they did not hold yet, recorded under that game. A person's earlier results
+(their finished games and wins) are kept beside, so a rebuild replays the same games in
+the same order and awards the same set; the games played before achievements existed
+award theirs the first time the projector runs, and nothing announces those: only the
+game whose end is being announced is told (:mod:`tgbot.game_over`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    DateTime,
+    Engine,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from domain import achievements as rules
+from domain import events as ev
+from infra.db import reader
+from infra.event_store import EventStore, StoredEvent
+from infra.projector import Projector
+from infra.schema import metadata
+
+ACHIEVEMENTS_PROJECTOR: Final = "achievements"
+# The stored types the achievements read a game from (the moves on the board, the
+# decisions and the cards drawn are never read).
+READ_TYPES: Final = frozenset(
+    {
+        "game_created",
+        "player_joined",
+        "computer_player_added",
+        "settings_changed",
+        "game_started",
+        "action_played",
+        "round_ended",
+        "gold_paid",
+        "gold_picked",
+        "theft_resolved",
+        "game_ended",
+    }
+)
+
+player_achievements = Table(
+    "player_achievements",
+    metadata,
+    Column("player_id", BigInteger, nullable=False),
+    Column("achievement", String(40), nullable=False),
+    Column("stream_id", String(200), nullable=False),  # the game that earned it
+    Column("earned_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("player_id", "achievement", name="pk_player_achievements"),
+)
+
+achievement_players = Table(
+    "achievement_players",
+    metadata,
+    Column("player_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("name", String(200), nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+)
+"""The people's results so far, as the achievements count them."""
+
+ACHIEVEMENT_TABLES = (player_achievements, achievement_players)
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    stream_id: str
+    finished_at: datetime
+    game: rules.Game
+    people: tuple[tuple[int, str], ...]  # (id, name) of the people seated, in seat order
+
+
+def finished_game(stored: Sequence[StoredEvent]) -> FinishedGame | None:
+    """The game a stream tells, if it finished and counts (no practice game): read from
+    the stored payloads as :func:`domain.achievements.game_of` reads the events (decoding
+    every event would cost more than the rest together)."""
+    names: dict[int, str] = {}
+    computers: set[int] = set()
+    edition, practice = "base", False
+    seating: tuple[int, ...] = ()
+    rounds: list[rules.Round] = []
+    actions: list[ev.ActionPlayed] = []
+    thefts: list[ev.TheftResolved] = []
+    for event in stored:
+        p: dict[str, Any] = event.payload
+        match event.type:
+            case "game_created":
+                names[int(p["creator"])] = str(p.get("creator_name", ""))
+                edition, practice = str(p["edition"]), bool(p.get("practice", False))
+            case "player_joined" | "computer_player_added":
+                names[int(p["player"])] = str(p.get("name", ""))
+                if event.type == "computer_player_added":
+                    computers.add(int(p["player"]))
+            case "settings_changed":
+                edition = str(p.get("edition", edition))
+            case "game_started":
+                seating = tuple(int(x) for x in p["seating"])
+            case "action_played":
+                target, cell = p.get("target_player"), p.get("target_cell")
+                actions.append(
+                    ev.ActionPlayed(
+                        int(p["player"]),
+                        int(p["card"]),
+                        str(p["action"]),
+                        target_player=None if target is None else int(target),
+                        target_cell=None if cell is None else (int(cell[0]), int(cell[1])),
+                        tool=p.get("tool"),
+                        result=p.get("result"),
+                    )
+                )
+            case "round_ended":
+                reached = p.get("reached_by") if p.get("treasure_reached") else None
+                rounds.append(
+                    rules.Round(
+                        {int(x): str(role) for x, role in p.get("roles", [])},
+                        frozenset(int(w) for w in p.get("winners", [])),
+                        None if reached is None else int(reached),
+                        tuple(actions),
+                        {},
+                    )
+                )
+                actions = []
+            case "gold_paid" if rounds:
+                for player, amount in p.get("payouts", []):
+                    paid = rounds[-1].paid
+                    paid[int(player)] = paid.get(int(player), 0) + int(amount)
+            case "gold_picked" if rounds:
+                paid = rounds[-1].paid
+                paid[int(p["player"])] = paid.get(int(p["player"]), 0) + int(p["value"])
+            case "theft_resolved":
+                victim = p.get("victim")
+                thefts.append(
+                    ev.TheftResolved(int(p["thief"]), None if victim is None else int(victim))
+                )
+            case "game_ended":
+                if practice:
+                    return None
+                game = rules.Game(
+                    edition,
+                    seating,
+                    tuple(rounds),
+                    {int(x): int(g) for x, g in p.get("gold", [])},
+                    frozenset(int(w) for w in p.get("winners", [])),
+                    tuple(thefts),
+                )
+                people = tuple((x, names.get(x, "")) for x in seating if x not in computers)
+                return FinishedGame(event.stream_id, event.recorded_at, game, people)
+    return None
+
+
+def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
+    """Record what finished games earned their people, in order (once: a game already
+    seen is skipped): the batch's people are read once and written once."""
+    t, a = player_achievements.c, achievement_players.c
+    ids = sorted({p for g in games for p, _ in g.people})
+    seen = set(
+        conn.execute(
+            select(t.stream_id).where(t.stream_id.in_([g.stream_id for g in games])).distinct()
+        ).scalars()
+    )
+    results = {
+        int(row.player_id): (int(row.games), int(row.wins))
+        for row in conn.execute(select(achievement_players).where(a.player_id.in_(ids)))
+    }
+    known = set(results)
+    held: dict[int, set[str]] = {}
+    for row in conn.execute(select(t.player_id, t.achievement).where(t.player_id.in_(ids))):
+        held.setdefault(int(row.player_id), set()).add(str(row.achievement))
+    names: dict[int, str] = {}
+    new: list[dict[str, object]] = []
+    for finished in games:
+        if finished.stream_id in seen:
+            continue
+        seen.add(finished.stream_id)
+        game = finished.game
+        for player, name in finished.people:
+            games_before, wins = results.get(player, (0, 0))
+            mine = held.setdefault(player, set())
+            for achievement in rules.earned(game, player, rules.Earlier(games_before, wins)):
+                if achievement not in mine:
+                    mine.add(achievement)
+                    new.append(
+                        {
+                            "player_id": player,
+                            "achievement": achievement,
+                            "stream_id": finished.stream_id,
+                            "earned_at": finished.finished_at,
+                        }
+                    )
+            results[player] = (games_before + 1, wins + int(player in game.winners))
+            names[player] = name
+    if new:
+        conn.execute(insert(player_achievements), new)
+    fresh = [
+        {"player_id": p, "name": names[p], "games": g, "wins": w}
+        for p, (g, w) in results.items()
+        if p not in known and p in names
+    ]
+    if fresh:
+        conn.execute(insert(achievement_players), fresh)
+    changed = [
+        {"k_player_id": p, "name": names[p], "games": g, "wins": w}
+        for p, (g, w) in results.items()
+        if p in known and p in names
+    ]
+    if changed:
+        conn.execute(
+            update(achievement_players)
+            .where(a.player_id == bindparam("k_player_id"))
+            .values(name=bindparam("name"), games=bindparam("games"), wins=bindparam("wins")),
+            changed,
+        )
+
+
+@dataclass(frozen=True)
+class _Achievements:
+    store: EventStore
+    name: str = ACHIEVEMENTS_PROJECTOR
+    tables: Sequence[Table] = ACHIEVEMENT_TABLES
+    types: frozenset[str] = frozenset({"game_ended"})
+
+    def prepare(self, events: Sequence[StoredEvent]) -> list[FinishedGame]:
+        ended = [e.stream_id for e in events if e.type == "game_ended"]
+        loaded = (
+            finished_game(self.store.load(g, with_metadata=False, types=READ_TYPES)) for g in ended
+        )
+        return [game for game in loaded if game is not None]
+
+    def apply(
+        self, conn: Connection, events: Sequence[StoredEvent], prepared: list[FinishedGame]
+    ) -> None:
+        if prepared:
+            award(conn, prepared)
+
+
+class AchievementsProjector(Projector):
+    """Follows the log into the achievements read model."""
+
+    def __init__(self, engine: Engine, store: EventStore, name: str = ACHIEVEMENTS_PROJECTOR):
+        super().__init__(engine, store, _Achievements(store, name))
+
+
+# -- queries ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    player_id: int
+    achievement: str
+
+
+def game_awards(engine: Engine, stream_id: str) -> list[Award]:
+    """What one game earned, by player, in the list's order."""
+    t = player_achievements.c
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(t.player_id, t.achievement).where(t.stream_id == stream_id)
+        ).all()
+    order = {name: n for n, name in enumerate(rules.NAMES)}
+    found = [Award(int(r.player_id), str(r.achievement)) for r in rows]
+    return sorted(found, key=lambda a: (a.player_id, order.get(a.achievement, 99)))
+
+
+def player_awards(engine: Engine, player_id: int) -> dict[str, datetime]:
+    """A person's achievements and when each was earned."""
+    t = player_achievements.c
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(t.achievement, t.earned_at).where(t.player_id == player_id)
+        ).all()
+    return {str(r.achievement): r.earned_at for r in rows}
+
+
+def shares(engine: Engine) -> dict[str, float]:
+    """The share of the players (people with a finished game) holding each achievement."""
+    t = player_achievements.c
+    with reader(engine) as conn:
+        players = conn.execute(select(func.count()).select_from(achievement_players)).scalar_one()
+        counts = conn.execute(select(t.achievement, func.count()).group_by(t.achievement)).all()
+    if not players:
+        return {}
+    return {str(name): int(count) / int(players) for name, count in counts}

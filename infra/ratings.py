@@ -1,0 +1,571 @@
+"""Skill ratings (openskill's Plackett-Luce model), a read model built from the log.
+
+What a finished game rates (see ``docs/ratings.md``):
+
+- each round is one match between the sides of that round: the gold-diggers and the
+  saboteurs (base); the blue team, the green team and the saboteurs, each boss, profiteer
+  and geologist a side of its own (Saboteur 2). A side that won the round or was paid in
+  it ranks first, the others tie second; a round where every side ranks alike tells
+  nothing and is left out;
+- the final ranking by gold is one match more, every player alone, ties tied.
+
+Ratings are kept per edition, per group (under the chat id the game was played in) and
+per season: a calendar quarter of the game's end (``2026Q4``, from the event's recording
+time) and ``all`` for all time. Each season starts every player from the model's prior
+again; the season's rows stay as its table. Computer players are rated too, each of the
+computer's names as a player of its own (a small negative key), and shown apart. Practice
+games, imported games (the projector never sees them) and games with a variant are not
+rated. A rebuild replays the same games in the same order, so it gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from openskill.models import PlackettLuce, PlackettLuceRating
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Connection,
+    DateTime,
+    Engine,
+    Float,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    bindparam,
+    desc,
+    insert,
+    select,
+    tuple_,
+    update,
+)
+
+from domain.decider import COMPUTER_MARK, COMPUTER_NAMES
+from infra.db import reader
+from infra.event_store import EventStore, StoredEvent
+from infra.projector import Projector
+from infra.schema import metadata
+
+RATINGS_PROJECTOR: Final = "ratings"
+ALL_TIME: Final = "all"
+RANKED_AFTER: Final = 5  # rated games before a player is ranked in a table
+TOP: Final = 10
+# The rating shown: the conservative estimate mu - 3 sigma, scaled so the prior is 1000.
+SHOWN_BASE: Final = 1000
+SHOWN_SCALE: Final = 40
+
+MODEL: Final = PlackettLuce()
+
+player_ratings = Table(
+    "player_ratings",
+    metadata,
+    Column("chat_id", BigInteger, nullable=False),
+    Column("season", String(8), nullable=False),  # "2026Q4", or "all"
+    Column("edition", String(20), nullable=False),
+    Column("player_id", BigInteger, nullable=False),  # a computer's name: a negative key
+    Column("name", String(200), nullable=False),
+    Column("computer", Boolean, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("last_change", Integer, nullable=False),  # the shown rating's change, last game
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("chat_id", "season", "edition", "player_id", name="pk_player_ratings"),
+    Index("ix_player_ratings_player", "player_id"),
+)
+
+rating_changes = Table(
+    "rating_changes",
+    metadata,
+    Column("stream_id", String(200), nullable=False),
+    Column("player_id", BigInteger, nullable=False),
+    Column("seat", Integer, nullable=False),  # the seat order, for the game-over line
+    Column("name", String(200), nullable=False),
+    Column("computer", Boolean, nullable=False),
+    Column("before", Integer, nullable=False),  # the shown season rating before the game
+    Column("after", Integer, nullable=False),
+    PrimaryKeyConstraint("stream_id", "player_id", name="pk_rating_changes"),
+)
+"""Each rated game's changes to its players' season ratings in its group."""
+
+RATING_TABLES = (player_ratings, rating_changes)
+
+
+# -- what a finished game rates ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One openskill match: the teams (player ids) and their ranks (1 best)."""
+
+    teams: tuple[tuple[int, ...], ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    stream_id: str
+    chat_id: int
+    edition: str
+    finished_at: datetime
+    seating: tuple[int, ...]
+    names: dict[int, str]
+    computers: frozenset[int]
+    matches: tuple[Match, ...]
+
+
+# The stored types a game's rating is read from (its other events never are).
+RATED_TYPES: Final = frozenset(
+    {
+        "game_created",
+        "player_joined",
+        "computer_player_added",
+        "computer_player_removed",
+        "settings_changed",
+        "game_started",
+        "round_started",
+        "round_ended",
+        "gold_paid",
+        "gold_picked",
+        "game_ended",
+    }
+)
+
+# The Saboteur 2 roles that are a side each, alone: they are paid by what they did.
+SOLO_ROLES: Final = frozenset({"boss", "profiteer", "geologist"})
+
+
+def season_of(moment: datetime) -> str:
+    """The season (a calendar quarter, UTC) a moment falls in.
+
+    >>> from datetime import UTC, datetime
+    >>> season_of(datetime(2026, 3, 31, 23, 59, tzinfo=UTC))
+    '2026Q1'
+    >>> season_of(datetime(2026, 4, 1, tzinfo=UTC))
+    '2026Q2'
+    """
+    return f"{moment.year}Q{(moment.month - 1) // 3 + 1}"
+
+
+def round_match(
+    roles: Sequence[tuple[int, str]], winners: Iterable[int], paid: Iterable[int]
+) -> Match | None:
+    """A round's match: its sides, those that won or were paid first. None when every
+    side ranks alike (nobody won, say).
+
+    >>> round_match([(1, "gold_digger"), (2, "saboteur"), (3, "gold_digger")], [2], [2])
+    Match(teams=((1, 3), (2,)), ranks=(2, 1))
+    """
+    sides: dict[str, list[int]] = {}
+    for player, role in roles:
+        side = f"{role}:{player}" if role in SOLO_ROLES else role
+        sides.setdefault(side, []).append(player)
+    ahead = set(winners) | set(paid)
+    teams = tuple(tuple(members) for members in sides.values())
+    ranks = tuple(1 if ahead & set(team) else 2 for team in teams)
+    if len(teams) < 2 or len(set(ranks)) < 2:
+        return None
+    return Match(teams, ranks)
+
+
+def gold_match(gold: Sequence[tuple[int, int]]) -> Match | None:
+    """The final ranking by gold, every player alone (a tie is a tie).
+
+    >>> gold_match([(1, 5), (2, 9), (3, 5)])
+    Match(teams=((1,), (2,), (3,)), ranks=(2, 1, 2))
+    """
+    if len(gold) < 2:
+        return None
+    ranks = tuple(1 + sum(1 for _, other in gold if other > g) for _, g in gold)
+    return Match(tuple((p,) for p, _ in gold), ranks)
+
+
+def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
+    """What a finished game rates, or None: it did not finish, it was a practice game,
+    or it was played with a variant (rated nowhere: its odds are another game's)."""
+    names: dict[int, str] = {}
+    computers: set[int] = set()
+    seating: tuple[int, ...] = ()
+    chat_id, edition, practice, variant = 0, "base", False, False
+    matches: list[Match] = []
+    pending: tuple[list[tuple[int, str]], list[int]] | None = None
+    paid: list[int] = []
+
+    def close_round() -> None:
+        nonlocal pending, paid
+        if pending is not None:
+            match = round_match(pending[0], pending[1], paid)
+            if match is not None:
+                matches.append(match)
+        pending, paid = None, []
+
+    for event in stored:
+        p: dict[str, Any] = event.payload
+        match event.type:
+            case "game_created":
+                chat_id, edition = int(p["chat_id"]), str(p["edition"])
+                names[int(p["creator"])] = str(p.get("creator_name", ""))
+                practice = bool(p.get("practice", False))
+                variant = variant or _has_variant(p)
+            case "player_joined" | "computer_player_added":
+                names[int(p["player"])] = str(p.get("name", ""))
+                if event.type == "computer_player_added":
+                    computers.add(int(p["player"]))
+            case "computer_player_removed":
+                computers.discard(int(p["player"]))
+            case "settings_changed":
+                edition = str(p.get("edition", edition))
+                variant = _has_variant(p) if "variants" in p else variant
+            case "game_started":
+                seating = tuple(int(x) for x in p["seating"])
+            case "round_ended":
+                close_round()
+                roles = [(int(player), str(role)) for player, role in p.get("roles", [])]
+                pending = (roles, [int(w) for w in p.get("winners", [])])
+            case "gold_paid":
+                paid.extend(int(player) for player, amount in p.get("payouts", []) if amount)
+            case "gold_picked":
+                paid.append(int(p["player"]))
+            case "round_started":
+                close_round()
+            case "game_ended":
+                close_round()
+                if practice or variant:
+                    return None
+                final = gold_match([(int(pid), int(g)) for pid, g in p.get("gold", [])])
+                if final is not None:
+                    matches.append(final)
+                return RatedGame(
+                    stream_id=event.stream_id,
+                    chat_id=chat_id,
+                    edition=edition,
+                    finished_at=event.recorded_at,
+                    seating=seating,
+                    names={pid: names.get(pid, "") for pid in seating},
+                    computers=frozenset(pid for pid in seating if pid in computers),
+                    matches=tuple(matches),
+                )
+    return None
+
+
+def _has_variant(payload: dict[str, Any]) -> bool:
+    """Whether a game's settings switch a variant on (RULES.md §8: ``variants``, the
+    options on, in the creation or a settings event)."""
+    return bool(payload.get("variants"))
+
+
+def rating_key(player: int, name: str, computer: bool) -> int:
+    """Whom a seat's rating belongs to: a person's own id; a computer player's name (each
+    of the computer's names is rated apart, whatever seat it sat in), as a negative key.
+
+    >>> rating_key(42, "Ann", False), rating_key(-2, "🤖 Greta", True)
+    (42, -1)
+    """
+    if not computer:
+        return player
+    bare = name.removeprefix(COMPUTER_MARK).strip()
+    if bare in COMPUTER_NAMES:
+        return -(1 + COMPUTER_NAMES.index(bare))
+    return -(1000 + zlib.crc32(bare.encode()) % 1_000_000)
+
+
+def shown(mu: float, sigma: float) -> int:
+    """The rating players see: the conservative ``mu - 3 sigma``, scaled.
+
+    >>> shown(25.0, 25.0 / 3), shown(30.0, 2.0)
+    (1000, 1960)
+    """
+    return round(SHOWN_BASE + SHOWN_SCALE * (mu - 3 * sigma))
+
+
+def rate(
+    ratings: dict[int, tuple[float, float]], matches: Sequence[Match]
+) -> dict[int, tuple[float, float]]:
+    """``ratings`` (mu, sigma per player; the prior for one not there) after ``matches``,
+    played in order: openskill's ``rate`` on each."""
+    now = dict(ratings)
+    for match in matches:
+        teams = [
+            [MODEL.rating(*now[p]) if p in now else MODEL.rating() for p in team]
+            for team in match.teams
+        ]
+        after = MODEL.rate(teams, ranks=list(match.ranks))
+        for team, rated in zip(match.teams, after, strict=True):
+            for player, rating in zip(team, rated, strict=True):
+                now[player] = _pair(rating)
+    return now
+
+
+def _pair(rating: PlackettLuceRating) -> tuple[float, float]:
+    return float(rating.mu), float(rating.sigma)
+
+
+def _keyed(game: RatedGame, match: Match) -> Match:
+    """``match`` with each seat replaced by whom its rating belongs to."""
+    key = {p: rating_key(p, game.names.get(p, ""), p in game.computers) for p in game.seating}
+    return Match(tuple(tuple(key[p] for p in team) for team in match.teams), match.ranks)
+
+
+# -- the projection ---------------------------------------------------------------------
+
+
+_KEY: Final = ("chat_id", "season", "edition", "player_id")
+_VALUES: Final = ("name", "computer", "mu", "sigma", "games", "last_change", "updated_at")
+
+
+@dataclass
+class _Row:
+    values: dict[str, Any]
+    new: bool
+    dirty: bool = False
+
+
+@dataclass
+class _Batch:
+    """The rating rows one batch reads and writes, kept in memory until it is written."""
+
+    conn: Connection
+    rows: dict[tuple[int, str, str, int], _Row] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+
+    def load(self, keys: Sequence[tuple[int, str, str, int]]) -> None:
+        missing = [k for k in keys if k not in self.rows]
+        if not missing:
+            return
+        t = player_ratings.c
+        found = self.conn.execute(
+            select(player_ratings).where(
+                tuple_(t.chat_id, t.season, t.edition, t.player_id).in_(missing)
+            )
+        ).mappings()
+        for row in found:
+            key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
+            self.rows[key] = _Row(dict(row), new=False)
+
+    def write(self) -> None:
+        new = [row.values for row in self.rows.values() if row.new]
+        if new:
+            self.conn.execute(insert(player_ratings), new)
+        changed = [
+            {f"k_{k}" if k in _KEY else k: v for k, v in row.values.items()}
+            for row in self.rows.values()
+            if row.dirty and not row.new
+        ]
+        if changed:
+            t = player_ratings.c
+            self.conn.execute(
+                update(player_ratings)
+                .where(*(t[k] == bindparam(f"k_{k}") for k in _KEY))
+                .values({k: bindparam(k) for k in _VALUES}),
+                changed,
+            )
+        if self.changes:
+            self.conn.execute(insert(rating_changes), self.changes)
+
+
+def apply_game(batch: _Batch, game: RatedGame) -> None:
+    """Rate one finished game in its group's season and all-time tables, and record its
+    season changes."""
+    keyed = [_keyed(game, m) for m in game.matches]
+    seats = {rating_key(p, game.names.get(p, ""), p in game.computers): p for p in game.seating}
+    season = season_of(game.finished_at)
+    batch.load(
+        [(game.chat_id, scope, game.edition, k) for scope in (season, ALL_TIME) for k in seats]
+    )
+    for scope in (season, ALL_TIME):
+        keys = [(game.chat_id, scope, game.edition, k) for k in seats]
+        before = {k[3]: batch.rows[k].values for k in keys if k in batch.rows}
+        now = rate({k: (v["mu"], v["sigma"]) for k, v in before.items()}, keyed)
+        for k in keys:
+            player = k[3]
+            old = before.get(player)
+            mu, sigma = now.get(player, (MODEL.mu, MODEL.sigma))
+            was = shown(old["mu"], old["sigma"]) if old else shown(MODEL.mu, MODEL.sigma)
+            is_now = shown(mu, sigma)
+            seat = seats[player]
+            values = {
+                "chat_id": k[0],
+                "season": k[1],
+                "edition": k[2],
+                "player_id": player,
+                "name": game.names.get(seat, ""),
+                "computer": seat in game.computers,
+                "mu": mu,
+                "sigma": sigma,
+                "games": (old["games"] if old else 0) + 1,
+                "last_change": is_now - was,
+                "updated_at": game.finished_at,
+            }
+            row = batch.rows.get(k)
+            if row is None:
+                batch.rows[k] = _Row(values, new=True)
+            else:
+                row.values, row.dirty = values, True
+            if scope == season:
+                batch.changes.append(
+                    {
+                        "stream_id": game.stream_id,
+                        "player_id": player,
+                        "seat": game.seating.index(seat),
+                        "name": values["name"],
+                        "computer": values["computer"],
+                        "before": was,
+                        "after": is_now,
+                    }
+                )
+
+
+@dataclass(frozen=True)
+class _Ratings:
+    """Each ``game_ended`` rates that game, read back from its stream."""
+
+    store: EventStore
+    name: str = RATINGS_PROJECTOR
+    tables: Sequence[Table] = RATING_TABLES
+    types: frozenset[str] = frozenset({"game_ended"})
+
+    def prepare(self, events: Sequence[StoredEvent]) -> list[RatedGame]:
+        ended = [e.stream_id for e in events if e.type == "game_ended"]
+        loaded = (
+            rated_game(self.store.load(g, with_metadata=False, types=RATED_TYPES)) for g in ended
+        )
+        return [game for game in loaded if game is not None]
+
+    def apply(
+        self, conn: Connection, events: Sequence[StoredEvent], prepared: list[RatedGame]
+    ) -> None:
+        if not prepared:
+            return
+        done = set(
+            conn.execute(
+                select(rating_changes.c.stream_id)
+                .where(rating_changes.c.stream_id.in_([g.stream_id for g in prepared]))
+                .distinct()
+            ).scalars()
+        )
+        batch = _Batch(conn)
+        for game in prepared:
+            if game.stream_id not in done:  # a game is rated once
+                apply_game(batch, game)
+                done.add(game.stream_id)
+        batch.write()
+
+
+class RatingsProjector(Projector):
+    """Follows the log into the ratings read model."""
+
+    def __init__(self, engine: Engine, store: EventStore, name: str = RATINGS_PROJECTOR):
+        super().__init__(engine, store, _Ratings(store, name))
+
+
+# -- queries ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player_id: int
+    name: str
+    rating: int  # as shown
+    games: int
+    last_change: int
+    computer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    player_id: int
+    name: str
+    before: int
+    after: int
+    computer: bool
+
+    @property
+    def delta(self) -> int:
+        return self.after - self.before
+
+
+def _standing(row: Any) -> Standing:
+    return Standing(
+        int(row.player_id),
+        str(row.name),
+        shown(row.mu, row.sigma),
+        int(row.games),
+        int(row.last_change),
+        bool(row.computer),
+    )
+
+
+def table(
+    engine: Engine, chat_ids: Sequence[int], season: str, edition: str, limit: int = TOP
+) -> tuple[list[Standing], list[Standing]]:
+    """A group's table for a season (or ``all``) and an edition: the people with at
+    least :data:`RANKED_AFTER` rated games, best first, and the computer players apart."""
+    t = player_ratings.c
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(player_ratings).where(
+                t.chat_id.in_(list(chat_ids)),
+                t.season == season,
+                t.edition == edition,
+                t.games >= RANKED_AFTER,
+            )
+        ).all()
+    standings = sorted(
+        (_standing(r) for r in rows), key=lambda s: (-s.rating, -s.games, s.name, s.player_id)
+    )
+    people = [s for s in standings if not s.computer][:limit]
+    computers = [s for s in standings if s.computer][:limit]
+    return people, computers
+
+
+def editions_rated(engine: Engine, chat_ids: Sequence[int], season: str) -> list[str]:
+    """The editions with rated games in a group's season, base first."""
+    t = player_ratings.c
+    with reader(engine) as conn:
+        found = conn.execute(
+            select(t.edition).where(t.chat_id.in_(list(chat_ids)), t.season == season).distinct()
+        ).scalars()
+        return sorted(found, key=lambda e: (e != "base", e))
+
+
+def player_standings(
+    engine: Engine, player_id: int, chat_ids: Sequence[int], season: str
+) -> dict[str, Standing]:
+    """A person's season rating per edition in a group, where they have one."""
+    t = player_ratings.c
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(player_ratings)
+            .where(
+                t.player_id == player_id,
+                t.chat_id.in_(list(chat_ids)),
+                t.season == season,
+            )
+            .order_by(desc(t.updated_at))
+        ).all()
+    found: dict[str, Standing] = {}
+    for row in rows:
+        found.setdefault(str(row.edition), _standing(row))
+    return found
+
+
+def game_changes(engine: Engine, stream_id: str) -> list[Change]:
+    """A rated game's changes to its players' season ratings, in seat order (none: the
+    game was not rated, or not yet)."""
+    c = rating_changes.c
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(rating_changes).where(c.stream_id == stream_id).order_by(c.seat)
+        ).all()
+    return [
+        Change(int(r.player_id), str(r.name), int(r.before), int(r.after), bool(r.computer))
+        for r in rows
+    ]

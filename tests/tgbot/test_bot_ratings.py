@@ -1,0 +1,107 @@
+"""Ratings where players see them: the game-over message's line of changes, /stats's
+rating, and /top's table of the group's ranked players."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from infra.event_store import EventStore
+from infra.ratings import game_changes, shown
+from tests.fakebotapi import FakeBotAPI
+from tests.replay.games import play
+from tests.replay.test_ratings import START, store_game
+from tests.tgbot.bot_harness import Table, bot_services, open_game, running_bot, seat, settle
+from tests.tgbot.test_bot_computers import press_lobby
+
+GROUP = -7013  # as test_bot_computers' press_lobby expects
+PERSON = 131
+
+pytestmark = pytest.mark.timeout(240)
+
+
+async def test_the_game_over_message_tells_each_persons_rating_change_and_stats_shows_it(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [PERSON])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, [PERSON]))["message_id"]
+            for _ in range(2):
+                await press_lobby(api, app, PERSON, lobby_id, "Add computer player")
+            await press_lobby(api, app, PERSON, lobby_id, "Start")
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+            await Table(api, app, GROUP, [PERSON]).play_with_computers(game_id)
+            await settle(api, app)
+            (change,) = [c for c in game_changes(services.store.engine, game_id) if not c.computer]
+            assert change.before == 1000
+            sign = (
+                "+"
+                if change.after > change.before
+                else "−"
+                if change.after < change.before
+                else "±"
+            )
+            over = [m["text"] for m in api.messages_in(GROUP) if "Game over!" in m.get("text", "")]
+            (text,) = over
+            delta = abs(change.after - change.before)
+            assert f"📈 Season ratings: P{PERSON} {change.after} ({sign}{delta})" in text
+            assert "🤖" not in text.split("Season ratings:")[1]  # people only
+
+            api.send_text(GROUP, PERSON, "/stats")
+            await settle(api, app)
+            stats = api.last_message(GROUP)["text"]
+            assert (
+                f"rating {change.after} ({sign}{delta} in your last game), 1 rated game." in stats
+            )
+            assert "In the table after 4 more rated games." in stats
+
+
+def clock_at(moment: datetime) -> Any:
+    return lambda: int(moment.timestamp() * 1000)
+
+
+async def test_top_ranks_the_groups_players_with_five_rated_games_this_season(db: str) -> None:
+    games = [play(80 + i, players=3, chat_id=GROUP) for i in range(5)]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [101, 102, 103])
+        # The bot's clock in the games' season (their ends are recorded in March 2025).
+        async with running_bot(
+            api, db, clock_ms=clock_at(datetime(2025, 3, 20, tzinfo=UTC))
+        ) as app:
+            services = bot_services(app)
+            store = EventStore(services.store.engine)
+            for day, game in enumerate(games[:4]):
+                store_game(store, game.events, day)
+            await settle(api, app)  # (the group is told of their ends)
+            api.send_text(GROUP, 101, "/top")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"] == (
+                "The group's best — season Q1 2025\n"
+                "Nobody is in the table yet: a player enters it after 5 rated games."
+            )
+            store_game(store, games[4].events, 4)
+            await settle(api, app)
+            api.send_text(GROUP, 101, "/top")
+            await settle(api, app)
+            lines = api.last_message(GROUP)["text"].split("\n")
+            assert lines[:3] == ["The group's best — season Q1 2025", "", "Saboteur:"]
+            ranked = lines[3:6]
+            assert [line.split(". ")[0] for line in ranked] == ["1", "2", "3"]
+            assert all(line.endswith("(5 rated games)") for line in ranked)
+            ratings = [int(line.split(" — ")[1].split(" ")[0]) for line in ranked]
+            assert ratings == sorted(ratings, reverse=True)
+            assert {line.split(". ")[1].split(" — ")[0] for line in ranked} == {
+                "P101",
+                "P102",
+                "P103",
+            }
+            assert lines[-1] == "In the table after 5 rated games. /top all: all time."
+
+            api.send_text(GROUP, 101, "/top all")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].split("\n")[3:6] == ranked
+            assert START.year == 2025 and shown(25.0, 25.0 / 3) == 1000
