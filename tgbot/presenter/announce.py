@@ -78,10 +78,11 @@ def game_over_lines(state: GameState, table: Table) -> list[str]:
 
 def award_notes(state: GameState, table: Table) -> list[Text]:
     """The new achievements, told in private to each person who earned some: one
-    message each."""
+    message each. Who left the game hears nothing more of it (the group's line names
+    theirs; /achievements lists them)."""
     by_player: dict[PlayerId, list[str]] = {}
     for player, achievement in table.awards:
-        if is_person(state, player):
+        if is_person(state, player) and state.handed_over.get(player) != "left":
             by_player.setdefault(player, []).append(achievement)
     notes = []
     for player, names in by_player.items():

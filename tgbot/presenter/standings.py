@@ -163,10 +163,10 @@ def award_line(
 def award_note(achievements: Sequence[str], group: str, texts: Texts) -> str:
     """A game's new achievements, told to their player in one private message (HTML)."""
 
-    def words(name: str) -> dict[str, str]:
+    def words(achievement: str) -> dict[str, str]:
         return {
-            "title": texts.t(f"achievement.{name}"),
-            "about": texts.t(f"achievement_about.{name}"),
+            "title": texts.t(f"achievement.{achievement}"),
+            "about": texts.t(f"achievement_about.{achievement}"),
         }
 
     if len(achievements) == 1:
@@ -207,10 +207,10 @@ def achievements_text(
     return "\n".join(lines)
 
 
-def _achievement(texts: Texts, name: str, shares: Mapping[str, float]) -> str:
-    title = "<b>" + esc(texts.t(f"achievement.{name}")) + "</b>"
-    share = round(100 * shares.get(name, 0.0))
-    about = esc(texts.t(f"achievement_about.{name}"))
+def _achievement(texts: Texts, achievement: str, shares: Mapping[str, float]) -> str:
+    title = "<b>" + esc(texts.t(f"achievement.{achievement}")) + "</b>"
+    share = round(100 * shares.get(achievement, 0.0))
+    about = esc(texts.t(f"achievement_about.{achievement}"))
     return Line(
         Icon.ACHIEVEMENT, texts.t("achievements.line", title=title, about=about, share=share)
     ).html()
