@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -52,7 +53,7 @@ from infra.lru import LRU
 from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
-from tgbot.edits import ShownEdits, fingerprint
+from tgbot.edits import TEXT, Shown, ShownEdits, fingerprint
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
 from tgbot.presenter import messages as m
@@ -80,8 +81,15 @@ PROMPT_RECHECK_SECONDS: Final = 2.0
 NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 HTML: Final = ParseMode.HTML
 DRAWN_PICTURES: Final = 256  # pictures kept as PNG bytes (about 10 kB each)
-# Edits skipped when the message shows the same already (pictures: see send_picture).
-TEXT_EDITS: Final = ("edit_message_text", "edit_message_caption", "edit_message_reply_markup")
+# Edits skipped when the message shows what they set already (see tgbot.edits).
+EDITS: Final = (
+    "edit_message_text",
+    "edit_message_caption",
+    "edit_message_media",
+    "edit_message_reply_markup",
+)
+SENDS: Final = ("send_message", "send_photo")  # what they show is noted, for later edits
+REPLACED: Final = object()  # a board's redraw replaced by a newer one before it went
 
 
 @dataclass
@@ -681,30 +689,22 @@ class Outbox:
         by the ``file_id`` Telegram gave the same picture before, if any; should Telegram
         refuse that id (it forgot the file), once more with the bytes. The id of what was
         sent is remembered. None when Telegram refused. An edit to what the message
-        shows already is not sent (True)."""
-        if method != "edit_message_media":
-            return await self._send_picture(chat_id, method, png, caption, kwargs)
-        chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
-        message = (chat_id, int(kwargs["message_id"]))
-        shows = fingerprint(png, caption, _markup_json(kwargs.get("reply_markup")))
-        if await self.shown.claim(message, shows):
-            return True  # it shows this already: nothing to upload
-        sent = None
-        try:
-            sent = await self._send_picture(chat_id, method, png, caption, kwargs)
-        finally:
-            if sent is None:  # refused or failed: what it shows is unknown now
-                await self.shown.forget(message)
-        return sent
+        shows already is not sent (True): nothing is uploaded."""
+        return await self._send_picture(chat_id, method, png, caption, kwargs)
 
     async def _send_picture(
         self, chat_id: int, method: str, png: bytes, caption: str, kwargs: dict[str, Any]
     ) -> Any:
         known = self.photos.file_id(png)
+        picture = fingerprint(png)
         if known is not None:
             try:
                 sent = await self.call(
-                    chat_id, method, strict=True, **_picture(method, known, caption, kwargs)
+                    chat_id,
+                    method,
+                    strict=True,
+                    picture=picture,
+                    **_picture(method, known, caption, kwargs),
                 )
             except BadRequest as error:
                 log.info(
@@ -718,7 +718,9 @@ class Outbox:
             else:
                 self.photos.remember(png, sent)
                 return sent
-        sent = await self.call(chat_id, method, **_picture(method, png, caption, kwargs))
+        sent = await self.call(
+            chat_id, method, picture=picture, **_picture(method, png, caption, kwargs)
+        )
         self.photos.remember(png, sent)
         return sent
 
@@ -732,34 +734,46 @@ class Outbox:
             coalesce = None  # only an edit may be replaced by a newer one
         return await self.limiter.acquire(chat_id, priority, group=chat_id < 0, coalesce=coalesce)
 
-    async def call(self, chat_id: int, method: str, *, strict: bool = False, **kwargs: Any) -> Any:
+    async def call(
+        self,
+        chat_id: int,
+        method: str,
+        *,
+        strict: bool = False,
+        picture: bytes | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """Call ``bot.<method>(chat_id=..., **kwargs)``; None when Telegram refused
         (``strict``: a BadRequest is raised instead, but for "not modified"). Forbidden
-        in a private chat is raised (see :meth:`reach`)."""
+        in a private chat is raised (see :meth:`reach`). An edit that would change
+        nothing the message shows is not sent (True); what a message sent or edited
+        shows is noted once Telegram confirmed it (``picture``: the digest of its file).
+        """
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
-        shows = None
-        if method in TEXT_EDITS and "message_id" in kwargs:
-            shows = fingerprint(
-                method,
-                kwargs.get("text"),
-                kwargs.get("caption"),
-                _markup_json(kwargs.get("reply_markup")),
-            )
-            if await self.shown.claim((chat_id, kwargs["message_id"]), shows):
-                return True  # identical to the last edit: nothing to send
+        if method not in EDITS or "message_id" not in kwargs:
+            result = await self._call(chat_id, method, strict=strict, **kwargs)
+            if method in SENDS and isinstance(result, Message):
+                shows = _shows(method, kwargs, picture)
+                await self.shown.remember((result.chat.id, result.message_id), shows, anew=True)
+            return True if result is REPLACED else result
+        message = (chat_id, int(kwargs["message_id"]))
+        edit = _shows(method, kwargs, picture)
+        if await self.shown.unchanged(message, edit):
+            return True  # the message shows this already: nothing to send
+        flight = self.shown.begin(message, edit)
         result = None
         try:
             result = await self._call(chat_id, method, strict=strict, **kwargs)
-        finally:
-            if shows is not None and result is None:  # refused or failed: unknown now
-                await self.shown.forget((chat_id, kwargs["message_id"]))
-        return result
+        finally:  # made, or refused, failed or replaced: then what it shows is unknown
+            made = result is not None and result is not REPLACED
+            await self.shown.end(message, edit, flight, made)
+        return True if result is REPLACED else result
 
     async def _call(self, chat_id: int, method: str, *, strict: bool, **kwargs: Any) -> Any:
         last: TelegramError | None = None
         for attempt in range(ATTEMPTS):
             if not await self._paced(chat_id, method):
-                return True  # a newer board for the same chat replaced this one
+                return REPLACED  # a newer board for the same chat replaced this one
             await _begin()
             try:
                 result = await getattr(self.bot, method)(chat_id=chat_id, **kwargs)
@@ -812,7 +826,29 @@ class Outbox:
 
 
 def _markup_json(markup: Any) -> str:
-    return markup.to_json() if isinstance(markup, InlineKeyboardMarkup) else repr(markup)
+    """A keyboard as Telegram shows it: one without buttons is none."""
+    if isinstance(markup, InlineKeyboardMarkup) and any(markup.inline_keyboard):
+        return markup.to_json()
+    return "" if markup is None or isinstance(markup, InlineKeyboardMarkup) else repr(markup)
+
+
+def _shows(method: str, kwargs: dict[str, Any], picture: bytes | None) -> Shown:
+    """What a message sent or edited by ``method`` with ``kwargs`` shows: the parts the
+    method sets (``picture``: the digest of the file it sends, if known)."""
+    markup = fingerprint(_markup_json(kwargs.get("reply_markup")))
+    match method:
+        case "send_message" | "edit_message_text":
+            return Shown(TEXT, fingerprint(str(kwargs.get("text") or "")), markup)
+        case "send_photo":
+            return Shown(picture, fingerprint(str(kwargs.get("caption") or "")), markup)
+        case "edit_message_caption":
+            return Shown(None, fingerprint(str(kwargs.get("caption") or "")), markup)
+        case "edit_message_media":
+            media = kwargs.get("media")
+            caption = str(getattr(media, "caption", None) or "")
+            # A file not known by its digest: the edit is never skipped, its file unknown.
+            return Shown(picture or secrets.token_bytes(16), fingerprint(caption), markup)
+    return Shown(markup=markup)  # edit_message_reply_markup
 
 
 def _picture(

@@ -309,7 +309,7 @@ async def test_twelve_long_names_fit_with_the_player_on_turn_and_the_deadline_fi
 
 
 def test_a_caption_that_cannot_fit_by_lines_is_cut_as_plain_text_without_broken_entities() -> None:
-    lines = ['<a href="tg://user?id=1">A &amp; B</a> ' + "&lt;x&gt; " * 200]
+    lines = ['<a href="tg://user?id=1">A &amp; B</a> ' + "&lt;x&gt; " * 300]  # 1,206 as read
     caption = fit_caption(lines, [])
     assert length(caption) <= CAPTION_LIMIT and well_formed(caption)
     assert caption.endswith("…")
