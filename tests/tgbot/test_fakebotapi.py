@@ -28,6 +28,7 @@ from telegram.ext import (
 )
 
 from tests.fakebotapi import FakeBotAPI, fake_bot_api
+from tgbot.transcript import transcript
 
 __all__ = ["fake_bot_api"]
 
@@ -422,3 +423,14 @@ async def test_a_photo_is_at_most_10_mb(fake_bot_api: FakeBotAPI, bot: Bot) -> N
     header = png("red")
     with pytest.raises(BadRequest, match=r"(?i)photo_save_file_invalid"):
         await bot.send_photo(7, header + bytes(10 * 1024 * 1024))
+
+
+async def test_a_refused_call_is_told_in_the_transcript_with_telegrams_answer(
+    fake_bot_api: FakeBotAPI, bot: Bot
+) -> None:
+    sent = await bot.send_message(7, "Round 1")
+    with pytest.raises(BadRequest):
+        await bot.edit_message_reply_markup(7, sent.message_id)
+    told = list(transcript(fake_bot_api, {7: "Alice"}))
+    assert told[-1].startswith("── to Alice · editMessageReplyMarkup refused: Bad Request: message")
+    assert "not modified" in told[-1]
