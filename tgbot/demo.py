@@ -163,6 +163,8 @@ async def play(args: argparse.Namespace, url: str) -> int:
     print(
         f"\n{played.presses} button presses; {moves}{len(pictures)} pictures written to {args.out}/"
     )
+    refused = len(api.refusals)
+    print(f"{len(api.calls)} calls to Telegram, {refused} of them refused by its rules")
     if args.transcript is not None:
         print(f"transcript of every chat: {args.transcript}")
     print(f"game {game_id} in {url}; replay it with:")

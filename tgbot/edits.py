@@ -1,52 +1,110 @@
-"""What each message the bot edits shows now, so that an edit that would change nothing
-is not sent at all.
+"""What each message the bot sent shows now, so that an edit that would change nothing is
+not sent at all.
 
-Pressing the same button again and again asks for the same picture again and again; each
-edit would upload it again (Telegram answers "message is not modified" and keeps no file
-of it). The fingerprint of each message's last edit is kept in Redis when the bot has
-one: every instance edits the same messages, and an instance must not skip an edit
-because it does not know another one changed the message since. Without Redis it is kept
-in this process (a bounded cache), and trusted only for half a minute.
+Telegram refuses such an edit ("message is not modified"), after spending the chat's and
+the bot's rate budget on it: pressing the same button again and again asks for the same
+picture again (each edit would upload it again), and a prompt closed without buttons is
+later asked to lose its buttons. A message shows three parts — its file (or none: a text),
+its text or caption, its keyboard — and an edit sets some of them: the edit is skipped
+when every part it sets shows that already.
+
+What a message shows is noted when Telegram confirmed it (the message sent, the edit made
+or answered "not modified"), never before the call: an instance killed before its call
+leaves the message as it was, and the instance that takes over must still make the edit.
+It is kept in Redis when the bot has one, as every instance edits the same messages;
+without Redis, in this process (a bounded cache), trusted only for half a minute. An
+identical edit already under way in this process is waited for, then skipped if it was
+made (a flood of the same press).
 
 >>> import asyncio
 >>> shown = ShownEdits()
->>> [asyncio.run(shown.claim((-1, 5), edit)) for edit in (b"a", b"a", b"b", b"a")]
+>>> async def edits() -> list[bool]:
+...     skipped = []
+...     a, b, keys = fingerprint("a"), fingerprint("b"), fingerprint("keys")
+...     for edit in (Shown(body=a), Shown(body=a), Shown(markup=keys), Shown(body=b)):
+...         skipped.append(await shown.unchanged((-1, 5), edit))
+...         await shown.remember((-1, 5), edit)
+...     return skipped
+>>> asyncio.run(edits())
 [False, True, False, False]
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from infra.lru import LRU
 
 log = logging.getLogger(__name__)
 
-SIZE: Final = 4096  # messages whose last edit is remembered in this process
-TTL_SECONDS: Final = 3600  # in Redis: an edit older than this is made again, to be sure
+SIZE: Final = 4096  # messages whose content is remembered in this process
+TTL_SECONDS: Final = 3600  # in Redis: a message older than this is edited again, to be sure
 # In this process alone: trusted briefly, in case other instances (with no Redis to tell
 # them apart) edited the message since; long enough to absorb a flood of the same press.
 LOCAL_TTL_SECONDS: Final = 30.0
-PREFIX: Final = "saboteur:shown"
+PREFIX: Final = "saboteur:content"
+DIGEST: Final = 16  # bytes of each part's digest
+UNKNOWN: Final = bytes(DIGEST)  # a part not known, as stored
 
 MessageKey = tuple[int, int]  # chat id, message id
 
 
 def fingerprint(*parts: object) -> bytes:
-    """A short digest of what an edit would show."""
-    digest = hashlib.blake2b(digest_size=16)
+    """A short digest of what a part of a message shows."""
+    digest = hashlib.blake2b(digest_size=DIGEST)
     for part in parts:
         digest.update(part if isinstance(part, bytes) else repr(part).encode())
         digest.update(b"\0")
     return digest.digest()
 
 
+TEXT: Final = fingerprint("a text message: no file")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a message shows, or what an edit sets: each part's :func:`fingerprint` (None:
+    not known, or kept by the edit)."""
+
+    media: bytes | None = None  # its file (TEXT: none)
+    body: bytes | None = None  # its text or caption
+    markup: bytes | None = None  # its keyboard
+
+    def shows(self, edit: Shown) -> bool:
+        """Whether a message showing this shows every part ``edit`` sets already."""
+        return all(
+            getattr(edit, f.name) is None or getattr(edit, f.name) == getattr(self, f.name)
+            for f in fields(self)
+        )
+
+    def after(self, edit: Shown) -> Shown:
+        """What a message showing this shows once ``edit`` is made."""
+        return Shown(
+            *(
+                getattr(edit, f.name)
+                if getattr(edit, f.name) is not None
+                else getattr(self, f.name)
+                for f in fields(self)
+            )
+        )
+
+    def encode(self) -> bytes:
+        return b"".join(part or UNKNOWN for part in (self.media, self.body, self.markup))
+
+    @staticmethod
+    def decode(value: bytes) -> Shown:
+        parts = [value[i : i + DIGEST] for i in range(0, 3 * DIGEST, DIGEST)]
+        return Shown(*(None if p in (UNKNOWN, b"") else p for p in parts))
+
+
 class ShownEdits:
-    """The last edit's fingerprint per message (see the module's docstring)."""
+    """What each message shows (see the module's docstring)."""
 
     def __init__(
         self,
@@ -55,29 +113,72 @@ class ShownEdits:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.clock = clock
-        # message -> (fingerprint, until when it is trusted)
-        self._local: LRU[MessageKey, tuple[bytes, float]] = LRU(size)
+        # message -> (what it shows, until when that is trusted)
+        self._local: LRU[MessageKey, tuple[Shown, float]] = LRU(size)
+        # message -> an edit under way in this process, and its outcome (made or not)
+        self._flights: dict[MessageKey, tuple[Shown, asyncio.Future[bool]]] = {}
         self._redis: Any = None
         if redis_url:
             import redis.asyncio
 
             self._redis = redis.asyncio.Redis.from_url(redis_url)
 
-    async def claim(self, key: MessageKey, shown: bytes) -> bool:
-        """Whether the message shows ``shown`` already (True: skip the edit); else it is
-        noted as showing it now, before the edit is sent, so that the same edit asked
-        for meanwhile is skipped too (:meth:`forget` it if the edit fails)."""
-        if self._redis is None:
-            now = self.clock()
-            before = self._local.get(key)
-            self._local[key] = (shown, now + LOCAL_TTL_SECONDS)
-            return before is not None and before[0] == shown and before[1] > now
+    async def unchanged(self, key: MessageKey, edit: Shown) -> bool:
+        """Whether the message shows what ``edit`` sets already (True: skip the edit).
+        The same edit under way in this process is waited for first."""
+        flight = self._flights.get(key)
+        if flight is not None and flight[0] == edit and await asyncio.shield(flight[1]):
+            return True
+        before = await self.get(key)
+        return before is not None and before.shows(edit)
+
+    def begin(self, key: MessageKey, edit: Shown) -> asyncio.Future[bool]:
+        """Note ``edit`` under way; :meth:`end` it with its outcome."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._flights[key] = (edit, done)
+        return done
+
+    async def end(
+        self, key: MessageKey, edit: Shown, flight: asyncio.Future[bool], made: bool
+    ) -> None:
+        """The edit begun as ``flight`` was made (Telegram confirmed it: the message
+        shows it), or not (refused, failed, or its answer lost: unknown now)."""
         try:
-            before = await self._redis.set(self._name(key), shown, ex=TTL_SECONDS, get=True)
+            if made:
+                await self.remember(key, edit)
+            else:
+                await self.forget(key)
+        finally:
+            if not flight.done():
+                flight.set_result(made)
+            if self._flights.get(key, (None, None))[1] is flight:
+                del self._flights[key]
+
+    async def get(self, key: MessageKey) -> Shown | None:
+        """What the message shows, as far as known (None: nothing known)."""
+        if self._redis is None:
+            found = self._local.get(key)
+            return found[0] if found is not None and found[1] > self.clock() else None
+        try:
+            value = await self._redis.get(self._name(key))
         except Exception:  # not knowing, the edit is made
-            log.warning("could not read the shown edits", exc_info=True)
-            return False
-        return bool(before == shown)
+            log.warning("could not read what a message shows", exc_info=True)
+            return None
+        return Shown.decode(value) if value else None
+
+    async def remember(self, key: MessageKey, shown: Shown, *, anew: bool = False) -> None:
+        """Telegram confirmed the message shows ``shown`` (the parts it sets; ``anew``: a
+        message just sent, nothing else shown)."""
+        before = None if anew else await self.get(key)
+        now = (before or Shown()).after(shown)
+        if self._redis is None:
+            self._local[key] = (now, self.clock() + LOCAL_TTL_SECONDS)
+            return
+        try:
+            await self._redis.set(self._name(key), now.encode(), ex=TTL_SECONDS)
+        except Exception:
+            log.warning("could not note what a message shows", exc_info=True)
+            await self.forget(key)
 
     async def forget(self, key: MessageKey) -> None:
         """The message's content is unknown now (an edit failed halfway, say)."""
@@ -86,7 +187,7 @@ class ShownEdits:
             try:
                 await self._redis.delete(self._name(key))
             except Exception:
-                log.warning("could not forget a shown edit", exc_info=True)
+                log.warning("could not forget what a message shows", exc_info=True)
 
     async def close(self) -> None:
         if self._redis is not None:

@@ -7,10 +7,19 @@ The bot under test is a real ``telegram.ext.Application`` pointed at this server
 it would against Telegram. Tests inject updates (a user sends text, presses a button) and
 read back what the bot did from :attr:`FakeBotAPI.calls`.
 
+It refuses what the Bot API's documentation says Telegram refuses, as Telegram answers
+(400 "Bad Request: ..."), each refusal noted in :attr:`FakeBotAPI.refusals`: HTML other
+than its documented tags, closed and nested as its entities may be; a text over 4,096,
+a caption over 1,024 or an alert over 200 characters, counted after the HTML is parsed, in
+UTF-16 code units (:mod:`tgbot.telegram_html`); an edit that changes nothing ("message is
+not modified"); callback data outside 1–64 bytes; a Mini App (``web_app``) button outside
+a private chat; a deep link whose ``start`` or ``startgroup`` payload is not 1–64 of
+``A–Z a–z 0–9 _ -``; bot commands and descriptions outside their limits; a photo over
+10 MB, over 10,000 pixels of width and height together, or 20 times wider than high.
+
 Failure modes Telegram really produces are available on demand: a user who blocked the
-bot (403), a private chat the user never opened (403), "message is not modified" (400),
-flood control (429 with ``retry_after``) and a group upgraded to a supergroup (400 with
-``migrate_to_chat_id``).
+bot (403), a private chat the user never opened (403), flood control (429 with
+``retry_after``) and a group upgraded to a supergroup (400 with ``migrate_to_chat_id``).
 
 >>> api = FakeBotAPI()
 >>> alice = api.user(1, "Alice", "es")
@@ -24,6 +33,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import socket
 import struct
 import time
@@ -32,6 +42,16 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from aiohttp import BodyPartReader, web
+
+from tgbot.telegram_html import (
+    ALERT_LIMIT,
+    CAPTION_LIMIT,
+    TEXT_LIMIT,
+    HtmlError,
+    Parsed,
+    parse,
+    utf16,
+)
 
 TOKEN = "123456:TEST-fake-token"
 BOT_ID = 123456
@@ -65,6 +85,21 @@ _SEND_METHODS = frozenset({"sendMessage", "sendPhoto", "sendAnimation", "sendDoc
 _EDIT_METHODS = frozenset(
     {"editMessageText", "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup"}
 )
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup "
+    "are exactly the same as a current content and reply markup of the message"
+)
+CALLBACK_DATA_BYTES = 64  # an inline button's callback data: 1–64 bytes
+DEEP_LINK = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a start or startgroup payload
+BOT_LINK = re.compile(r"https?://(?:t|telegram)\.me/([A-Za-z0-9_]+)/?(?:\?(.*))?$")
+COMMAND = re.compile(r"[a-z0-9_]{1,32}")  # a bot command, without its slash
+COMMANDS = 100  # at most this many in one setMyCommands
+COMMAND_DESCRIPTION = 256
+DESCRIPTION = 512  # setMyDescription
+SHORT_DESCRIPTION = 120  # setMyShortDescription
+PHOTO_BYTES = 10 * 1024 * 1024
+PHOTO_SIDES = 10_000  # width and height together
+PHOTO_RATIO = 20
 
 
 @dataclass(frozen=True)
@@ -102,6 +137,16 @@ class Button:
     callback_data: str | None = None
     url: str | None = None
     web_app: str | None = None  # a Mini App button's page
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A call Telegram would have refused (400): its index in :attr:`FakeBotAPI.calls`,
+    its method and what Telegram answered."""
+
+    index: int
+    method: str
+    description: str
 
 
 class ApiError(Exception):
@@ -149,6 +194,8 @@ class FakeBotAPI:
         self.port = 0
         self.calls: list[Call] = []
         self.results: dict[int, Any] = {}  # call index -> what Telegram answered, if ok
+        # Calls refused by Telegram's rules (400), not by failures asked for (fail_next).
+        self.refusals: list[Refusal] = []
         self.actions: list[UserAction] = []  # what users sent and pressed, in order
         self._labels: dict[str, str] = {}  # callback data -> the text of its button
         self.bot: JSON = {
@@ -399,12 +446,83 @@ class FakeBotAPI:
                     return button.text
         return self._labels.get(callback_data, "?")
 
-    @staticmethod
-    def _check_markup(chat: JSON, markup: Any) -> None:
-        """Telegram refuses a Mini App (``web_app``) button outside private chats."""
+    @classmethod
+    def _check_markup(cls, chat: JSON, markup: Any) -> None:
+        """Telegram refuses a Mini App (``web_app``) button outside private chats, and
+        callback data outside 1–64 bytes; a button's deep link must be one (see
+        :meth:`_check_link`)."""
         rows = markup.get("inline_keyboard", []) if isinstance(markup, dict) else ()
-        if chat["type"] != "private" and any("web_app" in b for row in rows for b in row):
-            raise ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")
+        for button in (b for row in rows for b in row):
+            if "web_app" in button and chat["type"] != "private":
+                raise ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")
+            data = button.get("callback_data")
+            if data is not None and not 0 < len(str(data).encode()) <= CALLBACK_DATA_BYTES:
+                raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+            if button.get("url"):
+                cls._check_link(str(button["url"]))
+
+    @staticmethod
+    def _check_link(url: str) -> None:
+        """A link to a bot with a ``start`` or ``startgroup`` payload Telegram cannot pass
+        on (up to 64 characters of ``A–Z a–z 0–9 _ -``): refused, as the link would not
+        start the bot with it."""
+        link = BOT_LINK.match(url)
+        if link is None or not link.group(2):
+            return
+        for pair in link.group(2).split("&"):
+            key, _, value = pair.partition("=")
+            if key in ("start", "startgroup") and value and not DEEP_LINK.fullmatch(value):
+                raise ApiError(400, f"Bad Request: invalid {key} parameter in {url}")
+
+    @classmethod
+    def _text(
+        cls, value: Any, parse_mode: Any, *, limit: int, too_long: str, empty: str | None = None
+    ) -> Parsed:
+        """A text or caption as Telegram parses it (HTML when ``parse_mode`` says so),
+        refused if it does not parse, is longer than ``limit`` UTF-16 code units after
+        parsing, or (``empty`` given) is empty then."""
+        text = "" if value is None else str(value)
+        if str(parse_mode or "").upper() == "HTML":
+            try:
+                parsed = parse(text)
+            except HtmlError as error:
+                raise ApiError(400, f"Bad Request: {error.description}") from None
+        else:
+            parsed = Parsed(text, ())
+        if parsed.length > limit:
+            raise ApiError(400, f"Bad Request: {too_long}")
+        if empty is not None and not parsed.text.strip():
+            raise ApiError(400, f"Bad Request: {empty}")
+        for entity in parsed.entities:
+            if entity.url:
+                cls._check_link(entity.url)
+        return parsed
+
+    @classmethod
+    def _caption(cls, params: Mapping[str, Any]) -> Parsed:
+        return cls._text(
+            params.get("caption"),
+            params.get("parse_mode"),
+            limit=CAPTION_LIMIT,
+            too_long="message caption is too long",
+        )
+
+    @staticmethod
+    def _check_photo(stored: _StoredFile) -> None:
+        """Telegram's limits for a photo: 10 MB; width and height at most 10,000 together,
+        and one at most 20 times the other."""
+        if len(stored.data) > PHOTO_BYTES:
+            raise ApiError(400, "Bad Request: PHOTO_SAVE_FILE_INVALID")
+        width, height = stored.width, stored.height
+        if (
+            width
+            and height
+            and (
+                width + height > PHOTO_SIDES
+                or max(width, height) > PHOTO_RATIO * min(width, height)
+            )
+        ):
+            raise ApiError(400, "Bad Request: PHOTO_INVALID_DIMENSIONS")
 
     def _learn_labels(self, markup: Any) -> None:
         for row in (markup or {}).get("inline_keyboard", []) if isinstance(markup, dict) else ():
@@ -565,8 +683,8 @@ class FakeBotAPI:
             self.calls.append(Call(method, params, files))
         if method in self._delays:
             await asyncio.sleep(self._delays[method])
+        failure = self._failure(method, params)
         try:
-            failure = self._failure(method, params)
             if failure is not None:
                 raise failure
             handler = getattr(self, f"_api_{method}", None)
@@ -578,6 +696,8 @@ class FakeBotAPI:
             body: JSON = {"ok": True, "result": result}
             status = 200
         except ApiError as error:
+            if error is not failure and error.code == 400 and method != "getUpdates":
+                self.refusals.append(Refusal(index, method, error.description))
             body = {"ok": False, "error_code": error.code, "description": error.description}
             if error.parameters:
                 body["parameters"] = error.parameters
@@ -803,9 +923,10 @@ class FakeBotAPI:
             "from": self.bot,
             **content,
         }
-        if params.get("reply_markup"):
-            message["reply_markup"] = params["reply_markup"]
-            self._learn_labels(params["reply_markup"])
+        markup = params.get("reply_markup")
+        if isinstance(markup, dict) and any(markup.get("inline_keyboard") or ()):
+            message["reply_markup"] = markup
+            self._learn_labels(markup)
         self.messages.setdefault(chat["id"], {})[message["message_id"]] = message
         return message
 
@@ -878,7 +999,15 @@ class FakeBotAPI:
         return json.dumps([scope, params.get("language_code") or ""], sort_keys=True)
 
     async def _api_setMyCommands(self, params: JSON, files: dict[str, bytes]) -> bool:
-        self.commands[self._commands_key(params)] = list(params.get("commands", []))
+        commands = list(params.get("commands", []))
+        if len(commands) > COMMANDS:
+            raise ApiError(400, "Bad Request: BOT_COMMANDS_TOO_MUCH")
+        for command in commands:
+            if not COMMAND.fullmatch(str(command.get("command", ""))):
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 0 < utf16(str(command.get("description", ""))) <= COMMAND_DESCRIPTION:
+                raise ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
+        self.commands[self._commands_key(params)] = commands
         return True
 
     async def _api_deleteMyCommands(self, params: JSON, files: dict[str, bytes]) -> bool:
@@ -899,7 +1028,7 @@ class FakeBotAPI:
         # An empty text (or none) removes the language's own one, as on Telegram.
         text = str(params.get(name) or "")
         language = str(params.get("language_code") or "")
-        if len(text) > limit:
+        if utf16(text) > limit:
             raise ApiError(400, f"Bad Request: {name} is too long")
         if text:
             texts[language] = text
@@ -908,7 +1037,7 @@ class FakeBotAPI:
         return True
 
     async def _api_setMyDescription(self, params: JSON, files: dict[str, bytes]) -> bool:
-        return self._set_profile_text(self.descriptions, params, "description", 512)
+        return self._set_profile_text(self.descriptions, params, "description", DESCRIPTION)
 
     async def _api_getMyDescription(self, params: JSON, files: dict[str, bytes]) -> JSON:
         language = str(params.get("language_code") or "")
@@ -916,7 +1045,7 @@ class FakeBotAPI:
 
     async def _api_setMyShortDescription(self, params: JSON, files: dict[str, bytes]) -> bool:
         texts = self.short_descriptions
-        return self._set_profile_text(texts, params, "short_description", 120)
+        return self._set_profile_text(texts, params, "short_description", SHORT_DESCRIPTION)
 
     async def _api_getMyShortDescription(self, params: JSON, files: dict[str, bytes]) -> JSON:
         language = str(params.get("language_code") or "")
@@ -925,17 +1054,21 @@ class FakeBotAPI:
     async def _api_sendMessage(self, params: JSON, files: dict[str, bytes]) -> JSON:
         chat = self._writable_chat(params)
         text = params.get("text", "")
-        if not text:
-            raise ApiError(400, "Bad Request: message text is empty")
-        if len(text) > 4096:
-            raise ApiError(400, "Bad Request: message is too long")
+        self._text(
+            text,
+            params.get("parse_mode"),
+            limit=TEXT_LIMIT,
+            too_long="message is too long",
+            empty="message text is empty",
+        )
         return self._bot_message(chat, params, {"text": text})
 
     async def _send_media(self, kind: str, params: JSON, files: dict[str, bytes]) -> JSON:
         chat = self._writable_chat(params)
-        if len(params.get("caption") or "") > 1024:
-            raise ApiError(400, "Bad Request: message caption is too long")
+        self._caption(params)
         stored = self._file(params.get(kind), files, kind)
+        if kind == "photo":
+            self._check_photo(stored)
         return self._bot_message(chat, params, self._media_content(kind, stored, params))
 
     async def _api_sendPhoto(self, params: JSON, files: dict[str, bytes]) -> JSON:
@@ -953,33 +1086,54 @@ class FakeBotAPI:
             raise ApiError(400, "Bad Request: message can't be edited")
         markup = params.get("reply_markup")
         new = {k: v for k, v in message.items() if k not in drop} | changes
-        if markup:
+        if isinstance(markup, dict) and any(markup.get("inline_keyboard") or ()):
             self._check_markup(message["chat"], markup)
             new["reply_markup"] = markup
             self._learn_labels(markup)
-        else:
+        else:  # no keyboard, or one without buttons: none is shown
             new.pop("reply_markup", None)
-        if new == message:
-            raise ApiError(
-                400,
-                "Bad Request: message is not modified: specified new message content and "
-                "reply markup are exactly the same as a current content and reply markup "
-                "of the message",
-            )
+        if self._content(new) == self._content(message):
+            raise ApiError(400, NOT_MODIFIED)
         new["edit_date"] = next(self._clock)
         self.messages[message["chat"]["id"]][message["message_id"]] = new
         return new
+
+    @staticmethod
+    def _content(message: JSON) -> tuple[Any, ...]:
+        """What a message shows, as Telegram compares it for "message is not modified":
+        its text or caption as read (the HTML parsed), its file, its keyboard."""
+        shown: list[Any] = []
+        for name in ("text", "caption"):
+            value = message.get(name)
+            try:
+                shown.append(parse(value) if value else None)
+            except HtmlError:
+                shown.append(value)
+        media = next((message[k] for k in ("photo", "animation", "document") if k in message), None)
+        if isinstance(media, list):
+            media = media[-1]
+        shown.append(media.get("file_unique_id") if isinstance(media, dict) else None)
+        shown.append(json.dumps(message.get("reply_markup"), sort_keys=True))
+        return tuple(shown)
 
     async def _api_editMessageText(self, params: JSON, files: dict[str, bytes]) -> JSON:
         message = self._message(params)
         if "text" not in message:
             raise ApiError(400, "Bad Request: there is no text in the message to edit")
+        self._text(
+            params.get("text", ""),
+            params.get("parse_mode"),
+            limit=TEXT_LIMIT,
+            too_long="message is too long",
+            empty="message text is empty",
+        )
         return self._edit(params, {"text": params.get("text", "")})
 
     async def _api_editMessageCaption(self, params: JSON, files: dict[str, bytes]) -> JSON:
         message = self._message(params)
         if "text" in message:
             raise ApiError(400, "Bad Request: there is no caption in the message to edit")
+        self._caption(params)
         caption = params.get("caption")
         if caption:
             return self._edit(params, {"caption": caption})
@@ -993,21 +1147,13 @@ class FakeBotAPI:
         if not isinstance(media, dict):
             raise ApiError(400, "Bad Request: can't parse InputMedia")
         kind = media.get("type", "photo")
-        value = media.get("media")
-        unchanged = isinstance(value, str) and self._current_file(message) == value
-        stored = self._file(value, files, "media")
+        self._caption(media)
+        stored = self._file(media.get("media"), files, "media")
+        if kind == "photo":
+            self._check_photo(stored)
         content = self._media_content(kind, stored, media)
-        if unchanged and message.get("caption") == content.get("caption"):
-            return self._edit(params, {})  # same file, same caption: Telegram refuses
+        # The same file with the same caption and keyboard: not modified (see _edit).
         return self._edit(params, content, drop=("photo", "animation", "document", "caption"))
-
-    @staticmethod
-    def _current_file(message: JSON) -> str | None:
-        if "photo" in message:
-            return str(message["photo"][-1]["file_id"])
-        if "document" in message:
-            return str(message["document"]["file_id"])
-        return None
 
     async def _api_editMessageReplyMarkup(self, params: JSON, files: dict[str, bytes]) -> JSON:
         return self._edit(params, {})
@@ -1019,6 +1165,8 @@ class FakeBotAPI:
 
     async def _api_answerCallbackQuery(self, params: JSON, files: dict[str, bytes]) -> bool:
         query_id = params.get("callback_query_id", "")
+        if utf16(str(params.get("text") or "")) > ALERT_LIMIT:
+            raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
         if query_id in self.answered:
             raise ApiError(
                 400,

@@ -51,6 +51,7 @@ ATTEMPTS: Final = 4  # tries per Telegram call (flood limits waited out, network
 # Calls that do the same when repeated: tried again after any network error. Any other
 # (a send) only when the request surely never left (see never_sent).
 REPEATABLE: Final = ("edit_", "delete_", "get_")
+REPLACED: Final = object()  # a board's redraw replaced by a newer one before it went
 UNSENT: Final = (
     aiohttp.ClientConnectorError,
     aiohttp.ConnectionTimeoutError,
@@ -178,13 +179,14 @@ class Gateway:
     ) -> Any:
         """Call ``bot.<method>`` for ``place``; None when Telegram refused (``strict``: a
         BadRequest is raised instead, but for "not modified", which is True). Forbidden
-        in a private chat is raised. Within a delivery, see :class:`Delivery`."""
+        in a private chat is raised. REPLACED when a newer board edit took its place before
+        it went. Within a delivery, see :class:`Delivery`."""
         delivery = via.delivery
         last: TelegramError | None = None
         for attempt in range(ATTEMPTS):
             chat_id = place.chat_id
             if not await self._paced(chat_id, method, via):
-                return True  # a newer board for the same chat replaced this one
+                return REPLACED  # a newer board for the same chat replaced this one
             if delivery is not None:
                 await delivery.begun()
             try:

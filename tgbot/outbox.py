@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -41,8 +42,8 @@ from infra.lru import LRU
 from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
-from tgbot.edits import ShownEdits, fingerprint
-from tgbot.gateway import DIRECT, Delivery, Gateway, Place, Via
+from tgbot.edits import TEXT, Shown, ShownEdits, fingerprint
+from tgbot.gateway import DIRECT, REPLACED, Delivery, Gateway, Place, Via
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
 from tgbot.presenter import messages as m
@@ -57,8 +58,14 @@ UNKNOWN_PROMPTS: Final = 3
 PROMPT_RECHECK_SECONDS: Final = 2.0
 HTML: Final = ParseMode.HTML
 DRAWN_PICTURES: Final = 256  # pictures kept as PNG bytes (about 10 kB each)
-# Edits skipped when the message shows the same already (pictures: see send_picture).
-TEXT_EDITS: Final = ("edit_message_text", "edit_message_caption", "edit_message_reply_markup")
+# Edits skipped when the message shows what they set already (see tgbot.edits).
+EDITS: Final = (
+    "edit_message_text",
+    "edit_message_caption",
+    "edit_message_media",
+    "edit_message_reply_markup",
+)
+SENDS: Final = ("send_message", "send_photo")  # what they show is noted, for later edits
 
 
 def _unknown_after(via: Via) -> int | None:
@@ -626,26 +633,14 @@ class Outbox:
         by the ``file_id`` Telegram gave the same picture before, if any; should Telegram
         refuse that id (it forgot the file), once more with the bytes. The id of what was
         sent is remembered. None when Telegram refused. An edit to what the message
-        shows already is not sent (True)."""
-        if method != "edit_message_media":
-            return await self._send_picture(via, chat_id, method, png, caption, kwargs)
-        chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
-        message = (chat_id, int(kwargs["message_id"]))
-        shows = fingerprint(png, caption, _markup_json(kwargs.get("reply_markup")))
-        if await self.shown.claim(message, shows):
-            return True  # it shows this already: nothing to upload
-        sent = None
-        try:
-            sent = await self._send_picture(via, chat_id, method, png, caption, kwargs)
-        finally:
-            if sent is None:  # refused or failed: what it shows is unknown now
-                await self.shown.forget(message)
-        return sent
+        shows already is not sent (True): nothing is uploaded."""
+        return await self._send_picture(via, chat_id, method, png, caption, kwargs)
 
     async def _send_picture(
         self, via: Via, chat_id: int, method: str, png: bytes, caption: str, kwargs: dict[str, Any]
     ) -> Any:
         known = self.photos.file_id(png)
+        picture = fingerprint(png)
         if known is not None:
             try:
                 sent = await self.call(
@@ -653,6 +648,7 @@ class Outbox:
                     method,
                     via=via,
                     strict=True,
+                    picture=picture,
                     **_picture(method, known, caption, kwargs),
                 )
             except BadRequest as error:
@@ -667,41 +663,78 @@ class Outbox:
             else:
                 self.photos.remember(png, sent)
                 return sent
-        sent = await self.call(chat_id, method, via=via, **_picture(method, png, caption, kwargs))
+        sent = await self.call(
+            chat_id, method, via=via, picture=picture, **_picture(method, png, caption, kwargs)
+        )
         self.photos.remember(png, sent)
         return sent
 
     async def call(
-        self, chat_id: int, method: str, *, via: Via = DIRECT, strict: bool = False, **kwargs: Any
+        self,
+        chat_id: int,
+        method: str,
+        *,
+        via: Via = DIRECT,
+        strict: bool = False,
+        picture: bytes | None = None,
+        **kwargs: Any,
     ) -> Any:
         """Call ``bot.<method>(chat_id=..., **kwargs)`` through the gateway; None when
         Telegram refused (``strict``: a BadRequest is raised instead, but for "not
         modified"). Forbidden in a private chat is raised (see :meth:`reach`). An edit
-        that shows what the message shows already is not sent (True)."""
+        that would change nothing the message shows is not sent (True); what a message
+        sent or edited shows is noted once Telegram confirmed it (``picture``: the digest
+        of its file).
+        """
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
-        shows = None
-        if method in TEXT_EDITS and "message_id" in kwargs:
-            shows = fingerprint(
-                method,
-                kwargs.get("text"),
-                kwargs.get("caption"),
-                _markup_json(kwargs.get("reply_markup")),
+        if method not in EDITS or "message_id" not in kwargs:
+            result = await self.gateway.call(
+                Place(chat_id), method, via=via, strict=strict, **kwargs
             )
-            if await self.shown.claim((chat_id, kwargs["message_id"]), shows):
-                return True  # identical to the last edit: nothing to send
+            if method in SENDS and isinstance(result, Message):
+                shows = _shows(method, kwargs, picture)
+                await self.shown.remember((result.chat.id, result.message_id), shows, anew=True)
+            return True if result is REPLACED else result
+        message = (chat_id, int(kwargs["message_id"]))
+        edit = _shows(method, kwargs, picture)
+        if await self.shown.unchanged(message, edit):
+            return True  # the message shows this already: nothing to send
+        flight = self.shown.begin(message, edit)
         result = None
         try:
             result = await self.gateway.call(
                 Place(chat_id), method, via=via, strict=strict, **kwargs
             )
-        finally:
-            if shows is not None and result is None:  # refused or failed: unknown now
-                await self.shown.forget((chat_id, kwargs["message_id"]))
-        return result
+        finally:  # made, or refused, failed or replaced: then what it shows is unknown
+            made = result is not None and result is not REPLACED
+            await self.shown.end(message, edit, flight, made)
+        return True if result is REPLACED else result
 
 
 def _markup_json(markup: Any) -> str:
-    return markup.to_json() if isinstance(markup, InlineKeyboardMarkup) else repr(markup)
+    """A keyboard as Telegram shows it: one without buttons is none."""
+    if isinstance(markup, InlineKeyboardMarkup) and any(markup.inline_keyboard):
+        return markup.to_json()
+    return "" if markup is None or isinstance(markup, InlineKeyboardMarkup) else repr(markup)
+
+
+def _shows(method: str, kwargs: dict[str, Any], picture: bytes | None) -> Shown:
+    """What a message sent or edited by ``method`` with ``kwargs`` shows: the parts the
+    method sets (``picture``: the digest of the file it sends, if known)."""
+    markup = fingerprint(_markup_json(kwargs.get("reply_markup")))
+    match method:
+        case "send_message" | "edit_message_text":
+            return Shown(TEXT, fingerprint(str(kwargs.get("text") or "")), markup)
+        case "send_photo":
+            return Shown(picture, fingerprint(str(kwargs.get("caption") or "")), markup)
+        case "edit_message_caption":
+            return Shown(None, fingerprint(str(kwargs.get("caption") or "")), markup)
+        case "edit_message_media":
+            media = kwargs.get("media")
+            caption = str(getattr(media, "caption", None) or "")
+            # A file not known by its digest: the edit is never skipped, its file unknown.
+            return Shown(picture or secrets.token_bytes(16), fingerprint(caption), markup)
+    return Shown(markup=markup)  # edit_message_reply_markup
 
 
 def _picture(

@@ -5,7 +5,7 @@ Card, role and button names come from the catalogs (the rulebooks' own terms), a
 cards listed are those of the edition's deck, so a card is never left out.
 
 >>> messages = rules_messages("saboteur2", Texts("es"))
->>> all(len(m) <= TEXT_LIMIT for m in messages), "manos fuera" in "".join(messages)
+>>> all(fit(m, TEXT_LIMIT) == m for m in messages), "manos fuera" in "".join(messages)
 (True, True)
 """
 
@@ -18,9 +18,9 @@ from domain.cards import Edition, deck
 from tgbot.keyboards import placement_label
 from tgbot.presenter.caption import runs
 from tgbot.presenter.icons import legend
+from tgbot.telegram_html import TEXT_LIMIT, fit
 from tgbot.texts import Texts
 
-TEXT_LIMIT: Final = 4096  # Telegram's limit for a message
 EDITION_NAMES: Final[dict[str, Edition]] = {
     "base": "base",
     "saboteur": "base",
@@ -150,4 +150,4 @@ def pack(sections: Iterable[str], limit: int = TEXT_LIMIT) -> list[str]:
     >>> pack(["a" * 3, "b" * 3, "c" * 3], limit=8)
     ['aaa\\n\\nbbb', 'ccc']
     """
-    return ["\n\n".join(run)[:limit] for run in runs(sections, limit, "\n\n")]
+    return [fit("\n\n".join(run), limit) for run in runs(sections, limit, "\n\n")]

@@ -3,7 +3,7 @@
 The offline demo writes it (``saboteur-bot demo --transcript FILE``): each message and
 caption as the chat reads it, its keyboard, every edit and deletion, each button a user
 pressed with the answer they got (an alert, a notice, a link, or nothing), what users
-typed, and the file each picture was saved to.
+typed, the file each picture was saved to, and any call Telegram would have refused.
 """
 
 from __future__ import annotations
@@ -106,6 +106,7 @@ def transcript(
     picture was saved; ``only``: one chat; ``full=False``: messages and captions only."""
     actions = sorted(api.actions, key=lambda a: a.at)
     answers = {c.get("callback_query_id"): i for i, c in enumerate(api.calls) if _answer(c)}
+    refused = {r.index: r for r in api.refusals}
     with_buttons: set[tuple[int, Any]] = set()  # messages that show buttons now
     next_action = 0
     for index, call in enumerate(api.calls):
@@ -114,9 +115,12 @@ def transcript(
             next_action += 1
             if only is None or action.chat_id == only:
                 yield _action(api, action, names, answers)
-        if call.method not in SHOWN_METHODS or index not in api.results:
-            continue
         if only is not None and _chat_id(call) != only:
+            continue
+        if full and index in refused:
+            where = _where(_chat_id(call), names)
+            yield f"── {where} · {call.method} refused: {refused[index].description}"
+        if call.method not in SHOWN_METHODS or index not in api.results:
             continue
         if not full and call.method in ("editMessageReplyMarkup", "deleteMessage"):
             continue

@@ -13,6 +13,7 @@ from tgbot.handlers.history import CAPTION_LIMIT, caption_pages, replay_view
 from tgbot.replay import MOVE, ROUND_START, Replay, Step, caption, card_name, text
 from tgbot.replay import lines as told_lines
 from tgbot.replay_gif import INDENT, LINE_HEIGHT, MARGIN, _font, caption_lines, frames, plain
+from tgbot.telegram_html import length
 from tgbot.texts import name_html
 
 # Telegram names run to 64 characters: long ones make the longest captions.
@@ -32,7 +33,7 @@ def normal(words: str) -> str:
 def told(replay: Replay, step: Step, lang: str) -> str:
     """What the step's caption pages say, titles left out, spaces normalised."""
     pages = caption_pages(replay, step, lang)
-    assert all(len(page) <= CAPTION_LIMIT for page in pages)
+    assert all(length(page) <= CAPTION_LIMIT for page in pages)
     return normal(" ".join(" ".join(page.split("\n")[1:]) for page in pages))
 
 

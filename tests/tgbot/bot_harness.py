@@ -50,7 +50,8 @@ async def running_bot(
     env: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[BotApplication]:
     """The bot, polling ``api``, on the migrated database ``url`` (``env``: more settings,
-    as the environment would give them)."""
+    as the environment would give them). A test it ran to its end made no call Telegram
+    would refuse (failures the test asked for aside)."""
     # The tests' users press as fast as the bot answers: throttled far above that, unless
     # a test asks for the real limits.
     fast = {"throttle_presses": 10_000, "throttle_chat_presses": 10_000}
@@ -76,6 +77,9 @@ async def running_bot(
     await app.updater.start_polling(poll_interval=0.0, timeout=1)
     try:
         yield app
+        # A chat the test never made is the test's world, not a call Telegram would refuse.
+        refused = [r for r in api.refusals if not r.description.endswith("chat not found")]
+        assert not refused, f"Telegram would refuse: {refused}"
     finally:
         await app.updater.stop()
         await app.stop()

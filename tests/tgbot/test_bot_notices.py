@@ -49,6 +49,7 @@ from tgbot.keyboards import CARD
 from tgbot.outbox import Outbox
 from tgbot.presenter.caption import fit_caption
 from tgbot.presenter.messages import Slot
+from tgbot.telegram_html import CAPTION_LIMIT, length
 from tgbot.texts import Texts
 
 BOARD, PROMPT = Slot.BOARD, Slot.PROMPT
@@ -294,7 +295,7 @@ async def test_twelve_long_names_fit_with_the_player_on_turn_and_the_deadline_fi
             ]
             assert len(boards) > 3
             for caption in boards:
-                assert len(caption) <= 1024 and well_formed(caption), caption
+                assert length(caption) <= CAPTION_LIMIT and well_formed(caption), caption
                 first, second = caption.split("\n")[:2]
                 assert first.startswith('<a href="tg://user?id=') and "your turn" in first
                 assert second.startswith("⏳") and "left" in second
@@ -304,13 +305,13 @@ async def test_twelve_long_names_fit_with_the_player_on_turn_and_the_deadline_fi
                 for c in api.calls
                 if c.method in ("sendPhoto", "editMessageMedia") and str(c["chat_id"]) != str(GROUP)
             ]
-            assert all(len(c) <= 1024 and well_formed(c) for c in prompts)
+            assert all(length(c) <= CAPTION_LIMIT and well_formed(c) for c in prompts)
 
 
 def test_a_caption_that_cannot_fit_by_lines_is_cut_as_plain_text_without_broken_entities() -> None:
-    lines = ['<a href="tg://user?id=1">A &amp; B</a> ' + "&lt;x&gt; " * 200]
+    lines = ['<a href="tg://user?id=1">A &amp; B</a> ' + "&lt;x&gt; " * 300]  # 1,206 as read
     caption = fit_caption(lines, [])
-    assert len(caption) <= 1024 and well_formed(caption)
+    assert length(caption) <= CAPTION_LIMIT and well_formed(caption)
     assert caption.endswith("…")
 
 

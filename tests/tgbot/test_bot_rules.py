@@ -8,6 +8,7 @@ import pytest
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import game_running, running_bot, seat, settle
 from tgbot.i18n import LANGUAGES
+from tgbot.telegram_html import TEXT_LIMIT, length
 from tgbot.texts import Texts
 
 GROUP = -11019
@@ -77,7 +78,7 @@ async def test_rules_per_edition_explain_every_action_card_button_and_icon_in_ev
             expansion = await rules_read(api, app, ME, "/rules saboteur2")
             base = await rules_read(api, app, ME, "/rules base")
 
-    assert all(len(message) <= 4096 for message in expansion + base)
+    assert all(length(message) <= TEXT_LIMIT for message in expansion + base)
     for name in SABOTEUR2_CARDS[lang] + BASE_CARDS[lang]:
         assert explained(expansion, name), name
     for name in BASE_CARDS[lang]:

@@ -26,6 +26,7 @@ def test_the_demo_writes_every_chat_in_its_language_and_its_game_replays(
     game_id, url = found.groups()
     assert url == f"sqlite:///{out / 'demo.db'}"
     assert "🏆 Koniec gry!" in printed  # the group's messages, in Polish
+    assert re.search(r"^\d+ calls to Telegram, 0 of them refused by its rules$", printed, re.M)
 
     transcript = written.read_text("utf-8")
     assert "── Ann writes in Demo mine: /newgame base" in transcript
@@ -40,6 +41,7 @@ def test_the_demo_writes_every_chat_in_its_language_and_its_game_replays(
     pictures = re.findall(r" → (\S+\.png)$", transcript, re.MULTILINE)
     assert pictures and all(Path(p).is_file() for p in pictures)
     assert "?]" not in transcript  # every pressed button is named
+    assert " refused: " not in transcript  # nothing Telegram would refuse
 
     gif = tmp_path / "replay.gif"
     replay = ["replay", game_id, "--database-url", url, "--lang", "pl", "--out", str(gif)]

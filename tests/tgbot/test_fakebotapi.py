@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 from collections.abc import AsyncIterator
 
@@ -9,12 +10,14 @@ import pytest
 import pytest_asyncio
 from PIL import Image
 from telegram import (
+    Bot,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputMediaPhoto,
     Update,
     WebAppInfo,
 )
+from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 from telegram.ext import (
     Application,
@@ -25,10 +28,12 @@ from telegram.ext import (
 )
 
 from tests.fakebotapi import FakeBotAPI, fake_bot_api
+from tgbot.transcript import transcript
 
 __all__ = ["fake_bot_api"]
 
 GROUP = -100
+HTML = ParseMode.HTML
 
 
 def png(color: str, size: tuple[int, int] = (40, 30)) -> bytes:
@@ -212,3 +217,220 @@ async def test_the_profile_texts_are_kept_per_language_and_removed_by_an_empty_o
         with pytest.raises(BadRequest, match="too long"):
             await bot.set_my_short_description("x" * 121)
         assert api.short_descriptions == {"es": "corto"}
+
+
+# -- what Telegram refuses, as its Bot API documentation says ---------------------------
+
+
+@pytest_asyncio.fixture
+async def bot(fake_bot_api: FakeBotAPI) -> AsyncIterator[Bot]:
+    """The Bot of an application on the fake, a private chat with user 7 and a group."""
+    fake_bot_api.user(7, "Alice")
+    fake_bot_api.group(GROUP, "Mine", admins=(7,))
+    async with fake_bot_api.application_builder().build() as application:
+        yield application.bot
+
+
+async def test_a_caption_is_measured_after_its_html_is_parsed_in_utf16_code_units(
+    fake_bot_api: FakeBotAPI, bot: Bot
+) -> None:
+    await bot.send_photo(7, png("red"), caption="👉" * 512, parse_mode=HTML)  # 1,024 units
+    await bot.send_photo(
+        7, png("red"), caption=f"<b>{'a' * 1020}</b>&amp;&lt;&gt;", parse_mode=HTML
+    )
+    with pytest.raises(BadRequest, match="caption is too long"):  # 513 characters
+        await bot.send_photo(7, png("red"), caption="👉" * 513, parse_mode=HTML)
+    sent = await bot.send_photo(7, png("red"), caption="short")
+    with pytest.raises(BadRequest, match="caption is too long"):
+        await bot.edit_message_caption(7, sent.message_id, caption="🪨" * 513)
+    with pytest.raises(BadRequest, match="caption is too long"):
+        media = InputMediaPhoto(png("blue"), caption="é" * 1025)
+        await bot.edit_message_media(media, 7, sent.message_id)
+    assert [r.method for r in fake_bot_api.refusals] == [
+        "sendPhoto",
+        "editMessageCaption",
+        "editMessageMedia",
+    ]
+
+
+async def test_a_text_is_measured_after_its_html_is_parsed_in_utf16_code_units(
+    fake_bot_api: FakeBotAPI, bot: Bot
+) -> None:
+    await bot.send_message(7, '<a href="tg://user?id=7">' + "a" * 4096 + "</a>", parse_mode=HTML)
+    with pytest.raises(BadRequest, match=r"(?i)message is too long"):
+        await bot.send_message(7, "👉" * 2049)
+    sent = await bot.send_message(7, "short")
+    with pytest.raises(BadRequest, match=r"(?i)message is too long"):
+        await bot.edit_message_text("&amp;" * 4097, 7, sent.message_id, parse_mode=HTML)
+    with pytest.raises(BadRequest, match=r"(?i)text is empty"):
+        await bot.send_message(7, "<b> </b>", parse_mode=HTML)
+
+
+async def test_an_alert_is_at_most_200_utf16_code_units(fake_bot_api: FakeBotAPI, bot: Bot) -> None:
+    fake_bot_api.press(7, 7, 1, "x")
+    fake_bot_api.press(7, 7, 1, "y")
+    await bot.answer_callback_query("1", "👉" * 100, show_alert=True)
+    with pytest.raises(BadRequest, match=r"(?i)too_long"):
+        await bot.answer_callback_query("2", "👉" * 101, show_alert=True)
+
+
+async def test_an_edit_that_changes_nothing_is_refused_as_not_modified(
+    fake_bot_api: FakeBotAPI, bot: Bot
+) -> None:
+    plain = await bot.send_message(GROUP, "a &amp; b", parse_mode=HTML)
+    with pytest.raises(BadRequest, match="not modified"):  # no keyboard to remove
+        await bot.edit_message_reply_markup(GROUP, plain.message_id)
+    with pytest.raises(BadRequest, match="not modified"):  # the same text, read alike
+        await bot.edit_message_text("a &#38; b", GROUP, plain.message_id, parse_mode=HTML)
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Go", callback_data="go")]])
+    photo = await bot.send_photo(GROUP, png("red"), caption="<b>c</b>", parse_mode=HTML)
+    with pytest.raises(BadRequest, match="not modified"):
+        await bot.edit_message_caption(GROUP, photo.message_id, caption="<b>c</b>", parse_mode=HTML)
+    file_id = photo.photo[-1].file_id
+    same = InputMediaPhoto(file_id, caption="<b>c</b>", parse_mode=HTML)
+    with pytest.raises(BadRequest, match="not modified"):
+        await bot.edit_message_media(same, GROUP, photo.message_id)
+    await bot.edit_message_reply_markup(GROUP, photo.message_id, reply_markup=keyboard)
+    with pytest.raises(BadRequest, match="not modified"):
+        await bot.edit_message_reply_markup(GROUP, photo.message_id, reply_markup=keyboard)
+    await bot.edit_message_caption(GROUP, photo.message_id, caption="<i>c</i>", parse_mode=HTML)
+    assert len(fake_bot_api.refusals) == 5
+    assert all("not modified" in r.description for r in fake_bot_api.refusals)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<p>a paragraph</p>",  # not one of its tags
+        "<b>never closed",
+        "<b><i>crossed</b></i>",
+        "closed </b> first",
+        "1 < 2",  # bare symbols must be entities
+        "fish & chips",
+        "&nbsp;",  # a named entity it does not know
+        '<a title="x" href="https://example.org">an attribute it does not know</a>',
+        '<span class="bold">a span that is not a spoiler</span>',
+        "<pre><b>bold in pre</b></pre>",
+        "<a href='https://a.example'><a href='https://b.example'>a link in a link</a></a>",
+    ],
+)
+async def test_html_other_than_telegrams_tags_closed_and_nested_in_order_is_refused(
+    fake_bot_api: FakeBotAPI, bot: Bot, text: str
+) -> None:
+    with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+        await bot.send_message(7, text, parse_mode=HTML)
+    assert len(fake_bot_api.refusals) == 1
+
+
+async def test_the_html_telegram_documents_is_accepted(bot: Bot) -> None:
+    documented = (
+        "<b>b</b> <strong>s</strong> <i>i</i> <em>e</em> <u>u</u> <ins>i</ins> <s>s</s> "
+        '<strike>s</strike> <del>d</del> <span class="tg-spoiler">x</span> '
+        "<tg-spoiler>x</tg-spoiler> <b>bold <i>italic <s>struck</s></i></b> "
+        '<a href="http://www.example.com/">link</a> <a href="tg://user?id=7">Alice</a> '
+        '<tg-emoji emoji-id="5368324170671202286">👍</tg-emoji> <code>code</code> '
+        '<pre>pre</pre> <pre><code class="language-python">x = 1</code></pre> '
+        "<blockquote>quote</blockquote> <blockquote expandable>more</blockquote> "
+        "&lt;&gt;&amp;&quot;&#38;&#x26;"
+    )
+    sent = await bot.send_message(7, documented, parse_mode=HTML)
+    assert sent.text is not None
+
+
+async def test_callback_data_is_one_to_64_bytes(fake_bot_api: FakeBotAPI, bot: Bot) -> None:
+    def keyboard(data: str) -> InlineKeyboardMarkup:
+        return InlineKeyboardMarkup([[InlineKeyboardButton("Go", callback_data=data)]])
+
+    await bot.send_message(7, "fits", reply_markup=keyboard("é" * 32))  # 64 bytes
+    with pytest.raises(BadRequest, match=r"(?i)button_data_invalid"):  # 33 characters
+        await bot.send_message(7, "too long", reply_markup=keyboard("é" * 33))
+    sent = await bot.send_message(7, "fits")
+    with pytest.raises(BadRequest, match=r"(?i)button_data_invalid"):
+        await bot.edit_message_reply_markup(7, sent.message_id, reply_markup=keyboard("x" * 65))
+
+
+async def test_a_mini_app_button_goes_only_to_a_private_chat(
+    fake_bot_api: FakeBotAPI, bot: Bot
+) -> None:
+    mini_app = InlineKeyboardMarkup(
+        [[InlineKeyboardButton("open", web_app=WebAppInfo("https://app.example/"))]]
+    )
+    await bot.send_message(7, "board", reply_markup=mini_app)
+    with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):
+        await bot.send_message(GROUP, "board", reply_markup=mini_app)
+    sent = await bot.send_message(GROUP, "board")
+    with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):
+        await bot.edit_message_reply_markup(GROUP, sent.message_id, reply_markup=mini_app)
+
+
+@pytest.mark.parametrize(
+    "payload", ["a" * 65, "j/abc", "with space", "é", "a=b"], ids=["65", "slash", "space", "é", "="]
+)
+async def test_a_deep_link_payload_is_up_to_64_letters_digits_underscores_and_dashes(
+    fake_bot_api: FakeBotAPI, bot: Bot, payload: str
+) -> None:
+    good = InlineKeyboardButton("Open", url="https://t.me/saboteur_test_bot?start=" + "a-_9" * 16)
+    await bot.send_message(7, "fits", reply_markup=InlineKeyboardMarkup([[good]]))
+    for key in ("start", "startgroup"):
+        link = f"https://t.me/saboteur_test_bot?{key}={payload}"
+        with pytest.raises(BadRequest, match=rf"(?i)invalid {key}"):
+            await bot.send_message(
+                7,
+                "x",
+                reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Open", url=link)]]),
+            )
+        with pytest.raises(BadRequest, match=rf"(?i)invalid {key}"):
+            await bot.send_message(7, f'<a href="{html.escape(link)}">open</a>', parse_mode=HTML)
+
+
+async def test_bot_commands_keep_telegrams_limits(fake_bot_api: FakeBotAPI, bot: Bot) -> None:
+    await bot.set_my_commands([(f"c{n}", "d" * 256) for n in range(100)])
+    with pytest.raises(BadRequest, match=r"(?i)too_much"):
+        await bot.set_my_commands([(f"c{n}", "a command") for n in range(101)])
+    for command in ("New", "new-game", "x" * 33, ""):
+        with pytest.raises(BadRequest, match=r"(?i)bot_command_invalid"):
+            await bot.set_my_commands([(command, "a command")])
+    for description in ("", "d" * 257, "👉" * 129):
+        with pytest.raises(BadRequest, match=r"(?i)description_invalid"):
+            await bot.set_my_commands([("new", description)])
+    assert len(fake_bot_api.refusals) == 8
+
+
+async def test_the_descriptions_keep_telegrams_limits(fake_bot_api: FakeBotAPI, bot: Bot) -> None:
+    await bot.set_my_description("d" * 512)
+    await bot.set_my_short_description("👉" * 60)
+    with pytest.raises(BadRequest, match="too long"):
+        await bot.set_my_description("d" * 513)
+    with pytest.raises(BadRequest, match="too long"):
+        await bot.set_my_short_description("👉" * 61)
+
+
+@pytest.mark.parametrize(
+    "size", [(9_000, 1_001), (2_100, 100), (100, 2_100)], ids=["sides", "wide", "tall"]
+)
+async def test_a_photo_keeps_telegrams_dimensions(
+    fake_bot_api: FakeBotAPI, bot: Bot, size: tuple[int, int]
+) -> None:
+    await bot.send_photo(7, png("red", (2_000, 100)))  # 20 times as wide: just fits
+    with pytest.raises(BadRequest, match=r"(?i)photo_invalid_dimensions"):
+        await bot.send_photo(7, png("red", size))
+    sent = await bot.send_photo(7, png("red"))
+    with pytest.raises(BadRequest, match=r"(?i)photo_invalid_dimensions"):
+        await bot.edit_message_media(InputMediaPhoto(png("blue", size)), 7, sent.message_id)
+
+
+async def test_a_photo_is_at_most_10_mb(fake_bot_api: FakeBotAPI, bot: Bot) -> None:
+    header = png("red")
+    with pytest.raises(BadRequest, match=r"(?i)photo_save_file_invalid"):
+        await bot.send_photo(7, header + bytes(10 * 1024 * 1024))
+
+
+async def test_a_refused_call_is_told_in_the_transcript_with_telegrams_answer(
+    fake_bot_api: FakeBotAPI, bot: Bot
+) -> None:
+    sent = await bot.send_message(7, "Round 1")
+    with pytest.raises(BadRequest):
+        await bot.edit_message_reply_markup(7, sent.message_id)
+    told = list(transcript(fake_bot_api, {7: "Alice"}))
+    assert told[-1].startswith("── to Alice · editMessageReplyMarkup refused: Bad Request: message")
+    assert "not modified" in told[-1]

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from infra.ratelimit import MemoryBackend, RedisBackend, Window
-from tgbot.edits import ShownEdits
+from tgbot.edits import Shown, ShownEdits, fingerprint
 from tgbot.throttle import PREFIX, Limits, Throttle, throttle_for
 
 LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0), light=Window(1, 60.0))
@@ -53,15 +53,17 @@ async def test_an_edit_is_skipped_only_when_the_message_shows_it_already(
 ) -> None:
     url = request.getfixturevalue("redis_url") if on_redis else ""
     one, other = ShownEdits(url), ShownEdits(url)
+    step1, step2 = Shown(body=fingerprint("step 1")), Shown(body=fingerprint("step 2"))
     try:
-        assert not await one.claim((-1, 5), b"step 1")
-        assert await one.claim((-1, 5), b"step 1")
-        assert not await one.claim((-1, 6), b"step 1")  # another message
+        assert not await one.unchanged((-1, 5), step1)
+        await one.remember((-1, 5), step1)  # Telegram confirmed it
+        assert await one.unchanged((-1, 5), step1)
+        assert not await one.unchanged((-1, 6), step1)  # another message
         if on_redis:  # another instance moved the message on meanwhile: edited again
-            assert not await other.claim((-1, 5), b"step 2")
-            assert not await one.claim((-1, 5), b"step 1")
+            await other.remember((-1, 5), step2)
+            assert not await one.unchanged((-1, 5), step1)
         await one.forget((-1, 5))
-        assert not await one.claim((-1, 5), b"step 1")
+        assert not await one.unchanged((-1, 5), step1)
     finally:
         await one.close()
         await other.close()
@@ -70,11 +72,12 @@ async def test_an_edit_is_skipped_only_when_the_message_shows_it_already(
 async def test_without_redis_an_edit_is_trusted_only_briefly() -> None:
     now = [0.0]
     shown = ShownEdits(clock=lambda: now[0])
-    assert not await shown.claim((-1, 5), b"step 1")
+    step1 = Shown(body=fingerprint("step 1"))
+    await shown.remember((-1, 5), step1)
     now[0] = 10.0
-    assert await shown.claim((-1, 5), b"step 1")  # a flood of the same press
+    assert await shown.unchanged((-1, 5), step1)  # a flood of the same press
     now[0] = 100.0  # another instance may have edited it since: edited again
-    assert not await shown.claim((-1, 5), b"step 1")
+    assert not await shown.unchanged((-1, 5), step1)
 
 
 @pytest.mark.parametrize("connections", [None, 2])

@@ -29,6 +29,7 @@ from tgbot.callback import peek
 from tgbot.i18n import messages
 from tgbot.keyboards import CARD, COME_BACK, LEGEND, PLACE
 from tgbot.texts import Texts
+from tgbot.transcript import transcript
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -181,6 +182,11 @@ async def test_a_whole_game_reads_right_in_each_language(
             await replay_from_game_over(api, app, players[0], lang)
             if lang != "en":
                 assert untranslated(everything_read(api), lang, [TITLE]) == set()
+            # Not one edit that changes nothing: Telegram would answer "not modified".
+            edits = [c for c in api.calls if c.method.startswith("edit")]
+            unchanged = [r for r in api.refusals if "not modified" in r.description]
+            assert len(edits) > 100 and unchanged == [], unchanged
+            assert "refused:" not in "\n".join(transcript(api, {}))
 
 
 WORD = re.compile(r"[A-Za-z][a-z]{3,}")

@@ -63,6 +63,7 @@ from tgbot.replay import (
     text,
 )
 from tgbot.replay_gif import hidden_goals, replay_gif
+from tgbot.telegram_html import TEXT_LIMIT, length
 from tgbot.texts import Texts
 from tgbot.zones import date_text
 
@@ -73,7 +74,6 @@ GIF: Final = "vg"
 PAGE: Final = "vh"  # value: how many newer games the /history page skips
 ACTIONS: Final = (STEP, GIF, OPEN, PAGE)
 HISTORY_DATA: Final = "history"  # the game field of a /history page button (no one game)
-TEXT_LIMIT: Final = 4096  # Telegram's limit for a message
 HISTORY_LIMIT: Final = 10
 CACHED_REPLAYS: Final = 16
 CACHED_GIFS: Final = 8
@@ -236,7 +236,7 @@ def _title(replay: Replay, step: Step, lang: str, page: int, pages: int) -> str:
 def caption_pages(replay: Replay, step: Step, lang: str, limit: int = CAPTION_LIMIT) -> list[str]:
     """The step's captions, each within Telegram's ``limit``: its title, then as many of
     its lines as fit, the rest on the next pages. Nothing is cut off."""
-    room = limit - len(_title(replay, step, lang, 98, 99)) - 1
+    room = limit - length(_title(replay, step, lang, 98, 99)) - 1
     pieces = [piece for line in caption(step, lang).splitlines() for piece in _split(line, room)]
     pages = runs(pieces, room) or [[]]
     return [
@@ -246,11 +246,16 @@ def caption_pages(replay: Replay, step: Step, lang: str, limit: int = CAPTION_LI
 
 
 def _split(line: str, room: int) -> list[str]:
-    """``line`` in pieces of at most ``room`` characters, cut after a comma or a space."""
+    """``line`` in pieces of at most ``room`` long as Telegram counts, cut after a comma
+    or a space."""
     pieces: list[str] = []
-    while len(line) > room:
-        cut = max(line.rfind(", ", 0, room - 1) + 1, line.rfind(" ", 0, room))
-        cut = cut if cut > 0 else room
+    while length(line) > room:
+        low, high = 1, len(line)  # the longest start that fits: line[:low]
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if length(line[:middle]) <= room else (low, middle - 1)
+        cut = max(line.rfind(", ", 0, low - 1) + 1, line.rfind(" ", 0, low))
+        cut = cut if cut > 0 else low
         pieces.append(line[:cut].rstrip())
         line = line[cut:].lstrip()
     pieces.append(line)
@@ -306,7 +311,7 @@ def history_message(
             winners=winners,
             game=entry.game_id,
         )
-        if buttons and sum(len(x) + 1 for x in lines) + len(line) > TEXT_LIMIT - 100:
+        if buttons and length("\n".join([*lines, line])) > TEXT_LIMIT - 100:
             older = True  # the rest goes to the next page
             break
         lines.append(line)

@@ -1,35 +1,35 @@
-"""Captions that fit Telegram's limit, and deadlines as people read them."""
+"""Captions that fit Telegram's limit, and deadlines as people read them.
+
+Every length is Telegram's (:func:`tgbot.telegram_html.length`): the HTML parsed, in
+UTF-16 code units."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from typing import Final
 
 from tgbot.presenter.audience import Audience
 from tgbot.presenter.icons import Icon
+from tgbot.telegram_html import CAPTION_LIMIT, fit, length
 
-CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo's caption
-TAG: Final = re.compile(r"<[^>]*>")
-ENTITY_TAIL: Final = re.compile(r"&[#\w]*$")  # an HTML entity cut short at the end
+__all__ = ["CAPTION_LIMIT", "caption_pages", "deadline_line", "fit_caption", "runs"]
 
 
 def fit_caption(lines: Sequence[str], drop: Sequence[int], limit: int = CAPTION_LIMIT) -> str:
-    """``lines`` joined, at most ``limit`` characters: while too long, whole lines are left
-    out in the order of their indexes in ``drop`` (never a tag or an entity cut in two).
-    Only if that is not enough is the text cut — as plain text, safely."""
+    r"""``lines`` joined, at most ``limit`` long as Telegram counts: while too long, whole
+    lines are left out in the order of their indexes in ``drop`` (never a tag or an
+    entity cut in two). Only if that is not enough is the text cut — as plain text, safely.
+
+    >>> fit_caption(["👉 <b>Turn</b>", "🪨" * 3, "end"], drop=[1], limit=12)
+    '👉 <b>Turn</b>\nend'
+    """
     left_out: set[int] = set()
     text = "\n".join(lines)
     for index in drop:
-        if len(text) <= limit:
+        if length(text) <= limit:
             break
         left_out.add(index)
         text = "\n".join(line for i, line in enumerate(lines) if i not in left_out)
-    if len(text) <= limit:
-        return text
-    plain = TAG.sub("", text)  # links become their text; entities stay escaped
-    cut = ENTITY_TAIL.sub("", plain[: limit - 1])
-    return cut + "…"
+    return fit(text, limit)
 
 
 def runs(
@@ -43,7 +43,7 @@ def runs(
     """
     grouped: list[list[str]] = []
     for piece in pieces:
-        if grouped and len(sep.join([*head, *grouped[-1], piece])) <= limit:
+        if grouped and length(sep.join([*head, *grouped[-1], piece])) <= limit:
             grouped[-1].append(piece)
         else:
             grouped.append([piece])
