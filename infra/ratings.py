@@ -257,7 +257,7 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
 
 
 def _has_variant(payload: dict[str, Any]) -> bool:
-    """Whether a game's settings switch a variant on (RULES.md §8: ``variants``, the
+    """Whether a game's settings switch a variant on (docs/rules.md §8: ``variants``, the
     options on, in the creation or a settings event)."""
     return bool(payload.get("variants"))
 

@@ -36,7 +36,9 @@ def test_export_import_and_replay_from_the_command_line(
     assert main(["export", game_id, "--out", str(exported), "--database-url", source]) == 0
     capsys.readouterr()
     assert main(["import", str(exported), "--database-url", target]) == 0
-    new_id = capsys.readouterr().out.strip()
+    told = capsys.readouterr()
+    new_id = told.out.strip()
+    assert new_id, told  # the new id on standard output, for a script to read
 
     # A cheap board picture keeps the test fast; the benchmark times the real one.
     monkeypatch.setattr(replay_gif, "step_image", lambda step: Image.new("RGB", (60, 40)))
