@@ -32,6 +32,8 @@ SMOKE: dict[str, tuple[list[str], bool]] = {
     "strategy": (
         [
             "benchmarks/bench_strategy.py",
+            "--part",
+            "strength",
             "--games",
             "2",
             "--players",
@@ -40,6 +42,22 @@ SMOKE: dict[str, tuple[list[str], bool]] = {
             "base",
             "--runs",
             "5",
+        ],
+        False,
+    ),
+    "strategy levels": (
+        [
+            "benchmarks/bench_strategy.py",
+            "--part",
+            "levels",
+            "--games",
+            "1",
+            "--rows",
+            "base:3",
+            "--runs",
+            "3",
+            "--hard-runs",
+            "2",
         ],
         False,
     ),
