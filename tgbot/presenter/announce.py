@@ -26,6 +26,7 @@ from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
 from tgbot.presenter.miniapp_links import board_button
 from tgbot.presenter.narration import Scene, narrate
+from tgbot.presenter.roundlog import Entry, add, public_scene, since_last_turn
 from tgbot.texts import Texts
 
 LOBBY_EVENTS = (
@@ -77,8 +78,10 @@ class _Batch:
     state: GameState
     version: int
     missing: frozenset[PlayerId]
+    earlier: Sequence[Event] = ()
     out: list[Message] = field(default_factory=list)
-    moves: list[str] = field(default_factory=list)
+    moves: list[Entry] = field(default_factory=list)
+    recap: dict[PlayerId, list[Entry]] = field(default_factory=dict)
     after: list[Text] = field(default_factory=list)
     news: dict[PlayerId, list[Line]] = field(default_factory=lambda: defaultdict(list))
     closed: dict[PlayerId, str] = field(default_factory=dict)
@@ -93,11 +96,13 @@ class _Batch:
         table = self.table
         group = table.group().texts
         start_pending = self.state.pending
+        self.remember(group)
         for item in told:
             event = item.event
             if isinstance(event, ev.RoundStarted):
                 self.flush_board()  # the ended round's board gets its last lines first
                 self.new_board = True
+                self.recap = {}
             before = self.state
             self.state = state = evolve(before, event)
             self.version += 1
@@ -107,7 +112,7 @@ class _Batch:
                 self.closed.setdefault(before.pending.player, CLOSED_BY.get(type(event), "done"))
             public = narrate(event, scene(state, None, group, item.by_name, before))
             if public and not isinstance(event, (*ENDINGS, *LOBBY_EVENTS)):
-                self.moves.extend(line.html() for line in public)
+                add(self.moves, event, public)
                 self.board_changed = True
             for player in state.seating:
                 if is_person(state, player):
@@ -121,6 +126,20 @@ class _Batch:
         self.flush_board()
         self.private(start_pending)
         return self.out
+
+    def remember(self, group: Texts) -> None:
+        """The round so far, from the ``earlier`` events: the board's moves, and each
+        person's moves since their last prompt."""
+        state = self.state
+        if not self.earlier or state.round == 0:
+            return
+        for event in self.earlier:
+            add(self.moves, event, narrate(event, public_scene(state, group)))
+        for player in state.seating:
+            if is_person(state, player):
+                texts = self.table.player(player).texts
+                mine = scene(state, player, texts)
+                self.recap[player] = since_last_turn(player, self.earlier, mine)
 
     def react(self, event: Event, before: GameState, item: Told, public: list[Line]) -> None:
         table, state = self.table, self.state
@@ -173,7 +192,9 @@ class _Batch:
                 Board(
                     self.table.chat_id,
                     board.picture(view_for(state, None)),
-                    board.caption(state, group, self.table, self.moves, self.by_name),
+                    board.caption(
+                        state, group, self.table, [m.html() for m in self.moves], self.by_name
+                    ),
                     self.new_board,
                     self.board_keyboard(),
                     game=self.table.game_id,
@@ -227,7 +248,8 @@ class _Batch:
                 if player != opened:
                     continue
             if player == opened:
-                self.out.append(prompt.decision(state, version, player, table, news))
+                recap = [entry.line for entry in self.recap.get(player, [])]
+                self.out.append(prompt.decision(state, version, player, table, [*recap, *news]))
             elif player in self.reminded and pending is not None and pending.player == player:
                 which, at_ms = self.reminded[player]
                 self.out.append(prompt.reminder(state, version, player, table, which, at_ms))
@@ -257,9 +279,12 @@ def announce(
     told: Sequence[Told],
     *,
     missing: frozenset[PlayerId] = frozenset(),
+    earlier: Sequence[Event] = (),
 ) -> tuple[list[Message], GameState]:
     """The messages ``told`` (the events after ``version``, applied to ``state``) call for,
     in order, and the state they lead to. ``missing``: players who never opened the
-    private chat (named in the group when the game starts)."""
-    batch = _Batch(table, state, version, missing)
+    private chat (named in the group when the game starts). ``earlier``: the events of
+    ``state``'s round up to ``version``, from its start: the board shows the round's last
+    moves, and each prompt opens with the moves since its player's last one."""
+    batch = _Batch(table, state, version, missing, earlier)
     return batch.run(told), batch.state

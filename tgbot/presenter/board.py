@@ -15,7 +15,7 @@ from tgbot.presenter.icons import FRONT, Icon
 from tgbot.presenter.messages import HandCard, Picture
 from tgbot.texts import Texts, mention, name_html
 
-BOARD_MOVES: Final = 8  # move lines a board caption shows at most
+BOARD_MOVES: Final = 24  # move lines a board caption shows at most (as many as fit)
 # Whom the group waits for, and for what (a round's end: a gold pick, a theft).
 WAITING: Final = {
     "turn": "turn.prompt_group",
