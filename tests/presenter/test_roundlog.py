@@ -18,7 +18,7 @@ from tgbot.i18n import LANGUAGES
 from tgbot.presenter.announce import Told, announce, scene
 from tgbot.presenter.messages import Board, Message, Prompt
 from tgbot.presenter.narration import narrate
-from tgbot.presenter.roundlog import rounds
+from tgbot.presenter.roundlog import log_page, rounds
 from tgbot.texts import Texts
 
 Game = tuple[Batch, ...]
@@ -163,3 +163,29 @@ def test_no_public_line_tells_a_maps_result_an_inspection_a_hand_or_a_role(
                 assert secret not in text, (secret, text)
             for role in roles:
                 assert not re.search(rf"(?<!\w){re.escape(role)}(?!\w)", text), (role, text)
+
+
+def test_the_log_message_pages_the_whole_round_and_shows_one_players_moves() -> None:
+    texts = Texts("en")
+    events = [e for b in GAMES["base"][0] for e in b.events]
+    found = rounds(events, texts)
+    assert [r.number for r in found] == [1, 2, 3] and all(r.ended for r in found)
+    first = found[0]
+    pages = -(-len(first.entries) // 12)
+    assert pages >= 2
+    numbered: list[str] = []
+    for page in range(pages):
+        text, keys = log_page(found, texts, 1, page)
+        numbered += re.findall(r"^\d+\. .*$", text, re.M)
+        labels = [b.label for row in keys for b in row]
+        assert ("‹ Previous page" in labels) == (page > 0)
+        assert ("Next page ›" in labels) == (page < pages - 1)
+        assert "Round 2" in labels and "Round 3" in labels  # the other rounds
+    assert numbered == [f"{i + 1}. {e.html()}" for i, e in enumerate(first.entries)]
+    assert first.ended in text  # the round's end closes its last page
+    player = first.state.seating[1]
+    text, keys = log_page(found, texts, 1, 0, player)
+    assert text.startswith(f"📜 Round 1: what P{player} did")
+    mine = re.findall(r"^\d+\. (.*)$", text, re.M)
+    assert mine and all(line.startswith(f"P{player}") or f" P{player} " in line for line in mine)
+    assert f"✅ P{player}" in [b.label for row in keys for b in row]

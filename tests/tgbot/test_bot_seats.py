@@ -191,7 +191,7 @@ async def test_the_creator_hands_a_seat_the_game_does_not_wait_for_over_with_the
         target = next(p for p in PLAYERS if p not in (CREATOR, awaited))
         # One button on the board, whoever the game waits for; no name on it.
         labels = [b.text for b in buttons(api, board_message(api))]
-        assert labels == [f"🤖 {HAND_SEAT}"]
+        assert labels == ["📜 Round so far", f"🤖 {HAND_SEAT}"]  # (and the round's log)
         events = len(services.service.events(game_id))
 
         answer = await open_chooser(api, app, CREATOR)

@@ -24,7 +24,7 @@ from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import between_games, group, practice, seat_chooser, seats
+from tgbot.handlers import between_games, group, practice, roundlog, seat_chooser, seats
 from tgbot.handlers.common import (
     acted_by,
     error_text,
@@ -77,6 +77,8 @@ async def on_press(update: Update, context: BotContext) -> None:
             await seats.on_press(update, context, query, data, user)
         elif press.action in kb.HANDING_ACTIONS:
             await seat_chooser.on_press(update, context, query, data, user)
+        elif press.action in kb.LOG_ACTIONS:
+            await roundlog.on_press(update, context, query, data, user)
         elif press.action in kb.RUNNING_ACTIONS:
             await _stop_press(update, context, query, data, press, user)
         elif press.action in kb.PROMPT_ACTIONS:

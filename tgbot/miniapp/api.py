@@ -311,7 +311,10 @@ class MiniApp:
         key = (game_id, version, texts.lang)
         found = self._news.get(key)
         if found is None:
-            events = self.services.service.events(game_id, max(0, version - NEWS_EVENTS))
+            # The round so far (as the 📜 log tells it), and at least the last few events:
+            # a round just begun still shows how the last one ended.
+            start = min(version - NEWS_EVENTS, state.round_began - 1)
+            events = self.services.service.events(game_id, max(0, start))
             found = news_lines(state, events, texts)
             self._news[key] = found
             while len(self._news) > 256:

@@ -207,11 +207,12 @@ class _Batch:
         self.after = []
 
     def board_keyboard(self) -> kb.Keyboard:
-        """The board's buttons while the game runs: one to hand a person's seat to the
-        computer (the creator's or an admin's to press: it opens a chooser of the seats),
-        and the way into the Mini App (when set up, unless the game was cancelled)."""
+        """The board's buttons while the game runs: the round's log (📜), one to hand a
+        person's seat to the computer (the creator's or an admin's to press: it opens a
+        chooser of the seats), and the way into the Mini App (when set up, unless the game
+        was cancelled)."""
         state, texts = self.state, self.table.group().texts
-        rows: list[kb.Row] = []
+        rows: list[kb.Row] = [[kb.log_button(texts)]]
         if state.phase == "playing" and kb.handable_seats(state):
             rows.append(kb.hand_seat_row(texts))
         button = board_button(self.table, texts)

@@ -55,6 +55,7 @@ class Icon(Enum):
     BLUE_DOOR = ("🔵", (40, 116, 236), "●")
     GREEN_DOOR = ("🟢", (36, 176, 72), "●")
     CRYSTAL = ("💎", (120, 236, 252), "◆")
+    LOG = ("📜", (116, 80, 52), "■")  # the round's moves, on the board's button
 
     @property
     def emoji(self) -> str:

@@ -10,17 +10,20 @@ a player, their own secrets are left out too (they were told apart, when they ha
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from domain import events as ev
 from domain.decider import evolve, initial_state
 from domain.events import Event
 from domain.state import GameState, PlayerId
 from domain.view import view_for
-from tgbot.presenter.icons import Line
+from tgbot import keyboards as kb
+from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.narration import Scene, narrate
-from tgbot.texts import Texts
+from tgbot.texts import Texts, name_html, short
 
 # Not moves: the lobby, and what is told in a message of its own (a round's end...).
 NOT_MOVES = (
@@ -141,3 +144,63 @@ def since_last_turn(player: PlayerId, earlier: Sequence[Event], scene: Scene) ->
         if not own_move:
             add(entries, event, narrate(event, scene), own=False)
     return entries
+
+
+LOG_PAGE: Final = 12  # moves on one page of the 📜 log message
+
+
+def log_page(
+    found: Sequence[Round],
+    texts: Texts,
+    number: int | None = None,
+    page: int | None = None,
+    player: PlayerId | None = None,
+) -> tuple[str, kb.Keyboard]:
+    """The 📜 log message: round ``number`` (default the last), its moves by ``player``
+    (None: everyone's), page ``page`` of them (default the last: the latest moves), and
+    its buttons (the pages, one per player, the rounds before, close). It pages by
+    editing itself: its buttons never go stale."""
+    chosen = next((r for r in found if r.number == number), found[-1])
+    names = chosen.state.names
+    entries = [e for e in chosen.entries if player is None or e.actor == player]
+    pages = max(1, -(-len(entries) // LOG_PAGE))
+    shown = pages - 1 if page is None else max(0, min(page, pages - 1))
+    over = bool(chosen.ended)
+    if player is None:
+        title = texts.t("log.title_over" if over else "log.title", round=chosen.number)
+    else:
+        key = "log.title_player_over" if over else "log.title_player"
+        title = texts.t(key, round=chosen.number, name=name_html(names.get(player, "?")))
+    head = f"{Icon.LOG.emoji} {title}"
+    if pages > 1:
+        head += " · " + texts.t("log.page", page=shown + 1, pages=pages)
+    first = shown * LOG_PAGE
+    lines = [
+        f"{first + i + 1}. {e.html()}" for i, e in enumerate(entries[first : first + LOG_PAGE])
+    ]
+    if not lines:
+        lines = [texts.t("log.nothing")]
+    if over and player is None and shown == pages - 1:
+        lines.append(chosen.ended)
+    press = functools.partial(kb.Press, kb.LOG_PAGE, value=chosen.number, any_version=True)
+    paging: kb.Row = []
+    if shown > 0:
+        paging.append(kb.Button(texts.t("legend.previous"), press(page=shown - 1, player=player)))
+    if shown < pages - 1:
+        paging.append(kb.Button(texts.t("legend.next"), press(page=shown + 1, player=player)))
+    everyone = texts.t("log.everyone")
+    people = [
+        kb.Button(("✅ " if p == player else "") + short(names.get(p, "?")), press(player=p))
+        for p in chosen.state.seating
+    ]
+    filters = [kb.Button(("✅ " if player is None else "") + everyone, press()), *people]
+    others: kb.Row = [
+        kb.Button(
+            texts.t("log.round", round=r.number), press(page=None, player=None, value=r.number)
+        )
+        for r in found
+        if r.number != chosen.number
+    ]
+    close = [kb.Button(texts.t("log.button_close"), kb.Press(kb.LOG_CLOSE, any_version=True))]
+    rows = [paging, *(filters[i : i + 3] for i in range(0, len(filters), 3)), others, close]
+    return "\n".join([head, "", *lines]), kb.keyboard(rows)
