@@ -189,3 +189,32 @@ def test_the_log_message_pages_the_whole_round_and_shows_one_players_moves() -> 
     mine = re.findall(r"^\d+\. (.*)$", text, re.M)
     assert mine and all(line.startswith(f"P{player}") or f" P{player} " in line for line in mine)
     assert f"✅ P{player}" in [b.label for row in keys for b in row]
+
+
+GROUP_WORDS = {"en": "group", "es": "grupo", "pl": "grup", "de": "Gruppe"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_practice_game_speaks_its_players_language_and_names_no_group(lang: str) -> None:
+    from dataclasses import replace
+
+    batches = GAMES["base"][0]
+    player = batches[0].before.seating[0] if batches[0].before.seating else 11
+    said: list[str] = []
+    for batch in batches:
+        after = fold(batch.events, batch.before)
+        # Played in the player's private chat, whose own language nobody chose.
+        practice = replace(table(after, lang), chat_id=player, group_language="en", practice=True)
+        told = [Told(e, 10_000) for e in batch.events]
+        messages, _ = announce(practice, batch.before, batch.version, told)
+        for message in messages:
+            match message:
+                case Board(caption=text) | Prompt(caption=text):
+                    said.append(text)
+                case _:
+                    said.append(str(getattr(message, "text", getattr(message, "caption", ""))))
+    texts = Texts(lang)
+    assert any(texts.t("turn.round_pile", round=1, count=n) in t for t in said for n in range(60))
+    assert any(texts.t("prompt.turn_practice") in t for t in said)
+    for text in said:
+        assert GROUP_WORDS[lang] not in text, text

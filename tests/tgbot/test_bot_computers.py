@@ -204,7 +204,7 @@ async def test_practice_in_private_plays_a_whole_game_there_with_computers_uncou
             captions = [str(m.get("caption", "")) for m in api.messages_in(player)]
             assert "The game is over" in "\n".join(captions)  # the board, in the private chat
             # Its prompts name the practice game, not a group it is not played in.
-            assert any(c.startswith("“Practice”: done, the game goes on.") for c in captions)
+            assert any(c.startswith("Practice: done, the game goes on.") for c in captions)
             assert not any("your group" in c for c in captions)
             assert {c.get("chat_id") for c in api.calls if c.get("chat_id")} <= {GROUP, player}
 

@@ -121,7 +121,8 @@ class _Batch:
                         narrate(event, scene(state, player, texts, before=before))
                     )
             self.react(event, before, item, public)
-        if self.lobby_changed and self.state.phase == "lobby":
+        # A practice game has no lobby: it is filled and started at once, in private.
+        if self.lobby_changed and self.state.phase == "lobby" and not table.practice:
             self.out.append(lobby.lobby(self.state, self.version, table))
         self.flush_board()
         self.private(start_pending)
@@ -148,7 +149,8 @@ class _Batch:
             case _ if isinstance(event, LOBBY_EVENTS):
                 self.lobby_changed = True
             case ev.GameStarted():
-                self.out.append(lobby.closed(before, table, text))
+                if not table.practice:
+                    self.out.append(lobby.closed(before, table, text))
                 missing = [p for p in state.seating if p in self.missing and is_person(state, p)]
                 if missing:
                     self.out.append(prompt.blocked_notice(state, missing, table))

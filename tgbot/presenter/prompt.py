@@ -90,12 +90,11 @@ def caption(
     two lines stay."""
     audience = table.player(player)
     texts = audience.texts
-    group = table.group_name(texts)
     pending = state.pending
     head: list[str] = []
     if pending is not None and pending.player == player and state.phase == "playing":
         icon, key = CALLS[pending.kind]
-        head.append(first or f"{icon.emoji} {texts.t(key, group=group)}")
+        head.append(first or f"{icon.emoji} {table.said(texts, key)}")
         now = table.now_ms if now_ms is None else now_ms
         head.append(deadline_line(audience, pending.deadline, now))
     elif first:
@@ -156,8 +155,8 @@ def reminder(
     texts = table.player(player).texts
     pending = state.pending
     left = (pending.deadline - at_ms) / 1000 if pending is not None else 0
-    first = f"{Icon.DEADLINE.emoji} " + texts.t(
-        f"reminder.{which}", group=table.group_name(texts), left=texts.remaining(left)
+    first = f"{Icon.DEADLINE.emoji} " + table.said(
+        texts, f"reminder.{which}", left=texts.remaining(left)
     )
     return decision(state, version, player, table, (), first, at_ms)
 
@@ -177,7 +176,7 @@ def closed(
     texts = table.player(player).texts
     if why == "done" and state.phase == "finished":
         why = "game_over"
-    first = texts.t(f"prompt.closed_{why}", group=table.group_name(texts))
+    first = table.said(texts, f"prompt.closed_{why}")
     icons = {
         "timed_out": Icon.TIMEOUT,
         "cancelled": Icon.CANCELLED,
@@ -208,7 +207,7 @@ def news_text(
     """News for a player who owes nothing now: the group named first, then the news (and
     their secrets, ``with_status``: a new round's dwarf card and hand)."""
     texts = table.player(player).texts
-    lines = [texts.t("news.head", group=table.group_name(texts)), *(n.html() for n in news)]
+    lines = [table.said(texts, "news.head"), *(n.html() for n in news)]
     if with_status:
         lines += [
             line
@@ -229,7 +228,7 @@ def status(state: GameState, version: int, player: PlayerId, table: Table) -> Pr
     """/hand with no decision owed: the player's dwarf card, gold, cards and the rest."""
     texts = table.player(player).texts
     view = view_for(state, player)
-    head = texts.t("prompt.status", group=table.group_name(texts), round=view.round)
+    head = table.said(texts, "prompt.status", round=view.round)
     lines = [f"{Icon.CARDS.emoji} {head}", *status_lines(state, player, texts, hand=True)]
     return PrivateText(
         player,
