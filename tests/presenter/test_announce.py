@@ -5,6 +5,8 @@ never written to."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from domain import events as ev
@@ -203,3 +205,30 @@ def test_the_board_waits_for_a_computer_player_without_telling_it_that_it_is_its
     assert texts.t("turn.prompt_group", name="NAME").replace("NAME", "") in person_says
     assert texts.t("turn.waiting", name=name) in computer_says
     assert texts.t("turn.prompt_group", name=name) not in computer_says
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_players_dwarf_card_and_what_they_inspected_are_under_a_spoiler(lang: str) -> None:
+    """A lock screen shows a message's first lines: a role there is hidden until tapped."""
+    texts = Texts(lang)
+    roles = "|".join(re.escape(texts.role_name(r.value)) for r in Role)
+    said = [
+        texts.t("turn.your_role", role="(ROLE)"),
+        texts.t("turn.inspection_result", name="(NAME)", role="(ROLE)"),
+    ]
+    patterns = [
+        re.compile(re.escape(s).replace(r"\(ROLE\)", "(.*?)").replace(r"\(NAME\)", ".*?"))
+        for s in said
+    ]
+    seen = 0
+    for batches in [*GAMES["base"], *GAMES["saboteur2"]]:
+        for _, messages in announced(batches, lang):
+            for message in messages:
+                found = private(message)
+                if found is None:
+                    continue
+                for pattern in patterns:
+                    for role in pattern.findall(found[1]):
+                        assert re.fullmatch(f"<tg-spoiler>({roles})</tg-spoiler>", role), role
+                        seen += 1
+    assert seen > 20

@@ -21,7 +21,7 @@ from domain.state import PlayerId
 from domain.view import View
 from tgbot.presenter import results
 from tgbot.presenter.icons import ACTION, Icon, Line
-from tgbot.texts import Texts, cell_text, name_html
+from tgbot.texts import Texts, cell_text, hidden, name_html
 
 GOAL_PLACES = {
     GOAL_CELLS[0]: "goal.top",
@@ -239,7 +239,7 @@ def _round_started(event: ev.RoundStarted, scene: Scene) -> list[Line]:
             for p, h in event.hands
         )
     elif dealt:
-        role = scene.role(roles[scene.viewer])  # type: ignore[index]
+        role = hidden(scene.role(roles[scene.viewer]))  # type: ignore[index]
         lines.append(line(Icon.DWARF, t("turn.your_role", role=role), own=True))
     return lines
 
@@ -275,7 +275,9 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
                 lines.append(line(Icon.MAP, text, own=own))
             case "inspection":
                 text = t.t(
-                    "turn.inspection_result", name=scene.name(target), role=scene.role(result)
+                    "turn.inspection_result",
+                    name=scene.name(target),
+                    role=scene.role(result) if scene.full else hidden(scene.role(result)),
                 )
                 lines.append(line(Icon.INSPECTION, text, own=own))
             case "swap_hats" if scene.full:
@@ -284,9 +286,8 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
                 )
                 lines.append(line(Icon.SWAP_HATS, text))
             case "swap_hats":
-                lines.append(
-                    line(Icon.DWARF, t.t("turn.swap_hats_yours", role=scene.role(result)), own=True)
-                )
+                role = hidden(scene.role(result))
+                lines.append(line(Icon.DWARF, t.t("turn.swap_hats_yours", role=role), own=True))
     if event.action == "swap_hand" and target == scene.viewer and not scene.full:
         lines.append(
             line(

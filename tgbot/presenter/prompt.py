@@ -25,7 +25,7 @@ from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Alert, ClosedPrompt, PrivateText, Prompt, PromptStep, Text
 from tgbot.presenter.miniapp_links import prompt_button
 from tgbot.presenter.narration import GOAL_PLACES, line
-from tgbot.texts import Texts, mention, name_html
+from tgbot.texts import Texts, hidden, mention, name_html
 
 CALLS = {
     "turn": (Icon.TURN, "prompt.turn"),
@@ -43,7 +43,8 @@ def status_lines(state: GameState, player: PlayerId, texts: Texts, *, hand: bool
         return lines
     if view.role is not None:
         lines.append(
-            f"{Icon.DWARF.emoji} {texts.t('turn.your_role', role=texts.role_name(view.role))}"
+            f"{Icon.DWARF.emoji} "
+            + texts.t("turn.your_role", role=hidden(texts.role_name(view.role)))
         )
     if view.gold is not None:
         lines.append(f"{Icon.GOLD.emoji} {texts.t('turn.your_gold', count=view.gold)}")
@@ -63,7 +64,7 @@ def status_lines(state: GameState, player: PlayerId, texts: Texts, *, hand: bool
         text = texts.t(
             "turn.inspection_result",
             name=name_html(names.get(other, "?")),
-            role=texts.role_name(role),
+            role=hidden(texts.role_name(role)),
         )
         lines.append(f"{Icon.INSPECTION.emoji} {text}")
     if view.gold_pick_offer:
