@@ -381,3 +381,20 @@ def test_the_groups_board_says_what_a_round_end_waits_for(
     named = f'<a href="tg://user?id={player}">{state.names[player]}</a>'
     said = Texts(lang).t(f"turn.waiting_{kind}", name=named)
     assert said in shown, shown
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_picker_of_a_nugget_is_told_in_the_second_person_with_their_total(lang: str) -> None:
+    # "💰 Ann kept a nugget worth 1." was sent to Ann, with no total.
+    texts = Texts(lang)
+    batch = next(b for b in play(1, players=4, edition="base") if b.before.round == 1)
+    picker, other = batch.before.seating[:2]
+    state = batch.before.update(gold={picker: 5, other: 1})  # the pick (2) counted in
+    picked = ev.GoldPicked(picker, 2)
+    mine = Scene(texts, picker, state.edition, state.names, view_for(state, picker))
+    [said] = narrate(picked, mine)
+    assert said.own and said.text == texts.t("move.gold_picked_you", count=2, total=5)
+    assert state.names[picker] not in said.text
+    theirs = Scene(texts, other, state.edition, state.names, view_for(state, other))
+    [told] = narrate(picked, theirs)
+    assert told.text == texts.t("move.gold_picked", name=state.names[picker])

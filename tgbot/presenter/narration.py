@@ -191,6 +191,10 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
                 lines.append(line(Icon.GOLD, t("move.nuggets_drawn", values=values), own=True))
             return lines
         case ev.GoldPicked():
+            if event.player == scene.viewer and not scene.full:  # to them: "You kept …"
+                total = scene.after.gold if scene.after.gold is not None else event.value
+                text = t("move.gold_picked_you", count=event.value, total=total)
+                return [line(Icon.GOLD, text, own=True)]
             if scene.sees(event.player):
                 text = t(
                     "move.gold_picked_value", name=scene.actor(event.player), count=event.value
