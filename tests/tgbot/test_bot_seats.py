@@ -113,6 +113,12 @@ async def test_leave_in_a_running_game_asks_first_then_the_computer_plays_the_se
         api.send_text(GROUP, leaver, "/leave")
         await settle(api, app)
         assert api.last_message(GROUP)["text"].startswith("You left this game")
+        api.send_text(GROUP, leaver, "/back")  # not "You are not away"
+        await settle(api, app)
+        assert api.last_message(GROUP)["text"].startswith(
+            "You left this game: a computer player plays your seat to the end, and /back "
+            "cannot undo that."
+        )
         told_so_far = len(api.messages_in(leaver))
 
         table = Table(api, app, GROUP, [PLAYERS[0], PLAYERS[2]])

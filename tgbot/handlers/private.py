@@ -182,12 +182,15 @@ async def back(update: Update, context: BotContext) -> None:
         return
     texts = await chat_texts(context, chat, user)
     results: list[str | None] = []  # per game they were away in: None, or why refused
+    left = False  # they left a game here: /back cannot undo that
     for game_id in await games_here(context, chat, user):
         state, _ = await asyncio.to_thread(context.services.load, game_id)
         if user.id in state.away:
             results.append(await run(context, game_id, ComeBack(user.id), update))
+        left = left or state.handed_over.get(user.id) == "left"
     if not results:
-        await message.reply_text(error_text(texts, "not_away"))
+        said = texts.t("bot.back_after_leave") if left else error_text(texts, "not_away")
+        await message.reply_text(said)
         return
     lines = [f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}"] if None in results else []
     refusals = dict.fromkeys(error for error in results if error is not None)
