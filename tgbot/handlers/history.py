@@ -441,16 +441,18 @@ async def replay_command(update: Update, context: BotContext) -> None:
     lang = (await chat_texts(context, chat, user)).lang
     services = context.services
     game_id: str | None = context.args[0] if context.args else None
+    # Answered here, whatever the answer: no other handler answers it too (in private,
+    # the pointer to /help).
     if game_id is None:
         if not _in_group(chat):
             await message.reply_text(text(lang, "replay.usage_group"))
-            return
+            raise ApplicationHandlerStop
         game_id = await asyncio.to_thread(_last_finished, services, chat.id)
         if game_id is None:
             running = await asyncio.to_thread(services.active_game, chat.id) is not None
             key = "replay.not_finished" if running else "replay.not_found"
             await message.reply_text(text(lang, key))
-            return
+            raise ApplicationHandlerStop
     refusal = await open_replay(context, chat.id, user.id if user else None, game_id, lang)
     if refusal is not None:
         await message.reply_text(text(lang, refusal))
