@@ -232,3 +232,28 @@ def test_a_players_dwarf_card_and_what_they_inspected_are_under_a_spoiler(lang: 
                         assert re.fullmatch(f"<tg-spoiler>({roles})</tg-spoiler>", role), role
                         seen += 1
     assert seen > 20
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_seat_handed_to_the_computer_is_waited_for_without_a_call_or_a_timer(
+    lang: str,
+) -> None:
+    # "Bo, it is your turn." with a 3-minute timer was read right after a hand-over.
+    from tgbot.presenter.audience import Audience
+    from tgbot.presenter.board import caption
+
+    batch = next(
+        b for b in GAMES["base"][0] if b.before.pending and b.before.pending.kind == "turn"
+    )
+    state = batch.before
+    assert state.pending is not None
+    player = state.pending.player
+    handed = state.update(handed_over={player: "kicked"})
+    texts = Texts(lang)
+    group = Audience(-1, None, texts, "UTC")
+    says = caption(handed, group, table(handed, lang), [])
+    assert texts.t("turn.waiting", name=esc(state.names[player])) in says
+    assert texts.t("turn.prompt_group", name="NAME").replace("NAME", "") not in says
+    assert "⏳" not in says and "tg://user" not in says
+    person = caption(state, group, table(state, lang), [])
+    assert "⏳" in person
