@@ -10,6 +10,7 @@ phone's lock-screen preview.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from domain.cards import Action, card
 from domain.commands import Command
@@ -27,6 +28,9 @@ from tgbot.presenter.miniapp_links import prompt_button
 from tgbot.presenter.narration import GOAL_PLACES, line
 from tgbot.texts import Texts, hidden, mention, name_html
 
+# Saboteur 2: a pass discards up to three cards; a front card goes for two (RULES.md).
+MAX_PASSED: Final = 3
+REMOVE_DISCARDS: Final = 2
 CALLS = {
     "turn": (Icon.TURN, "prompt.turn"),
     "gold_pick": (Icon.GOLD, "prompt.gold_pick"),
@@ -304,6 +308,10 @@ def step(
             return drawn(
                 fit_caption(text.split("\n"), []), rows, picture(view, labels, orientations, hand)
             )
+        case kb.PASS_MENU if state.edition != "base" and _ticked(press) > MAX_PASSED:
+            return Alert(texts.t("turn.pass_three_only"))
+        case kb.REMOVE_MENU if (press.page or 0) > 0 and _ticked(press) > REMOVE_DISCARDS:
+            return Alert(texts.t("turn.remove_two_only"))
         case kb.PASS_MENU:
             rows = kb.pass_rows(state, player, moves, press.value or 0, texts)
             key = "turn.pass_base" if state.edition == "base" else "turn.pass_many"
@@ -334,6 +342,11 @@ def step(
             rows = root_rows(state, player, moves, table, texts)
             return drawn(caption(state, player, table), rows, picture(view, hand=hand))
     raise kb.BadPress(press.action)
+
+
+def _ticked(press: kb.Press) -> int:
+    """How many cards a toggle screen's press has ticked."""
+    return (press.value or 0).bit_count()
 
 
 def choose_text(state: GameState, card_id: int, texts: Texts) -> str:
