@@ -398,3 +398,17 @@ def test_the_picker_of_a_nugget_is_told_in_the_second_person_with_their_total(la
     theirs = Scene(texts, other, state.edition, state.names, view_for(state, other))
     [told] = narrate(picked, theirs)
     assert told.text == texts.t("move.gold_picked", name=state.names[picker])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_round_nobody_wins_says_that_no_saboteur_was_dealt(lang: str) -> None:
+    # "Nikt nie wygrywa tej rundy" did not say why.
+    texts = Texts(lang)
+    batch = next(b for b in play(1, players=4, edition="base") if b.before.round == 1)
+    state = batch.before
+    roles = tuple((p, Role.GOLD_DIGGER.value) for p in state.seating)
+    ended = ev.RoundEnded(1, False, None, roles, (), (Role.SABOTEUR.value,))
+    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    said = [line.text for line in narrate(ended, scene)]
+    assert texts.t("move.no_winners_no_saboteur") in said
+    assert texts.t("move.no_winners") not in said

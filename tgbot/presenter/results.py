@@ -72,6 +72,9 @@ def _base(event: ev.RoundEnded, scene: Scene) -> list[Line]:
     t = scene.texts.t
     lines = [_winners(event, scene)]
     saboteurs = [p for p, r in event.roles if r == Role.SABOTEUR.value]
+    if not event.winners and not saboteurs and not event.treasure_reached:
+        # Nobody wins: the tunnel failed and nobody held the dwarf card that wins then.
+        lines = [Line(Icon.WINNERS, t("move.no_winners_no_saboteur"))]
     if event.treasure_reached:
         lines.append(Line(Icon.GOLD, t("results.base_diggers")))
     elif saboteurs:
