@@ -229,7 +229,7 @@ def lobby_rows(texts: Texts) -> list[Row]:
 
 def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
     def mark(on: bool, text: str) -> str:
-        return f"• {text}" if on else text
+        return f"✅ {text}" if on else text
 
     editions = [
         Button(mark(state.edition == e, texts.t(f"edition.{e}")), Press(SET_EDITION, value=i))

@@ -316,3 +316,10 @@ def test_the_legend_behind_the_prompts_button_shows_every_line_whole_within_a_ca
     missing = [line for line in legend(Texts(lang), edition).split("\n") if line not in seen]
     assert not missing
     assert len(captions) == (1 if edition == "base" else 2)
+
+
+def test_the_chosen_settings_are_ticked_not_only_dotted() -> None:
+    state = given(dealt("base")).update(phase="lobby")
+    marked = [label for label in labels(kb.settings_rows(state, "en", EN)) if "✅" in label]
+    assert marked and all(label.startswith("✅ ") for label in marked)
+    assert not any(label.startswith("•") for label in labels(kb.settings_rows(state, "en", EN)))

@@ -153,7 +153,7 @@ async def test_the_settings_choose_what_away_seats_do_and_how_gold_is_picked(db:
             state, _ = services.load(game_id)
             assert (state.away_play, state.gold_pick) == ("pass", "manual")
             marks = [b.text for b in buttons(api, api.messages[GROUP][lobby_id])]
-            assert "• Away players pass" in marks and "• 💰 Gold: each picks" in marks
+            assert "✅ Away players pass" in marks and "✅ 💰 Gold: each picks" in marks
 
             # Saboteur 2 pays its gold without a pick: no such choice there.
             await press_lobby(api, app, CREATOR, lobby_id, "Saboteur 2")
