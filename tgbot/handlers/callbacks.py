@@ -213,7 +213,7 @@ async def _stop_press(
         await query.answer(error_text(texts, error), show_alert=True)
         return
     await query.answer()
-    await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
+    await _deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.done")))
 
 
 async def _deliver(context: BotContext, *messages: object) -> None:
