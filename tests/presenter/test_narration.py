@@ -412,3 +412,35 @@ def test_a_round_nobody_wins_says_that_no_saboteur_was_dealt(lang: str) -> None:
     said = [line.text for line in narrate(ended, scene)]
     assert texts.t("move.no_winners_no_saboteur") in said
     assert texts.t("move.no_winners") not in said
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_share_of_winners_among_whom_some_get_less_says_except_first(lang: str) -> None:
+    # "Winners: Cy, Di, Ed; 3 gold each." then "The profiteer, Ed, … gets two less: 1."
+    texts = Texts(lang)
+    batch = next(b for b in play(2, players=5, edition="saboteur2") if b.before.round == 1)
+    state = batch.before
+    a, b, c, d, e = state.seating
+    roles = (
+        (a, Role.SABOTEUR.value),
+        (b, Role.SABOTEUR.value),
+        (c, Role.PROFITEER.value),
+        (d, Role.BLUE_DIGGER.value),
+        (e, Role.GREEN_DIGGER.value),
+    )
+    ended = ev.RoundEnded(1, False, None, roles, (a, b, c))
+    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    said = [line.text for line in narrate(ended, scene)]
+    names = ", ".join(state.names[p] for p in (a, b, c))
+    share = texts.t("results.share_except", names=names, count=ended_share(3))
+    assert share in said, said
+    assert texts.t("results.share", names=names, count=ended_share(3)) not in said
+    assert said.index(share) < next(
+        i for i, s in enumerate(said) if state.names[c] in s and i > said.index(share)
+    )
+
+
+def ended_share(winners: int) -> int:
+    from domain.scoring import saboteur2_share
+
+    return saboteur2_share(winners)

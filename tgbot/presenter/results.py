@@ -103,10 +103,15 @@ def _saboteur2(event: ev.RoundEnded, scene: Scene) -> list[Line]:
         lines.append(Line(Icon.WINNERS, t(_blocked(event, roles))))
     if event.winners:
         share = saboteur2_share(len(event.winners))
+        discounted = any(
+            roles.get(p) in (Role.BOSS.value, Role.PROFITEER.value) for p in event.winners
+        )
         if len(event.winners) == 1:
             said = t("results.share_one", name=scene.name(event.winners[0]), count=share)
         else:
-            said = t("results.share", names=scene.names_of(event.winners), count=share)
+            # The boss and the profiteer get less, told next: "each, except:" says so first.
+            key = "results.share_except" if discounted else "results.share"
+            said = t(key, names=scene.names_of(event.winners), count=share)
         lines.append(Line(Icon.GOLD, said))
         for role, key in (
             (Role.BOSS, "results.share_boss"),
