@@ -66,6 +66,7 @@ SEATS_CLOSE: Final = "hc"  # the chooser: close it, nothing handed over
 # round, page: the page, player: whose moves; none of them go stale) or close it.
 LOG_PAGE: Final = "lg"
 LOG_CLOSE: Final = "lc"
+LANGUAGE_PICK: Final = "la"  # /language's buttons: value the language's index
 
 MENU: Final = "m"  # back to the decision's first step
 CARD: Final = "c"  # a card was picked: show where it may go (or why it cannot)

@@ -24,7 +24,15 @@ from tgbot import invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import between_games, group, practice, roundlog, seat_chooser, seats
+from tgbot.handlers import (
+    between_games,
+    group,
+    language,
+    practice,
+    roundlog,
+    seat_chooser,
+    seats,
+)
 from tgbot.handlers.common import (
     acted_by,
     error_text,
@@ -79,6 +87,8 @@ async def on_press(update: Update, context: BotContext) -> None:
             await seat_chooser.on_press(update, context, query, data, user)
         elif press.action in kb.LOG_ACTIONS:
             await roundlog.on_press(update, context, query, data, user)
+        elif press.action == kb.LANGUAGE_PICK:
+            await language.on_press(update, context, query, data, user)
         elif press.action in kb.RUNNING_ACTIONS:
             await _stop_press(update, context, query, data, press, user)
         elif press.action in kb.PROMPT_ACTIONS:

@@ -9,13 +9,11 @@ from telegram import Chat, Update, User
 from telegram.constants import ParseMode
 
 from domain.commands import ComeBack, JoinGame
-from infra.settings import LANGUAGES
 from tgbot.context import BotContext
 from tgbot.handlers.common import (
     chat_texts,
     display_name,
     error_text,
-    is_admin,
     remember,
     run,
     start_payload,
@@ -130,28 +128,6 @@ async def rules(update: Update, context: BotContext) -> None:
     other = "saboteur2" if edition == "base" else "base"
     for text in rules_messages(edition, texts, texts.t("rules.footer", other=other)):
         await message.reply_text(text)
-
-
-async def language(update: Update, context: BotContext) -> None:
-    """``/language xx``: the user's language in private, the group's (admins) in a group."""
-    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
-    if chat is None or user is None or message is None:
-        return
-    texts = await chat_texts(context, chat, user)
-    choice = (context.args or [""])[0].lower()
-    if choice not in LANGUAGES:
-        await message.reply_text(f"{texts.t('language.prompt')}\n{texts.t('bot.language_usage')}")
-        return
-    botstate = context.services.botstate
-    if chat.type == Chat.PRIVATE:
-        await remember(context, user, private_chat=True)
-        await asyncio.to_thread(botstate.set_user_language, user.id, display_name(user), choice)
-    else:
-        if not await is_admin(context, chat.id, user.id):
-            await message.reply_text(texts.t("bot.admins_only"))
-            return
-        await asyncio.to_thread(botstate.set_chat_language, chat.id, choice)
-    await message.reply_text(Texts(choice).t("language.chosen"), parse_mode=ParseMode.HTML)
 
 
 async def hand(update: Update, context: BotContext) -> None:
