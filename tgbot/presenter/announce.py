@@ -26,7 +26,7 @@ from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
 from tgbot.presenter.miniapp_links import board_button
 from tgbot.presenter.narration import Scene, narrate
-from tgbot.presenter.roundlog import Entry, add, public_scene, since_last_turn
+from tgbot.presenter.roundlog import NOT_MOVES, Entry, add, public_scene, since_last_turn
 from tgbot.texts import Texts
 
 LOBBY_EVENTS = (
@@ -134,8 +134,15 @@ class _Batch:
         state = self.state
         if not self.earlier or state.round == 0:
             return
-        for event in self.earlier:
-            add(self.moves, event, narrate(event, public_scene(state, group)))
+        # Only the last moves fit the board's caption: only they are told again.
+        start, moves = len(self.earlier), 0
+        while start > 0 and moves < board.BOARD_MOVES:
+            start -= 1
+            event = self.earlier[start]
+            moves += not isinstance(event, (*NOT_MOVES, ev.GoalRevealed))
+        public = public_scene(state, group)
+        for event in self.earlier[start:]:
+            add(self.moves, event, narrate(event, public))
         for player in state.seating:
             if is_person(state, player):
                 texts = self.table.player(player).texts
