@@ -189,7 +189,7 @@ def replay_button(game_id: str, key: bytes, chat: int, label: str = "🎬") -> I
 
 
 def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 1) -> kb.Keyboard:
-    """⏮ ◀ ▶ ⏭, a start and an end jump per round, and the GIF button. ◀ and ▶ turn the
+    """⏮ ◀ ▶ ⏭, a row per round with its start and its end, and the GIF button. ◀ and ▶ turn the
     pages of a step told in several captions before they move to another step."""
     last = len(replay) - 1
 
@@ -202,12 +202,15 @@ def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 
     back = button("◀", index, page - 1) if page > 0 else button("◀", index - 1)
     forward = button("▶", index, page + 1) if page + 1 < pages else button("▶", index + 1)
     moves = [button("⏮", 0), back, forward, button("⏭", last)]
-    jumps: list[kb.Button] = []
-    for round_no, start, end in replay.jumps():
-        jumps.append(button(text(lang, "replay.button_start", round=round_no), start))
-        jumps.append(button(text(lang, "replay.button_end", round=round_no), end))
+    jumps = [  # a row per round: "▶ Round 2: start", "■ Round 2: end"
+        [
+            button(text(lang, "replay.button_start", round=round_no), start),
+            button(text(lang, "replay.button_end", round=round_no), end),
+        ]
+        for round_no, start, end in replay.jumps()
+    ]
     gif = kb.Button(text(lang, "replay.button_gif"), kb.Press(GIF))
-    return kb.keyboard([moves, jumps, [gif]])
+    return kb.keyboard([moves, *jumps, [gif]])
 
 
 def step_picture(step: Step) -> Picture:
