@@ -13,6 +13,7 @@ from urllib.parse import parse_qs
 import aiohttp
 import pytest
 
+from domain import events as ev
 from domain.cards import card
 from domain.moves import legal_moves
 from domain.view import HIDDEN_GOAL
@@ -425,3 +426,27 @@ def test_the_news_keeps_each_events_lines_together_so_its_summary_is_a_headline(
     assert newest[0].startswith(f"{Icon.WINNERS.emoji} Game over! Winner"), news  # the headline
     assert newest[0].endswith(f": {winners}."), news
     assert len(newest) == 1 + len(state.gold)  # and everyone's gold under it
+
+
+def test_the_news_speaks_to_its_reader_and_holds_no_secret_of_theirs() -> None:
+    # In the Mini App, Ann was told "Di repaired Ann's cart."
+    from domain.decider import evolve
+    from tests.presenter.games import play
+    from tgbot.miniapp.payload import news_lines
+
+    texts = Texts("en")
+    state = None
+    for batch in play(8, players=4, edition="base"):
+        for event in batch.events:
+            state = evolve(state if state is not None else batch.before, event)
+            if (
+                isinstance(event, ev.ActionPlayed)
+                and event.target_player is not None
+                and event.target_player != event.player
+                and event.action.startswith(("broken_", "repair_"))
+            ):
+                target = event.target_player
+                [said] = news_lines(state, [event], texts, target)[-1:]
+                assert "your" in said and state.names[target] not in said, said
+                return
+    raise AssertionError("no tool broken or repaired in that game")

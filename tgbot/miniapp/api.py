@@ -108,7 +108,7 @@ class MiniApp:
         self.max_age = max_age
         self.clock = clock
         self.demo_players = {p.id: p for p in demo_players}
-        self._news: OrderedDict[tuple[str, int, str], list[str]] = OrderedDict()
+        self._news: OrderedDict[tuple[str, int, str, PlayerId | None], list[str]] = OrderedDict()
 
     # -- the routes ----------------------------------------------------------------
 
@@ -304,18 +304,25 @@ class MiniApp:
         texts: Texts,
     ) -> dict[str, Any]:
         now_ms = self.services.service.clock_ms()
-        news = self._news_of(game_id, state, version, texts)
+        news = self._news_of(game_id, state, version, texts, viewer)
         return game_json(game_id, state, version, viewer, texts, now_ms=now_ms, news=news)
 
-    def _news_of(self, game_id: str, state: GameState, version: int, texts: Texts) -> list[str]:
-        key = (game_id, version, texts.lang)
+    def _news_of(
+        self,
+        game_id: str,
+        state: GameState,
+        version: int,
+        texts: Texts,
+        viewer: PlayerId | None = None,
+    ) -> list[str]:
+        key = (game_id, version, texts.lang, viewer)
         found = self._news.get(key)
         if found is None:
             # The round so far (as the 📜 log tells it), and at least the last few events:
             # a round just begun still shows how the last one ended.
             start = min(version - NEWS_EVENTS, state.round_began - 1)
             events = self.services.service.events(game_id, max(0, start))
-            found = news_lines(state, events, texts)
+            found = news_lines(state, events, texts, viewer)
             self._news[key] = found
             while len(self._news) > 256:
                 self._news.popitem(last=False)

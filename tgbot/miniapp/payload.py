@@ -276,19 +276,23 @@ def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
     }
 
 
-def news_lines(state: GameState, events: Iterable[ev.Event], texts: Texts) -> list[str]:
+def news_lines(
+    state: GameState, events: Iterable[ev.Event], texts: Texts, viewer: PlayerId | None = None
+) -> list[str]:
     """The public story of ``events`` (the round so far), newest last, as plain text: a
     move in one line, as the 📜 log and the prompts tell it (a goal turned up joins the
     path card that reached it); a round's or the game's end in one entry, its lines
     joined (the page's summary shows the newest entry's first line: "Round 2 is over: …",
-    never the last of its lines)."""
+    never the last of its lines). To a player (``viewer``) they speak to them ("Di
+    repaired your cart"), and hold nothing the group may not know: their own news (a map's
+    result) is the prompt's to tell."""
     told: list[str] = []
-    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    scene = Scene(texts, viewer, state.edition, state.names, view_for(state, viewer))
     last_move = False
     for event in events:
         if isinstance(event, ev.DecisionOpened | ev.PlayerReminded):
             continue
-        lines = narrate(event, scene)
+        lines = [line for line in narrate(event, scene) if not line.own]
         if not lines:
             continue
         if isinstance(event, ev.GoalRevealed) and last_move:
