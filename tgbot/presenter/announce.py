@@ -216,12 +216,12 @@ class _Batch:
         self.after = []
 
     def board_keyboard(self) -> kb.Keyboard:
-        """The board's buttons while the game runs: the round's log (📜), one to hand a
-        person's seat to the computer (the creator's or an admin's to press: it opens a
-        chooser of the seats), and the way into the Mini App (when set up, unless the game
-        was cancelled)."""
+        """The board's buttons: the round's log (📜), one to hand a person's seat to the
+        computer while the game runs (the creator's or an admin's to press: it opens a
+        chooser of the seats), and the way into the Mini App (when set up); a cancelled
+        game's board has none."""
         state, texts = self.state, self.table.group().texts
-        rows: list[kb.Row] = [[kb.log_button(texts)]]
+        rows: list[kb.Row] = [[kb.log_button(texts)]] if state.phase != "cancelled" else []
         if state.phase == "playing" and kb.handable_seats(state):
             rows.append(kb.hand_seat_row(texts))
         button = board_button(self.table, texts)
