@@ -379,6 +379,7 @@ class Announcer:
             return
         if after.phase in ("finished", "cancelled"):
             self.cache.pop(game_id, None)
+            self.rounds.pop(game_id, None)
         else:
             self.cache[game_id] = (after, batch.last)
         known = {d.key: msg for d, msg in zip(plan, messages, strict=True)}

@@ -96,10 +96,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(argv or []))
-    if args.quiet:
-        args.show = "group"
-    if args.transcript is None:
-        args.transcript = args.out / "transcript.txt"
     # The demo's own database is brought up to date quietly (a line says it is ready).
     logging.getLogger("alembic").setLevel(logging.WARNING)
     low, high = PLAYER_LIMITS[args.edition]
@@ -118,6 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def play(args: argparse.Namespace, url: str) -> int:
     began = time.monotonic()
+    if args.quiet:
+        args.show = "group"
+    if args.transcript is None:
+        args.transcript = args.out / "transcript.txt"
     upgrade(url)
     api = fake_bot_api()
     await api.start()
