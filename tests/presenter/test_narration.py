@@ -444,3 +444,12 @@ def ended_share(winners: int) -> int:
     from domain.scoring import saboteur2_share
 
     return saboteur2_share(winners)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_team_that_wins_though_both_could_pass_is_told_why(lang: str) -> None:
+    # "Both teams could pass" then "the blue team wins" gave no why.
+    texts = Texts(lang)
+    why = texts.t("results.blue_digger_blue_wins", name="Ann")
+    reason = {"en": "whoever reaches it", "es": "quien llega", "pl": "kto dotrze", "de": "Mitglied"}
+    assert reason[lang] in why, why
