@@ -103,6 +103,7 @@ class Announcer:
         self.delivering: dict[str, set[asyncio.Task[None]]] = {}  # per game, under way
         # The last state announced per game (bounded: a lobby left open forever, too).
         self.cache = self.presenting.cache
+        self.rounds = self.presenting.rounds  # the events of each round so far
 
     # -- the loop ----------------------------------------------------------------------
 
@@ -383,6 +384,7 @@ class Announcer:
             return
         if after.phase in ("finished", "cancelled"):
             self.cache.pop(game_id, None)
+            self.rounds.pop(game_id, None)
         else:
             self.cache[game_id] = (after, batch.last)
         known = {d.key: msg for d, msg in zip(plan, messages, strict=True)}

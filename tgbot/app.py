@@ -46,6 +46,7 @@ from tgbot.handlers import (
     callbacks,
     group,
     history,
+    language,
     practice,
     private,
     seats,
@@ -172,7 +173,7 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("back", private.back))
     app.add_handler(command("rules", private.rules))
     app.add_handler(command("help", private.help_command))
-    app.add_handler(command("language", private.language))
+    app.add_handler(command("language", language.language))
     app.add_handler(command("timezone", timezone.timezone))
     app.add_handler(command("notify", between_games.notify))
     app.add_handler(CallbackQueryHandler(callbacks.on_press))

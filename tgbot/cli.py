@@ -58,6 +58,9 @@ def _run(args: argparse.Namespace) -> int:
     if settings.telegram_bot_token:
         return _serve(settings, _module("tgbot.app").run_bot)
     print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)
+    # The demo tells its progress itself: the bot's INFO lines would drown it.
+    root = logging.getLogger()
+    root.setLevel(max(root.level, logging.WARNING))
     return _demo(args)
 
 

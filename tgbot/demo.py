@@ -5,10 +5,13 @@ fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database
 people press buttons the bot sent them, chosen uniformly at random (seeded), with
 Telegram set to ``--language``. ``--computers K``: K of the ``--players`` seats are the
 bot's own computer players, seated from the lobby's button and playing their strategy as
-the worker plays it (at once, with no pause). The group's messages are printed and
-every picture a chat received is written to ``--out``; ``--transcript FILE`` writes
-everything every chat received (messages, captions, buttons, edits, alerts, where each
-picture went). The game's id and database are printed last, for ``saboteur-bot replay``.
+the worker plays it (at once, with no pause). A line per round is printed (``--show
+group``: the group's messages; ``all``: every chat's) and every picture a chat received is
+written to ``--out``; the transcript (``--transcript FILE``, by default
+``OUT/transcript.txt``) holds everything every chat received (messages, captions,
+buttons, edits, alerts, where each picture went). Who won, the game's id and database and
+the commands to try next are printed last (run as ``$SABOTEUR_COMMAND``, which
+``./scripts/run`` sets to itself; else ``saboteur-bot``).
 
 ``--miniapp``: the Mini App is served on localhost and the first seat is yours. Open the
 printed address in a browser (no Telegram needed): it signs you in as that player, with
@@ -20,12 +23,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
+import os
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from domain.cards import PLAYER_LIMITS
+from domain.state import GameState
 from infra.bootstrap import bootstrap
 from infra.computer import computer_move, move_key
 from infra.migrations import upgrade
@@ -68,9 +76,17 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--database", default="", help="database URL (default: OUT/demo.db, made anew)")
     p.add_argument(
-        "--transcript", type=Path, help="write all that every chat received to this text file"
+        "--transcript",
+        type=Path,
+        help="write all that every chat received to this text file (default: OUT/transcript.txt)",
     )
-    p.add_argument("--quiet", action="store_true", help="print only the group's messages")
+    p.add_argument(
+        "--show",
+        choices=("progress", "group", "all"),
+        default="progress",
+        help="print a line per round (default), the group's messages, or every chat's",
+    )
+    p.add_argument("--quiet", action="store_true", help="the same as --show group")
     p.add_argument(
         "--miniapp", action="store_true", help="play the first seat yourself, on the Mini App"
     )
@@ -80,6 +96,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(argv or []))
+    # The demo's own database is brought up to date quietly (a line says it is ready).
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    low, high = PLAYER_LIMITS[args.edition]
+    if not low <= args.players <= high:
+        parser().error(f"--players must be {low} to {high} for --edition {args.edition}")
     if not 0 <= args.computers < args.players:
         parser().error(f"--computers must be 0 to {args.players - 1}: one seat is a person's")
     url = args.database
@@ -92,6 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def play(args: argparse.Namespace, url: str) -> int:
+    began = time.monotonic()
+    if args.quiet:
+        args.show = "group"
+    if args.transcript is None:
+        args.transcript = args.out / "transcript.txt"
     upgrade(url)
     api = fake_bot_api()
     await api.start()
@@ -138,11 +164,13 @@ async def play(args: argparse.Namespace, url: str) -> int:
         bot_services: BotServices = app.bot_data[SERVICES_KEY]
         game_id = bot_services.active_game(GROUP)
         assert game_id is not None
+        progress = Progress(bot_services, game_id, began) if args.show == "progress" else None
         if args.miniapp:
-            played = await with_miniapp(args, api, app, players, rng, game_id)
+            played = await with_miniapp(args, api, app, players, rng, game_id, progress)
         else:
-            played = await play_out(api, app, players, rng, game_id)
+            played = await play_out(api, app, players, rng, game_id, progress)
         await settle(api, app)
+        final, _ = await asyncio.to_thread(bot_services.load, game_id)
     finally:
         if app.running:
             assert app.updater is not None
@@ -154,25 +182,65 @@ async def play(args: argparse.Namespace, url: str) -> int:
         await api.stop()
     names = {GROUP: GROUP_TITLE, **{p: api.users[p]["first_name"] for p in players}}
     pictures = save_pictures(api, args.out, names)
-    for block in transcript(api, names, only=GROUP if args.quiet else None, full=False):
-        print(block)
-    if args.transcript is not None:
-        text = "\n".join(transcript(api, names, pictures))
-        args.transcript.write_text(text + "\n", "utf-8")
+    if args.show != "progress":
+        only = GROUP if args.show == "group" else None
+        for block in transcript(api, names, only=only, full=False):
+            print(block)
+    text = "\n".join(transcript(api, names, pictures))
+    args.transcript.parent.mkdir(parents=True, exist_ok=True)
+    args.transcript.write_text(text + "\n", "utf-8")
     moves = f"{played.moves} computer moves; " if args.computers else ""
+    print(f"\n{winners_line(final)} ({time.monotonic() - began:.0f} s)")
     print(
-        f"\n{played.presses} button presses; {moves}{len(pictures)} pictures written to {args.out}/"
+        f"{played.presses} button presses; {moves}{len(pictures)} pictures written to {args.out}/"
     )
     refused = len(api.refusals)
     print(f"{len(api.calls)} calls to Telegram, {refused} of them refused by its rules")
-    if args.transcript is not None:
-        print(f"transcript of every chat: {args.transcript}")
+    print(f"transcript of every chat: {args.transcript}")
+    command = os.environ.get("SABOTEUR_COMMAND", "saboteur-bot")
     print(f"game {game_id} in {url}; replay it with:")
     print(
-        f"  saboteur-bot replay {game_id} --database-url {url} "
+        f"  {command} replay {game_id} --database-url {url} "
         f"--lang {args.language} --out {args.out / 'replay.gif'}"
     )
+    print("play a seat yourself, on the Mini App in your browser:")
+    print(f"  {command} demo --miniapp --language {args.language}")
+    print("the real bot: put TELEGRAM_BOT_TOKEN=… (from @BotFather) in .env, then:")
+    print(f"  {command}" + (" run" if command == "saboteur-bot" else ""))
     return 0
+
+
+def winners_line(state: GameState) -> str:
+    """Who won the game and everyone's gold: ``game over: Ann won; gold: Ann 7, Bo 3``."""
+    if state.phase != "finished":
+        return f"the game did not end ({state.phase})"
+    won = ", ".join(state.names.get(p, "?") for p in state.winners) or "nobody"
+    gold = ", ".join(
+        f"{state.names.get(p, '?')} {g}"
+        for p, g in sorted(state.gold.items(), key=lambda pg: -pg[1])
+    )
+    return f"game over: {won} won; gold: {gold}"
+
+
+class Progress:
+    """A line per round as the demo plays: ``round 1/3 over: 38 moves, 14 s``."""
+
+    def __init__(self, services: BotServices, game_id: str, began: float) -> None:
+        self.services = services
+        self.game_id = game_id
+        self.began = began
+        self.told = 0  # the rounds told so far
+        self.moves = 0
+
+    async def moved(self) -> None:
+        self.moves += 1
+        state, _ = await asyncio.to_thread(self.services.load, self.game_id)
+        ended = len(state.round_results)
+        if ended > self.told:
+            self.told = ended
+            took = time.monotonic() - self.began
+            print(f"round {ended}/3 over: {self.moves} moves, {took:.0f} s", flush=True)
+            self.moves = 0
 
 
 @dataclass
@@ -189,7 +257,12 @@ class Played:
 
 
 async def play_out(
-    api: Any, app: BotApplication, people: list[int], rng: random.Random, game_id: str
+    api: Any,
+    app: BotApplication,
+    people: list[int],
+    rng: random.Random,
+    game_id: str,
+    progress: Progress | None = None,
 ) -> Played:
     """Until nobody of ``people`` is prompted and the computer owes no decision: the
     computer players make theirs, the people press a button of their prompt at random."""
@@ -197,6 +270,8 @@ async def play_out(
     while played.presses + played.moves < 50_000:
         if await computer_moves_once(api, app, game_id):
             played.moves += 1
+            if progress is not None:
+                await progress.moved()
             continue
         turn = prompt_owner(api, people)
         if turn is None:
@@ -206,6 +281,8 @@ async def play_out(
         choice = rng.choice(choices)
         await press(api, app, player, player, message["message_id"], choice.callback_data)
         played.presses += 1
+        if progress is not None:
+            await progress.moved()
     return played
 
 
@@ -234,6 +311,7 @@ async def with_miniapp(
     players: list[int],
     rng: random.Random,
     game_id: str,
+    progress: Progress | None = None,
 ) -> Played:
     """The first seat plays on the Mini App (a browser), the others press buttons or
     are computer players, until the game is over."""
@@ -246,7 +324,7 @@ async def with_miniapp(
             print(f"The board of {seats[0].name}: open {base}/miniapp/demo?as={players[0]}")
             print("(the other players wait for your moves; Ctrl-C stops the demo)")
             while True:
-                played += await play_out(api, app, players[1:], rng, game_id)
+                played += await play_out(api, app, players[1:], rng, game_id, progress)
                 state, _ = await asyncio.to_thread(services.load, game_id)
                 if state.phase != "playing":
                     break

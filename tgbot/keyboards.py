@@ -62,6 +62,11 @@ HAND_OVER: Final = "ho"  # player: that seat handed over at once (boards drawn b
 SEATS_MENU: Final = "hs"  # the board: open the chooser
 SEAT_PICK: Final = "hp"  # the chooser: player — hand that seat over
 SEATS_CLOSE: Final = "hc"  # the chooser: close it, nothing handed over
+# The round's log (📜): the board's button posts it, its own buttons page it (value: the
+# round, page: the page, player: whose moves; none of them go stale) or close it.
+LOG_PAGE: Final = "lg"
+LOG_CLOSE: Final = "lc"
+LANGUAGE_PICK: Final = "la"  # /language's buttons: value the language's index
 
 MENU: Final = "m"  # back to the decision's first step
 CARD: Final = "c"  # a card was picked: show where it may go (or why it cannot)
@@ -105,6 +110,7 @@ LEAVE_ANSWERS: Final = frozenset({LEAVE_YES, LEAVE_NO})  # the leave question's 
 SEAT_ACTIONS: Final = frozenset({LEAVE_YES, LEAVE_NO, HAND_OVER})
 CHOOSER_ACTIONS: Final = frozenset({SEAT_PICK, SEATS_CLOSE})  # the chooser's own buttons
 HANDING_ACTIONS: Final = frozenset({SEATS_MENU, *CHOOSER_ACTIONS})
+LOG_ACTIONS: Final = frozenset({LOG_PAGE, LOG_CLOSE})
 COMMAND_ACTIONS: Final = frozenset({PLACE, ACT, PASS, REMOVE, GOLD, THEFT})
 
 TIMER_PRESETS: Final = tuple(seconds for _, seconds in texts_module.TIMER_PRESETS)
@@ -225,7 +231,7 @@ def lobby_rows(texts: Texts) -> list[Row]:
 
 def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
     def mark(on: bool, text: str) -> str:
-        return f"• {text}" if on else text
+        return f"✅ {text}" if on else text
 
     editions = [
         Button(mark(state.edition == e, texts.t(f"edition.{e}")), Press(SET_EDITION, value=i))
@@ -308,6 +314,11 @@ def hand_seat_row(texts: Texts) -> Row:
     """The group's board: the creator or an admin opens the chooser of seats to hand to
     the computer (one button, whoever the game waits for)."""
     return [Button(texts.t("board.button_hand_seat"), Press(SEATS_MENU))]
+
+
+def log_button(texts: Texts) -> Button:
+    """The group's board: the round's log, posted as a message of its own (it pages)."""
+    return Button(texts.t("board.button_log"), Press(LOG_PAGE, any_version=True))
 
 
 def seat_chooser_rows(state: GameState, texts: Texts) -> list[Row]:

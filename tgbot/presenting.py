@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from domain.decider import fold
-from domain.events import Event, GameCreated, GameEnded, GameStarted
+from domain.events import Event, GameCreated, GameEnded, GameStarted, RoundStarted
 from domain.state import GameState
 from infra.event_store import StoredEvent
 from infra.lru import LRU
@@ -31,11 +31,13 @@ CACHED_GAMES: Final = 1024  # running games whose last announced state is kept i
 
 class Presenting:
     """Presents games' events over the bot's services; ``cache`` keeps the last state
-    announced per game (bounded: a lobby left open forever, too)."""
+    announced per game (bounded: a lobby left open forever, too), ``rounds`` the events
+    of each game's round so far, up to the version announced last."""
 
     def __init__(self, services: BotServices) -> None:
         self.services = services
         self.cache: LRU[str, tuple[GameState, int]] = LRU(CACHED_GAMES)
+        self.rounds: LRU[str, tuple[int, list[Event]]] = LRU(CACHED_GAMES)
 
     def state_before(self, game_id: str, version: int) -> GameState:
         cached = self.cache.get(game_id)
@@ -67,12 +69,34 @@ class Presenting:
             Told(event, int(r.recorded_at.timestamp() * 1000), _name(r.metadata))
             for event, r in zip(events, records, strict=True)
         ]
-        messages, after = announce(table, state, first, told, missing=missing)
+        earlier = await asyncio.to_thread(self.round_so_far, game_id, state, first)
+        messages, after = announce(table, state, first, told, missing=missing, earlier=earlier)
+        self.remember_round(game_id, records[-1].version, earlier, events)
         notices: list[m.Message] = []
         if after.phase == "lobby" and any(isinstance(e, GameCreated) for e in events):
             subscribers = await asyncio.to_thread(self._subscribers, after)
             notices += lobby.subscriber_notices(after, table, subscribers)
         return prompts_first(messages) + notices, after
+
+    def round_so_far(self, game_id: str, state: GameState, version: int) -> list[Event]:
+        """The events of ``state``'s round (``version`` the last of them): the board's
+        last moves and the prompts' "since your last turn" are told from them."""
+        if state.round == 0:
+            return []
+        cached = self.rounds.get(game_id)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        decode = self.services.service.decode
+        records = self.services.store.load(game_id, state.round_began - 1, with_metadata=False)
+        return [decode(r) for r in records if r.version <= version]
+
+    def remember_round(
+        self, game_id: str, version: int, earlier: list[Event], events: list[Event]
+    ) -> None:
+        """Keep the round so far after ``events`` (up to ``version``) for the next batch."""
+        starts = [i for i, e in enumerate(events) if isinstance(e, RoundStarted)]
+        kept = events[starts[-1] :] if starts else [*earlier, *events]
+        self.rounds[game_id] = (version, kept)
 
     async def present_again(self, game_id: str, batch: Batch) -> Sequence[m.Message]:
         """A recorded batch's messages, presented again from the log."""

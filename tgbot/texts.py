@@ -176,6 +176,16 @@ def short(name: str, limit: int = NAME_LIMIT) -> str:
     return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
 
 
+def hidden(html_text: str) -> str:
+    """A secret in a private message, under a spoiler: a lock screen's preview of the
+    message, or whoever looks over the player's shoulder, does not read it (a tap does).
+
+    >>> hidden("saboteur")
+    '<tg-spoiler>saboteur</tg-spoiler>'
+    """
+    return f"<tg-spoiler>{html_text}</tg-spoiler>"
+
+
 def name_html(name: str) -> str:
     """A player's name, clipped and escaped, for a caption."""
     return esc(short(name))

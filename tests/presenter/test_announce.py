@@ -5,6 +5,8 @@ never written to."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from domain import events as ev
@@ -203,3 +205,55 @@ def test_the_board_waits_for_a_computer_player_without_telling_it_that_it_is_its
     assert texts.t("turn.prompt_group", name="NAME").replace("NAME", "") in person_says
     assert texts.t("turn.waiting", name=name) in computer_says
     assert texts.t("turn.prompt_group", name=name) not in computer_says
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_players_dwarf_card_and_what_they_inspected_are_under_a_spoiler(lang: str) -> None:
+    """A lock screen shows a message's first lines: a role there is hidden until tapped."""
+    texts = Texts(lang)
+    roles = "|".join(re.escape(texts.role_name(r.value)) for r in Role)
+    said = [
+        texts.t("turn.your_role", role="(ROLE)"),
+        texts.t("turn.inspection_result", name="(NAME)", role="(ROLE)"),
+    ]
+    patterns = [
+        re.compile(re.escape(s).replace(r"\(ROLE\)", "(.*?)").replace(r"\(NAME\)", ".*?"))
+        for s in said
+    ]
+    seen = 0
+    for batches in [*GAMES["base"], *GAMES["saboteur2"]]:
+        for _, messages in announced(batches, lang):
+            for message in messages:
+                found = private(message)
+                if found is None:
+                    continue
+                for pattern in patterns:
+                    for role in pattern.findall(found[1]):
+                        assert re.fullmatch(f"<tg-spoiler>({roles})</tg-spoiler>", role), role
+                        seen += 1
+    assert seen > 20
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_seat_handed_to_the_computer_is_waited_for_without_a_call_or_a_timer(
+    lang: str,
+) -> None:
+    # "Bo, it is your turn." with a 3-minute timer was read right after a hand-over.
+    from tgbot.presenter.audience import Audience
+    from tgbot.presenter.board import caption
+
+    batch = next(
+        b for b in GAMES["base"][0] if b.before.pending and b.before.pending.kind == "turn"
+    )
+    state = batch.before
+    assert state.pending is not None
+    player = state.pending.player
+    handed = state.update(handed_over={player: "kicked"})
+    texts = Texts(lang)
+    group = Audience(-1, None, texts, "UTC")
+    says = caption(handed, group, table(handed, lang), [])
+    assert texts.t("turn.waiting", name=esc(state.names[player])) in says
+    assert texts.t("turn.prompt_group", name="NAME").replace("NAME", "") not in says
+    assert "⏳" not in says and "tg://user" not in says
+    person = caption(state, group, table(state, lang), [])
+    assert "⏳" in person

@@ -381,3 +381,75 @@ def test_the_groups_board_says_what_a_round_end_waits_for(
     named = f'<a href="tg://user?id={player}">{state.names[player]}</a>'
     said = Texts(lang).t(f"turn.waiting_{kind}", name=named)
     assert said in shown, shown
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_picker_of_a_nugget_is_told_in_the_second_person_with_their_total(lang: str) -> None:
+    # "💰 Ann kept a nugget worth 1." was sent to Ann, with no total.
+    texts = Texts(lang)
+    batch = next(b for b in play(1, players=4, edition="base") if b.before.round == 1)
+    picker, other = batch.before.seating[:2]
+    state = batch.before.update(gold={picker: 5, other: 1})  # the pick (2) counted in
+    picked = ev.GoldPicked(picker, 2)
+    mine = Scene(texts, picker, state.edition, state.names, view_for(state, picker))
+    [said] = narrate(picked, mine)
+    assert said.own and said.text == texts.t("move.gold_picked_you", count=2, total=5)
+    assert state.names[picker] not in said.text
+    theirs = Scene(texts, other, state.edition, state.names, view_for(state, other))
+    [told] = narrate(picked, theirs)
+    assert told.text == texts.t("move.gold_picked", name=state.names[picker])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_round_nobody_wins_says_that_no_saboteur_was_dealt(lang: str) -> None:
+    # "Nikt nie wygrywa tej rundy" did not say why.
+    texts = Texts(lang)
+    batch = next(b for b in play(1, players=4, edition="base") if b.before.round == 1)
+    state = batch.before
+    roles = tuple((p, Role.GOLD_DIGGER.value) for p in state.seating)
+    ended = ev.RoundEnded(1, False, None, roles, (), (Role.SABOTEUR.value,))
+    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    said = [line.text for line in narrate(ended, scene)]
+    assert texts.t("move.no_winners_no_saboteur") in said
+    assert texts.t("move.no_winners") not in said
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_share_of_winners_among_whom_some_get_less_says_except_first(lang: str) -> None:
+    # "Winners: Cy, Di, Ed; 3 gold each." then "The profiteer, Ed, … gets two less: 1."
+    texts = Texts(lang)
+    batch = next(b for b in play(2, players=5, edition="saboteur2") if b.before.round == 1)
+    state = batch.before
+    a, b, c, d, e = state.seating
+    roles = (
+        (a, Role.SABOTEUR.value),
+        (b, Role.SABOTEUR.value),
+        (c, Role.PROFITEER.value),
+        (d, Role.BLUE_DIGGER.value),
+        (e, Role.GREEN_DIGGER.value),
+    )
+    ended = ev.RoundEnded(1, False, None, roles, (a, b, c))
+    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    said = [line.text for line in narrate(ended, scene)]
+    names = ", ".join(state.names[p] for p in (a, b, c))
+    share = texts.t("results.share_except", names=names, count=ended_share(3))
+    assert share in said, said
+    assert texts.t("results.share", names=names, count=ended_share(3)) not in said
+    assert said.index(share) < next(
+        i for i, s in enumerate(said) if state.names[c] in s and i > said.index(share)
+    )
+
+
+def ended_share(winners: int) -> int:
+    from domain.scoring import saboteur2_share
+
+    return saboteur2_share(winners)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_team_that_wins_though_both_could_pass_is_told_why(lang: str) -> None:
+    # "Both teams could pass" then "the blue team wins" gave no why.
+    texts = Texts(lang)
+    why = texts.t("results.blue_digger_blue_wins", name="Ann")
+    reason = {"en": "whoever reaches it", "es": "quien llega", "pl": "kto dotrze", "de": "Mitglied"}
+    assert reason[lang] in why, why

@@ -104,6 +104,32 @@ def test_discarding_two_with_one_card_in_front_goes_straight_to_the_cards() -> N
     assert any(b.label == "✅ Confirm" or b.press for row in step.keyboard for b in row)
 
 
+def test_a_third_card_ticked_to_remove_a_front_card_is_refused_with_why() -> None:
+    # In discard-2, a third card could be ticked, and ✅ Confirm silently disappeared.
+    state = on_turn("saboteur2")
+    player = state.pending.player  # type: ignore[union-attr]
+    other = next(p for p in state.seating if p != player)
+    breaker = ids("saboteur2", "broken_cart")[0]
+    state = evolve(state, ActionPlayed(other, breaker, "broken_cart", target_player=player))
+    state = state.update(pending=state.pending)
+    two = prompt.step(
+        state, 9, player, kb.Press(kb.REMOVE_MENU, page=1, value=0b11), table(state), 1
+    )
+    assert isinstance(two, PromptStep) and "✅ Confirm" in labels(list(map(list, two.keyboard)))
+    third = kb.Press(kb.REMOVE_MENU, page=1, value=0b111)
+    refused = prompt.step(state, 9, player, third, table(state), 1)
+    assert refused == Alert("Two cards, no more: untick one first.")
+
+
+def test_a_fourth_card_ticked_to_pass_is_refused_with_why() -> None:
+    state = on_turn("saboteur2")
+    player = state.pending.player  # type: ignore[union-attr]
+    three = prompt.step(state, 9, player, kb.Press(kb.PASS_MENU, value=0b111), table(state), 1)
+    assert isinstance(three, PromptStep) and "✅ Confirm" in labels(list(map(list, three.keyboard)))
+    fourth = prompt.step(state, 9, player, kb.Press(kb.PASS_MENU, value=0b1111), table(state), 1)
+    assert fourth == Alert("Three cards at most: untick one first.")
+
+
 @pytest.mark.parametrize(
     ("edition", "said"),
     [
@@ -293,3 +319,10 @@ def test_the_legend_behind_the_prompts_button_shows_every_line_whole_within_a_ca
     missing = [line for line in legend(Texts(lang), edition).split("\n") if line not in seen]
     assert not missing
     assert len(captions) == (1 if edition == "base" else 2)
+
+
+def test_the_chosen_settings_are_ticked_not_only_dotted() -> None:
+    state = given(dealt("base")).update(phase="lobby")
+    marked = [label for label in labels(kb.settings_rows(state, "en", EN)) if "✅" in label]
+    assert marked and all(label.startswith("✅ ") for label in marked)
+    assert not any(label.startswith("•") for label in labels(kb.settings_rows(state, "en", EN)))

@@ -118,7 +118,14 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         message = sent_message(api, call["caption"])
         labels = [t.strip("·") for t, _ in buttons(message)]
         assert labels[:4] == ["⏮", "◀", "▶", "⏭"]
-        assert labels[4:10] == ["R1▶", "R1■", "R2▶", "R2■", "R3▶", "R3■"]
+        assert labels[4:10] == [  # not "R1▶ R1■ R2▶ …"
+            "▶ Round 1: start",
+            "■ Round 1: end",
+            "▶ Round 2: start",
+            "■ Round 2: end",
+            "▶ Round 3: start",
+            "■ Round 3: end",
+        ]
         replay = Replay(second, [codec.decode(e.type, e.payload) for e in store.load(second)])
 
         # ▶ edits the same message to the next step; a round-end jump goes there.
@@ -130,7 +137,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
             lambda: (m := by_id(api, message_id)) and f"2/{len(replay)}" in m["caption"] and m, 20
         )
         sent = len(api.calls)
-        api.press(GROUP, USER, message["message_id"], button(message, "R2■"))
+        api.press(GROUP, USER, message["message_id"], button(message, "■ Round 2: end"))
         end = replay.jumps()[1][2]
         message = await api.wait_for(
             lambda: (

@@ -119,6 +119,18 @@ async def test_hand_from_someone_not_playing_says_so(db: str) -> None:
             assert "no running game" in api.last_message(49)["text"]
 
 
+async def test_replay_in_private_with_no_id_answers_once_with_its_usage(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            before = len(api.messages_in(PLAYERS[1]))
+            api.send_text(PLAYERS[1], PLAYERS[1], "/replay")
+            await settle(api, app)
+            said = [m["text"] for m in api.messages_in(PLAYERS[1])[before:]]
+            assert said == [i18n.t("en", "replay.usage_group")]  # not the pointer to /help too
+
+
 async def test_back_in_private_tells_the_outcome_in_every_game_the_player_was_away_in(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -153,7 +153,7 @@ async def test_the_settings_choose_what_away_seats_do_and_how_gold_is_picked(db:
             state, _ = services.load(game_id)
             assert (state.away_play, state.gold_pick) == ("pass", "manual")
             marks = [b.text for b in buttons(api, api.messages[GROUP][lobby_id])]
-            assert "• Away players pass" in marks and "• 💰 Gold: each picks" in marks
+            assert "✅ Away players pass" in marks and "✅ 💰 Gold: each picks" in marks
 
             # Saboteur 2 pays its gold without a pick: no such choice there.
             await press_lobby(api, app, CREATOR, lobby_id, "Saboteur 2")
@@ -204,7 +204,7 @@ async def test_practice_in_private_plays_a_whole_game_there_with_computers_uncou
             captions = [str(m.get("caption", "")) for m in api.messages_in(player)]
             assert "The game is over" in "\n".join(captions)  # the board, in the private chat
             # Its prompts name the practice game, not a group it is not played in.
-            assert any(c.startswith("“Practice”: done, the game goes on.") for c in captions)
+            assert any(c.startswith("Practice: done, the game goes on.") for c in captions)
             assert not any("your group" in c for c in captions)
             assert {c.get("chat_id") for c in api.calls if c.get("chat_id")} <= {GROUP, player}
 

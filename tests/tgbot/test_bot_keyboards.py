@@ -125,15 +125,21 @@ async def test_a_saboteur2_pass_takes_one_to_three_toggled_cards(db: str) -> Non
         menu = await press(api, app, player, prompt, "🂠 Pass")
         names = [b.text for b in buttons(api, menu)][: len(hand)]
         assert not any("Confirm" in b.text for b in buttons(api, menu))
-        for count, name in enumerate(names[:4], start=1):
+        for count, name in enumerate(names[:3], start=1):
             menu = await press(api, app, player, menu, name)
-            confirm = any("Confirm" in b.text for b in buttons(api, menu))
-            assert confirm == (count <= 3), count
+            assert any("Confirm" in b.text for b in buttons(api, menu)), count
+        # A fourth is refused, saying why; the three stay ticked, Confirm with them.
+        fourth = next(b for b in buttons(api, menu) if b.text == names[3])
+        answer = await press_and_wait(
+            api, app, player, player, menu["message_id"], fourth.callback_data or ""
+        )
+        assert answer.get("show_alert") and "Three cards at most" in answer["text"]
+        assert any("Confirm" in b.text for b in buttons(api, menu))
         menu = await press(api, app, player, menu, "✅ ")  # untoggle the first again
         menu = await press(api, app, player, menu, "✅ Confirm")
 
         discarded = [e for e in last_events(app, game_id, version) if isinstance(e, CardsDiscarded)]
-        assert [e.cards for e in discarded] == [tuple(hand[1:4])]
+        assert [e.cards for e in discarded] == [tuple(hand[1:3])]
 
 
 def breaks_tools(state: GameState, moves: list[Command]) -> Command:

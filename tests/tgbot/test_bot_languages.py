@@ -5,7 +5,7 @@ language); both kept in the database across a restart."""
 from __future__ import annotations
 
 from tests.fakebotapi import FakeBotAPI
-from tests.tgbot.bot_harness import open_game, running_bot, seat, settle
+from tests.tgbot.bot_harness import open_game, press_and_wait, running_bot, seat, settle
 from tgbot.i18n import t
 
 GROUP = -5120
@@ -51,3 +51,25 @@ async def test_a_german_speaking_creator_opens_a_german_lobby_and_reads_german_i
             api.send_text(PLAYERS[1], PLAYERS[1], "/language")
             await settle(api, app)
             assert api.last_message(PLAYERS[1])["text"].startswith(t("de", "language.prompt"))
+
+
+async def test_language_offers_a_button_per_language_and_a_press_sets_it(db: str) -> None:
+    # "/language" answered with commands to type.
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            player = PLAYERS[1]
+            api.send_text(player, player, "/language")
+            await settle(api, app)
+            asked = api.last_message(player)
+            labels = [b.text for row in api.keyboard(asked) for b in row]
+            assert labels == [t(code, "language.button") for code in ("en", "es", "pl", "de")]
+            polish = next(b for row in api.keyboard(asked) for b in row if b.text == labels[2])
+            await press_and_wait(
+                api, app, player, player, asked["message_id"], polish.callback_data
+            )
+            assert api.messages[player][asked["message_id"]]["text"] == t("pl", "language.chosen")
+            api.send_text(player, player, "/help")
+            await settle(api, app)
+            assert api.last_message(player)["text"].startswith(t("pl", "help.text")[:20])

@@ -51,7 +51,7 @@ async def test_the_timer_is_one_of_four_named_presets_shown_with_its_duration(db
             timers = [b.text for b in buttons(api, shown) if "·" in b.text]
             assert timers == [
                 "⚡ Blitz · 1 min",
-                "• ⏱ Normal · 3 min",
+                "✅ ⏱ Normal · 3 min",
                 "☕ Relaxed · 1 h",
                 "📅 Async · 1 d",
             ]
@@ -139,7 +139,7 @@ async def test_a_group_speaks_its_game_creators_language_to_everyone_until_it_ch
 
 
 def marked(api: FakeBotAPI, message: dict[str, object]) -> list[str]:
-    return [b.text for b in buttons(api, message) if b.text.startswith("•")]
+    return [b.text for b in buttons(api, message) if b.text.startswith("✅")]
 
 
 async def test_the_settings_stay_open_and_marked_right_while_they_are_changed(db: str) -> None:
@@ -160,10 +160,10 @@ async def test_the_settings_stay_open_and_marked_right_while_they_are_changed(db
                 )
                 assert any(label in text for text in marked(api, shown())), marked(api, shown())
             assert marked(api, shown()) == [
-                "• Saboteur 2",
-                "• ⚡ Blitz · 1 min",
-                "• 🤖 Away players: the computer plays",
-                "• 🇬🇧 English",
+                "✅ Saboteur 2",
+                "✅ ⚡ Blitz · 1 min",
+                "✅ 🤖 Away players: the computer plays",
+                "✅ 🇬🇧 English",
             ]
 
             await press_and_wait(api, app, GROUP, creator, lobby_id, button(api, shown(), "Back"))
@@ -186,12 +186,12 @@ async def test_the_settings_command_brings_the_one_lobby_down_with_its_settings(
             lobbies = [m for m in api.messages_in(GROUP) if api.keyboard(m)]
             assert len(lobbies) == 1 and lobbies[0]["message_id"] > lobby["message_id"]
             now = lobbies[0]
-            assert "P52" in str(now["text"]) and marked(api, now)[1] == "• ⏱ Normal · 3 min"
+            assert "P52" in str(now["text"]) and marked(api, now)[1] == "✅ ⏱ Normal · 3 min"
             await press_and_wait(
                 api, app, GROUP, creator, now["message_id"], button(api, now, "Async")
             )
             now = api.messages[GROUP][now["message_id"]]
-            assert marked(api, now)[1] == "• 📅 Async · 1 d" and "Async" in str(now["text"])
+            assert marked(api, now)[1] == "✅ 📅 Async · 1 d" and "Async" in str(now["text"])
 
             api.send_text(GROUP, PLAYERS[1], "/settings")  # neither creator nor admin
             await settle(api, app)

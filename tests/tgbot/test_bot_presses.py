@@ -175,6 +175,11 @@ async def test_a_user_who_never_opened_the_private_chat_is_sent_there_to_join(db
             assert answer["url"] == f"https://t.me/saboteur_test_bot?start=j{game_id}"
             state, _ = bot_services(app).load(str(game_id))
             assert PLAYERS[1] not in state.seating
+            # The group is told who is on the way, with the link for them.
+            told = api.last_message(GROUP)
+            assert told["text"].startswith(f"⏳ P{PLAYERS[1]}, open the private chat with me")
+            [[link]] = api.keyboard(told)
+            assert link.url == answer["url"]
 
             api.send_text(PLAYERS[1], PLAYERS[1], f"/start j{game_id}")
             await settle(api, app)

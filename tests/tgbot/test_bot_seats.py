@@ -113,6 +113,12 @@ async def test_leave_in_a_running_game_asks_first_then_the_computer_plays_the_se
         api.send_text(GROUP, leaver, "/leave")
         await settle(api, app)
         assert api.last_message(GROUP)["text"].startswith("You left this game")
+        api.send_text(GROUP, leaver, "/back")  # not "You are not away"
+        await settle(api, app)
+        assert api.last_message(GROUP)["text"].startswith(
+            "You left this game: a computer player plays your seat to the end, and /back "
+            "cannot undo that."
+        )
         told_so_far = len(api.messages_in(leaver))
 
         table = Table(api, app, GROUP, [PLAYERS[0], PLAYERS[2]])
@@ -191,7 +197,7 @@ async def test_the_creator_hands_a_seat_the_game_does_not_wait_for_over_with_the
         target = next(p for p in PLAYERS if p not in (CREATOR, awaited))
         # One button on the board, whoever the game waits for; no name on it.
         labels = [b.text for b in buttons(api, board_message(api))]
-        assert labels == [f"🤖 {HAND_SEAT}"]
+        assert labels == ["📜 Round so far", f"🤖 {HAND_SEAT}"]  # (and the round's log)
         events = len(services.service.events(game_id))
 
         answer = await open_chooser(api, app, CREATOR)

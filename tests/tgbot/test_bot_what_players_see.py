@@ -86,6 +86,9 @@ async def test_cancelling_a_running_game_asks_first_names_the_canceller_and_clos
         await press_and_wait(api, app, GROUP, creator, question["message_id"], yes.callback_data)
 
         assert services.load(game_id)[0].phase == "cancelled"
+        # The question says what was done, not its question again with its buttons gone.
+        answered = api.messages[GROUP][question["message_id"]]["text"]
+        assert answered == "The game is cancelled: it ended for everyone, with no winner."
         assert any("P81 cancelled the game." in t for t in api.texts_in(GROUP))
         board = photos(api, GROUP)[-1]
         assert "cancelled" in board["caption"]

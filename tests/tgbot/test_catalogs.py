@@ -215,3 +215,25 @@ def test_the_catalogs_are_package_data() -> None:
     files = [p.relative_to(ROOT / "tgbot").as_posix() for p in LOCALES.rglob("*") if p.is_file()]
     assert len(files) == len(LANGUAGES) + 1
     assert [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)] == []
+
+
+def test_german_says_drück_one_way_and_its_sentences_read_whole() -> None:
+    # "Drück" and "drücke" were mixed; "Um gefangen zu entfernen", "Der Schatz lag unter:
+    # das obere Ziel (8,2)." and "Wer das Spiel eröffnet hat, oder ein Gruppenadmin
+    # startet es." were read.
+    german = [form for m in messages("de").messages.values() for form in m.forms]
+    assert not any(re.search(r"\bdrücke\b", form, re.IGNORECASE) for form in german)
+    trapped = t("de", "action.trapped")
+    assert t("de", "turn.remove_cards", card=trapped).startswith(f"Um die Karte „{trapped}“ ")
+    assert t("de", "results.treasure_was", goal="das obere Ziel (8,2)") == (
+        "Den Schatz barg das obere Ziel (8,2)."
+    )
+    assert "eröffnet hat oder die Gruppe verwaltet, startet es." in t("de", "lobby.hint")
+
+
+def test_spanish_names_a_front_card_to_remove_with_its_article() -> None:
+    # "Para quitarte pico roto" and "para quitarse atrapado" were read.
+    broken = t("es", "action.broken_pickaxe")
+    assert t("es", "turn.remove_cards", card=broken).startswith(
+        f"Para quitarte la carta «{broken}»"
+    )

@@ -77,3 +77,29 @@ def test_the_demo_keeps_one_seat_for_a_person(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         cli.main(["demo", "--players", "3", "--computers", "3"])
     assert "--computers must be 0 to 2" in capsys.readouterr().err
+
+
+def test_the_demo_prints_a_line_per_round_and_what_to_try_next_and_keeps_its_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SABOTEUR_COMMAND", "./scripts/run")
+    out = tmp_path / "out"
+    argv = ["demo", "--players", "3", "--computers", "2", "--seed", "4", "--out", str(out)]
+    assert cli.main(argv) == 0
+
+    printed = capsys.readouterr().out
+    assert len(re.findall(r"^round [123]/3 over: \d+ moves, \d+ s$", printed, re.M)) == 3
+    assert "── " not in printed  # no chat printed: it is in the transcript
+    assert re.search(r"^game over: .+ won; gold: ", printed, re.M), printed
+    assert f"transcript of every chat: {out / 'transcript.txt'}" in printed
+    assert (out / "transcript.txt").read_text("utf-8").startswith("── Ann writes: /start")
+    assert re.search(r"^  \./scripts/run replay \S+ --database-url ", printed, re.M), printed
+    assert "  ./scripts/run demo --miniapp" in printed
+
+
+def test_the_demo_names_the_editions_limits_before_it_plays(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--players", "2", "--edition", "base"])
+    assert "--players must be 3 to 10 for --edition base" in capsys.readouterr().err

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 import aiohttp
 import pytest
 
+from domain import events as ev
 from domain.cards import card
 from domain.moves import legal_moves
 from domain.view import HIDDEN_GOAL
@@ -466,3 +467,27 @@ async def test_a_move_nested_deeper_than_python_recurses_is_refused_as_forged(
         assert (await response.json())["code"] == "forged_button"
     assert served.state()[1] == version
     assert not any(r.exc_info for r in caplog.records)
+
+
+def test_the_news_speaks_to_its_reader_and_holds_no_secret_of_theirs() -> None:
+    # In the Mini App, Ann was told "Di repaired Ann's cart."
+    from domain.decider import evolve
+    from tests.presenter.games import play
+    from tgbot.miniapp.payload import news_lines
+
+    texts = Texts("en")
+    state = None
+    for batch in play(8, players=4, edition="base"):
+        for event in batch.events:
+            state = evolve(state if state is not None else batch.before, event)
+            if (
+                isinstance(event, ev.ActionPlayed)
+                and event.target_player is not None
+                and event.target_player != event.player
+                and event.action.startswith(("broken_", "repair_"))
+            ):
+                target = event.target_player
+                [said] = news_lines(state, [event], texts, target)[-1:]
+                assert "your" in said and state.names[target] not in said, said
+                return
+    raise AssertionError("no tool broken or repaired in that game")

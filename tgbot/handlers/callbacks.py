@@ -25,7 +25,15 @@ from tgbot import gateway, invitations
 from tgbot import keyboards as kb
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext
-from tgbot.handlers import between_games, group, practice, seat_chooser, seats
+from tgbot.handlers import (
+    between_games,
+    group,
+    language,
+    practice,
+    roundlog,
+    seat_chooser,
+    seats,
+)
 from tgbot.handlers.common import (
     acted_by,
     deliver,
@@ -69,6 +77,10 @@ async def on_press(update: Update, context: BotContext) -> None:
             await seats.on_press(update, context, query, data, user)
         elif press.action in kb.HANDING_ACTIONS:
             await seat_chooser.on_press(update, context, query, data, user)
+        elif press.action in kb.LOG_ACTIONS:
+            await roundlog.on_press(update, context, query, data, user)
+        elif press.action == kb.LANGUAGE_PICK:
+            await language.on_press(update, context, query, data, user)
         elif press.action in kb.RUNNING_ACTIONS:
             await _stop_press(update, context, query, data, press, user)
         elif press.action in kb.PROMPT_ACTIONS:
@@ -204,7 +216,7 @@ async def _stop_press(
         await gateway.answer_press(query, error_text(texts, error), show_alert=True)
         return
     await gateway.answer_press(query)
-    await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.confirm")))
+    await deliver(context, TextEdit(chat.id, message.message_id, texts.t("cancel.done")))
 
 
 async def _prompt_press(

@@ -43,6 +43,7 @@ from tgbot.handlers.common import (
 )
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter.lobby import start_link
+from tgbot.presenter.messages import Text
 from tgbot.texts import Texts, unbidi
 
 DEFAULT_TURN_SECONDS = 180
@@ -162,10 +163,14 @@ async def join_game(
     await remember(context, user)
     known = await asyncio.to_thread(context.services.botstate.user, user.id)
     if known is None or not known.private_chat:
-        return Reply(
-            texts.t("lobby.open_private", name=display_name(user)),
-            url=start_link(username(context), f"j{game_id}"),
-        )
+        link = start_link(username(context), f"j{game_id}")
+        said = texts.t("lobby.open_private", name=display_name(user))
+        chat, outbox = update.effective_chat, context.services.outbox
+        if chat is not None and outbox is not None:
+            # The group hears who is on the way, and how they get in (one tap).
+            button = kb.Button(texts.t("lobby.button_open_private"), url=link)
+            await outbox.deliver([Text(chat.id, f"⏳ {said}", kb.keyboard([[button]]), game_id)])
+        return Reply(said, url=link)
     state, _ = await asyncio.to_thread(context.services.load, game_id)
     if not state.is_player(user.id) and await seated_too_often(context, user.id):
         return Reply(too_many_games(texts), alert=True)

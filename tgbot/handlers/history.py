@@ -188,7 +188,7 @@ def replay_button(game_id: str, key: bytes, chat: int, label: str = "🎬") -> I
 
 
 def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 1) -> kb.Keyboard:
-    """⏮ ◀ ▶ ⏭, a start and an end jump per round, and the GIF button. ◀ and ▶ turn the
+    """⏮ ◀ ▶ ⏭, a row per round with its start and its end, and the GIF button. ◀ and ▶ turn the
     pages of a step told in several captions before they move to another step."""
     last = len(replay) - 1
 
@@ -201,12 +201,15 @@ def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 
     back = button("◀", index, page - 1) if page > 0 else button("◀", index - 1)
     forward = button("▶", index, page + 1) if page + 1 < pages else button("▶", index + 1)
     moves = [button("⏮", 0), back, forward, button("⏭", last)]
-    jumps: list[kb.Button] = []
-    for round_no, start, end in replay.jumps():
-        jumps.append(button(text(lang, "replay.button_start", round=round_no), start))
-        jumps.append(button(text(lang, "replay.button_end", round=round_no), end))
+    jumps = [  # a row per round: "▶ Round 2: start", "■ Round 2: end"
+        [
+            button(text(lang, "replay.button_start", round=round_no), start),
+            button(text(lang, "replay.button_end", round=round_no), end),
+        ]
+        for round_no, start, end in replay.jumps()
+    ]
     gif = kb.Button(text(lang, "replay.button_gif"), kb.Press(GIF))
-    return kb.keyboard([moves, jumps, [gif]])
+    return kb.keyboard([moves, *jumps, [gif]])
 
 
 def step_picture(step: Step) -> Picture:
@@ -448,16 +451,18 @@ async def replay_command(update: Update, context: BotContext) -> None:
     lang = (await chat_texts(context, chat, user)).lang
     services = context.services
     game_id: str | None = context.args[0] if context.args else None
+    # Answered here, whatever the answer: no other handler answers it too (in private,
+    # the pointer to /help).
     if game_id is None:
         if not _in_group(chat):
             await gateway.reply(message, text(lang, "replay.usage_group"))
-            return
+            raise ApplicationHandlerStop
         game_id = await asyncio.to_thread(_last_finished, services, chat.id)
         if game_id is None:
             running = await asyncio.to_thread(services.active_game, chat.id) is not None
             key = "replay.not_finished" if running else "replay.not_found"
             await gateway.reply(message, text(lang, key))
-            return
+            raise ApplicationHandlerStop
     refusal = await open_replay(context, chat.id, user.id if user else None, game_id, lang)
     if refusal is not None:
         await gateway.reply(message, text(lang, refusal))

@@ -9,7 +9,6 @@ from telegram import Chat, Update, User
 from telegram.constants import ParseMode
 
 from domain.commands import ComeBack, JoinGame
-from infra.settings import LANGUAGES
 from tgbot import gateway
 from tgbot.context import BotContext
 from tgbot.handlers import group
@@ -17,7 +16,6 @@ from tgbot.handlers.common import (
     chat_texts,
     display_name,
     error_text,
-    is_admin,
     remember,
     run,
     start_payload,
@@ -137,30 +135,6 @@ async def rules(update: Update, context: BotContext) -> None:
         await gateway.reply(message, text)
 
 
-async def language(update: Update, context: BotContext) -> None:
-    """``/language xx``: the user's language in private, the group's (admins) in a group."""
-    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
-    if chat is None or user is None or message is None:
-        return
-    texts = await chat_texts(context, chat, user)
-    choice = (context.args or [""])[0].lower()
-    if choice not in LANGUAGES:
-        await gateway.reply(
-            message, f"{texts.t('language.prompt')}\n{texts.t('bot.language_usage')}"
-        )
-        return
-    botstate = context.services.botstate
-    if chat.type == Chat.PRIVATE:
-        await remember(context, user, private_chat=True)
-        await asyncio.to_thread(botstate.set_user_language, user.id, display_name(user), choice)
-    else:
-        if not await is_admin(context, chat.id, user.id):
-            await gateway.reply(message, texts.t("bot.admins_only"))
-            return
-        await asyncio.to_thread(botstate.set_chat_language, chat.id, choice)
-    await gateway.reply(message, Texts(choice).t("language.chosen"), parse_mode=ParseMode.HTML)
-
-
 async def hand(update: Update, context: BotContext) -> None:
     """``/hand``: the player's dwarf card, hand and gold again, in private, at any time.
 
@@ -189,12 +163,15 @@ async def back(update: Update, context: BotContext) -> None:
         return
     texts = await chat_texts(context, chat, user)
     results: list[str | None] = []  # per game they were away in: None, or why refused
+    left = False  # they left a game here: /back cannot undo that
     for game_id in await games_here(context, chat, user):
         state, _ = await asyncio.to_thread(context.services.load, game_id)
         if user.id in state.away:
             results.append(await run(context, game_id, ComeBack(user.id), update))
+        left = left or state.handed_over.get(user.id) == "left"
     if not results:
-        await gateway.reply(message, error_text(texts, "not_away"))
+        said = texts.t("bot.back_after_leave") if left else error_text(texts, "not_away")
+        await gateway.reply(message, said)
         return
     lines = [f"{Icon.BACK.emoji} {texts.t('bot.welcome_back')}"] if None in results else []
     refusals = dict.fromkeys(error for error in results if error is not None)

@@ -74,7 +74,7 @@ STATIC: Final = Path(__file__).parent / "static"
 PREFIX: Final = "/miniapp"
 HEARTBEAT_SECONDS: Final = 15.0
 NEWS_EVENTS: Final = 40  # events read back for the news lines
-CACHED_NEWS: Final = 256  # (game, version, language) whose news lines are kept
+CACHED_NEWS: Final = 256  # (game, version, language, reader) whose news lines are kept
 KEY_RE: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
 NO_STORE: Final = {"Cache-Control": "no-store"}
 
@@ -111,7 +111,7 @@ class MiniApp:
         self.max_age = max_age
         self.clock = clock
         self.demo_players = {p.id: p for p in demo_players}
-        self._news: LRU[tuple[str, int, str], list[str]] = LRU(CACHED_NEWS)
+        self._news: LRU[tuple[str, int, str, PlayerId | None], list[str]] = LRU(CACHED_NEWS)
 
     # -- the routes ----------------------------------------------------------------
 
@@ -320,15 +320,25 @@ class MiniApp:
         texts: Texts,
     ) -> dict[str, Any]:
         now_ms = self.services.service.clock_ms()
-        news = self._news_of(game_id, state, version, texts)
+        news = self._news_of(game_id, state, version, texts, viewer)
         return game_json(game_id, state, version, viewer, texts, now_ms=now_ms, news=news)
 
-    def _news_of(self, game_id: str, state: GameState, version: int, texts: Texts) -> list[str]:
-        key = (game_id, version, texts.lang)
+    def _news_of(
+        self,
+        game_id: str,
+        state: GameState,
+        version: int,
+        texts: Texts,
+        viewer: PlayerId | None = None,
+    ) -> list[str]:
+        key = (game_id, version, texts.lang, viewer)
         found = self._news.get(key)
         if found is None:
-            events = self.services.service.events(game_id, max(0, version - NEWS_EVENTS))
-            found = news_lines(state, events, texts)
+            # The round so far (as the 📜 log tells it), and at least the last few events:
+            # a round just begun still shows how the last one ended.
+            start = min(version - NEWS_EVENTS, state.round_began - 1)
+            events = self.services.service.events(game_id, max(0, start))
+            found = news_lines(state, events, texts, viewer)
             self._news[key] = found
         return found
 

@@ -37,6 +37,7 @@ from domain.view import HIDDEN_GOAL, View, view_for
 from tgbot import i18n
 from tgbot.presenter.icons import ACTION, Icon, legend
 from tgbot.presenter.narration import Scene, narrate
+from tgbot.presenter.roundlog import NOT_MOVES, fold_lines
 from tgbot.texts import Texts
 
 # The commands a player sends from the page (the rest are the lobby's or the clock's).
@@ -52,7 +53,7 @@ PLAYER_COMMANDS: Final = {
         ComeBack,
     )
 }
-NEWS_LINES: Final = 6
+NEWS_LINES: Final = 80  # a round's moves, and the last round's end
 TAG: Final = re.compile(r"<[^>]*>")
 
 # Every catalog message the page shows by itself (the rest arrive already worded).
@@ -275,19 +276,38 @@ def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
     }
 
 
-def news_lines(state: GameState, events: Iterable[ev.Event], texts: Texts) -> list[str]:
-    """The public story of ``events`` (the game's last few), newest last, as plain text:
-    one entry per event, its lines joined (the page's summary shows the newest entry's
-    first line: "Round 2 is over: …", never the last of its lines)."""
+def news_lines(
+    state: GameState, events: Iterable[ev.Event], texts: Texts, viewer: PlayerId | None = None
+) -> list[str]:
+    """The public story of ``events`` (the round so far), newest last, as plain text: a
+    move in one line, as the 📜 log and the prompts tell it (a goal turned up joins the
+    path card that reached it); a round's or the game's end in one entry, its lines
+    joined (the page's summary shows the newest entry's first line: "Round 2 is over: …",
+    never the last of its lines). To a player (``viewer``) they speak to them ("Di
+    repaired your cart"), and hold nothing the group may not know: their own news (a map's
+    result) is the prompt's to tell."""
     told: list[str] = []
-    scene = Scene(texts, None, state.edition, state.names, view_for(state, None))
+    scene = Scene(texts, viewer, state.edition, state.names, view_for(state, viewer))
+    last_move = False
     for event in events:
         if isinstance(event, ev.DecisionOpened | ev.PlayerReminded):
             continue
-        lines = [html.unescape(TAG.sub("", line.html())) for line in narrate(event, scene)]
-        if lines:
-            told.append("\n".join(lines))
+        lines = [line for line in narrate(event, scene) if not line.own]
+        if not lines:
+            continue
+        if isinstance(event, ev.GoalRevealed) and last_move:
+            told[-1] += " " + plain(fold_lines(lines).html())
+            continue
+        last_move = not isinstance(event, NOT_MOVES)
+        if last_move:
+            told.append(plain(fold_lines(lines).html()))
+        else:
+            told.append("\n".join(plain(line.html()) for line in lines))
     return told[-NEWS_LINES:]
+
+
+def plain(text: str) -> str:
+    return html.unescape(TAG.sub("", text))
 
 
 def game_json(

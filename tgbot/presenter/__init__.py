@@ -7,6 +7,9 @@ typed outgoing messages (:mod:`tgbot.presenter.messages`) for the outbox to deli
 - :mod:`~tgbot.presenter.narration`: one narration per event type, for live play and
   replays alike (:mod:`~tgbot.presenter.results`: a round's and the game's end);
 - :mod:`~tgbot.presenter.announce`: a batch of new events as the messages they call for;
+- :mod:`~tgbot.presenter.roundlog`: the round so far, one line per move: the board's last
+  moves, the 📜 log message, a prompt's moves since its player's last one, the Mini App's
+  log;
 - :mod:`~tgbot.presenter.prompt`, :mod:`~tgbot.presenter.board`,
   :mod:`~tgbot.presenter.lobby`: a player's prompt, the group's board, the lobby;
 - :mod:`~tgbot.presenter.icons`: one set of icons and its legend;

@@ -26,6 +26,7 @@ from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
 from tgbot.presenter.miniapp_links import board_button
 from tgbot.presenter.narration import Scene, narrate
+from tgbot.presenter.roundlog import NOT_MOVES, Entry, add, public_scene, since_last_turn
 from tgbot.texts import Texts
 
 LOBBY_EVENTS = (
@@ -105,8 +106,10 @@ class _Batch:
     state: GameState
     version: int
     missing: frozenset[PlayerId]
+    earlier: Sequence[Event] = ()
     out: list[Message] = field(default_factory=list)
-    moves: list[str] = field(default_factory=list)
+    moves: list[Entry] = field(default_factory=list)
+    recap: dict[PlayerId, list[Entry]] = field(default_factory=dict)
     after: list[Text] = field(default_factory=list)
     news: dict[PlayerId, list[Line]] = field(default_factory=lambda: defaultdict(list))
     closed: dict[PlayerId, str] = field(default_factory=dict)
@@ -121,11 +124,13 @@ class _Batch:
         table = self.table
         group = table.group().texts
         start_pending = self.state.pending
+        self.remember(group)
         for item in told:
             event = item.event
             if isinstance(event, ev.RoundStarted):
                 self.flush_board()  # the ended round's board gets its last lines first
                 self.new_board = True
+                self.recap = {}
             before = self.state
             self.state = state = evolve(before, event)
             self.version += 1
@@ -135,7 +140,7 @@ class _Batch:
                 self.closed.setdefault(before.pending.player, CLOSED_BY.get(type(event), "done"))
             public = narrate(event, scene(state, None, group, item.by_name, before))
             if public and not isinstance(event, (*ENDINGS, *LOBBY_EVENTS)):
-                self.moves.extend(line.html() for line in public)
+                add(self.moves, event, public)
                 self.board_changed = True
             for player in state.seating:
                 if is_person(state, player):
@@ -144,11 +149,33 @@ class _Batch:
                         narrate(event, scene(state, player, texts, before=before))
                     )
             self.react(event, before, item, public)
-        if self.lobby_changed and self.state.phase == "lobby":
+        # A practice game has no lobby: it is filled and started at once, in private.
+        if self.lobby_changed and self.state.phase == "lobby" and not table.practice:
             self.out.append(lobby.lobby(self.state, self.version, table))
         self.flush_board()
         self.private(start_pending)
         return self.out
+
+    def remember(self, group: Texts) -> None:
+        """The round so far, from the ``earlier`` events: the board's moves, and each
+        person's moves since their last prompt."""
+        state = self.state
+        if not self.earlier or state.round == 0:
+            return
+        # Only the last moves fit the board's caption: only they are told again.
+        start, moves = len(self.earlier), 0
+        while start > 0 and moves < board.BOARD_MOVES:
+            start -= 1
+            event = self.earlier[start]
+            moves += not isinstance(event, (*NOT_MOVES, ev.GoalRevealed))
+        public = public_scene(state, group)
+        for event in self.earlier[start:]:
+            add(self.moves, event, narrate(event, public))
+        for player in state.seating:
+            if is_person(state, player):
+                texts = self.table.player(player).texts
+                mine = scene(state, player, texts)
+                self.recap[player] = since_last_turn(player, self.earlier, mine)
 
     def react(self, event: Event, before: GameState, item: Told, public: list[Line]) -> None:
         table, state = self.table, self.state
@@ -157,7 +184,8 @@ class _Batch:
             case _ if isinstance(event, LOBBY_EVENTS):
                 self.lobby_changed = True
             case ev.GameStarted():
-                self.out.append(lobby.closed(before, table, text))
+                if not table.practice:
+                    self.out.append(lobby.closed(before, table, text))
                 missing = [p for p in state.seating if p in self.missing and is_person(state, p)]
                 if missing:
                     self.out.append(prompt.blocked_notice(state, missing, table))
@@ -203,7 +231,9 @@ class _Batch:
                 Board(
                     self.table.chat_id,
                     board.picture(view_for(state, None)),
-                    board.caption(state, group, self.table, self.moves, self.by_name),
+                    board.caption(
+                        state, group, self.table, [m.html() for m in self.moves], self.by_name
+                    ),
                     self.new_board,
                     self.board_keyboard(),
                     game=self.table.game_id,
@@ -216,11 +246,12 @@ class _Batch:
         self.after = []
 
     def board_keyboard(self) -> kb.Keyboard:
-        """The board's buttons while the game runs: one to hand a person's seat to the
-        computer (the creator's or an admin's to press: it opens a chooser of the seats),
-        and the way into the Mini App (when set up, unless the game was cancelled)."""
+        """The board's buttons: the round's log (📜), one to hand a person's seat to the
+        computer while the game runs (the creator's or an admin's to press: it opens a
+        chooser of the seats), and the way into the Mini App (when set up); a cancelled
+        game's board has none."""
         state, texts = self.state, self.table.group().texts
-        rows: list[kb.Row] = []
+        rows: list[kb.Row] = [[kb.log_button(texts)]] if state.phase != "cancelled" else []
         if state.phase == "playing" and kb.handable_seats(state):
             rows.append(kb.hand_seat_row(texts))
         button = board_button(self.table, texts)
@@ -257,7 +288,8 @@ class _Batch:
                 if player != opened:
                     continue
             if player == opened:
-                self.out.append(prompt.decision(state, version, player, table, news))
+                recap = [entry.line for entry in self.recap.get(player, [])]
+                self.out.append(prompt.decision(state, version, player, table, [*recap, *news]))
             elif player in self.reminded and pending is not None and pending.player == player:
                 which, at_ms = self.reminded[player]
                 self.out.append(prompt.reminder(state, version, player, table, which, at_ms))
@@ -287,9 +319,12 @@ def announce(
     told: Sequence[Told],
     *,
     missing: frozenset[PlayerId] = frozenset(),
+    earlier: Sequence[Event] = (),
 ) -> tuple[list[Message], GameState]:
     """The messages ``told`` (the events after ``version``, applied to ``state``) call for,
     in order, and the state they lead to. ``missing``: players who never opened the
-    private chat (named in the group when the game starts)."""
-    batch = _Batch(table, state, version, missing)
+    private chat (named in the group when the game starts). ``earlier``: the events of
+    ``state``'s round up to ``version``, from its start: the board shows the round's last
+    moves, and each prompt opens with the moves since its player's last one."""
+    batch = _Batch(table, state, version, missing, earlier)
     return batch.run(told), batch.state

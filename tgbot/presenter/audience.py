@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from domain.state import GameState, PlayerId
 from tgbot.presenter.standings import RatingChange
 from tgbot.texts import Texts, esc
 from tgbot.zones import clock_time, zone
+
+# What a practice game says in words of its own: it is played in no group.
+PRACTICE_WORDING: Final = frozenset(
+    {"prompt.turn_practice", "news.head_practice", "prompt.status_practice"}
+)
 
 
 def is_person(state: GameState, player: PlayerId) -> bool:
@@ -46,19 +52,29 @@ class Table:
     awards: tuple[tuple[PlayerId, str], ...] = ()
 
     def group(self) -> Audience:
-        return Audience(self.chat_id, None, Texts(self.group_language), self.tz)
+        """The group; a practice game's "group" is its player's private chat, in their
+        language."""
+        lang = self.languages.get(self.chat_id, self.group_language) if self.practice else None
+        return Audience(self.chat_id, None, Texts(lang or self.group_language), self.tz)
 
     def player(self, player: PlayerId) -> Audience:
         return Audience(player, player, Texts(self.languages.get(player, "en")), self.tz)
 
     def group_name(self, texts: Texts) -> str:
         """The group as a private message names it (HTML); a practice game, played in
-        the private chat, by its own name."""
-        if self.practice:
-            return texts.t("bot.group_named", title=esc(texts.t("bot.practice_title")))
+        the private chat, by its own name (see :meth:`said`)."""
+        if self.practice:  # no group: the game's own name ("Practice: done …")
+            return esc(texts.t("bot.practice_title"))
         if self.title:
             return texts.t("bot.group_named", title=esc(self.title))
         return texts.t("bot.your_group")
+
+    def said(self, texts: Texts, key: str, **values: object) -> str:
+        """``key``, naming the group as ``group``; a practice game's own wording where it
+        has one ("Your turn in your practice game!", not "in the group …")."""
+        if self.practice and f"{key}_practice" in PRACTICE_WORDING:
+            key = f"{key}_practice"
+        return texts.t(key, group=self.group_name(texts), **values)
 
 
 @dataclass(frozen=True, slots=True)

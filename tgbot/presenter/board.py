@@ -15,7 +15,7 @@ from tgbot.presenter.icons import FRONT, Icon
 from tgbot.presenter.messages import HandCard, Picture
 from tgbot.texts import Texts, mention, name_html
 
-BOARD_MOVES: Final = 8  # move lines a board caption shows at most
+BOARD_MOVES: Final = 24  # move lines a board caption shows at most (as many as fit)
 # Whom the group waits for, and for what (a round's end: a gold pick, a theft).
 WAITING: Final = {
     "turn": "turn.prompt_group",
@@ -102,15 +102,17 @@ def caption(
         status.append(f"{Icon.ROUND_END.emoji} {texts.t('bot.board_round_over')}")
     if state.phase == "playing" and pending is not None:
         name = state.names.get(pending.player, "?")
+        # The computer plays the seat (a computer player's, or a person's handed over):
+        # nobody reads the call, and it does not take the turn's minutes.
+        computer = pending.computer or state.computer_plays(pending.player)
         # A person is mentioned (it notifies them); a computer player has no account.
-        who = (
-            name_html(name) if state.is_computer(pending.player) else mention(pending.player, name)
-        )
+        who = name_html(name) if computer else mention(pending.player, name)
         key = WAITING.get(pending.kind, "turn.waiting")
-        if state.is_computer(pending.player) and pending.kind == "turn":
+        if computer and pending.kind == "turn":
             key = "turn.waiting"  # it reads nothing: the group is told whom it waits for
         status.append(texts.t(key, name=who))  # the mention first: it notifies them
-        status.append(deadline_line(audience, pending.deadline, table.now_ms))
+        if not computer:
+            status.append(deadline_line(audience, pending.deadline, table.now_ms))
     head = texts.t("turn.round_pile", round=view.round, count=view.draw_pile)
     shown = list(moves[-BOARD_MOVES:])
     seats = seat_lines(view)

@@ -57,6 +57,7 @@ class Icon(Enum):
     CRYSTAL = ("💎", (120, 236, 252), "◆")
     RATING = ("📈", (60, 160, 80), "▶")
     ACHIEVEMENT = ("🏅", (240, 190, 40), "★")
+    LOG = ("📜", (116, 80, 52), "■")  # the round's moves, on the board's button
 
     @property
     def emoji(self) -> str:

@@ -23,6 +23,7 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
     lines = [
         texts.t("lobby.title", edition=texts.t(f"edition.{state.edition}"), creator=creator),
         texts.t("lobby.settings", timer=texts.timer(state.turn_seconds), min=low, max=high),
+        " · ".join(settings_said(state, texts)),
         texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
         if names
         else texts.t("lobby.nobody"),
@@ -31,6 +32,14 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
         texts.t("bot.open_private_hint", link=start_link(bot_username, "hello")),
     ]
     return "\n".join(lines)
+
+
+def settings_said(state: GameState, texts: Texts) -> list[str]:
+    """What the lobby's other settings are: away players, and (base) the gold's share."""
+    said = [texts.t(f"lobby.away_{'computer' if state.away_play == 'computer' else 'pass'}")]
+    if state.edition == "base":
+        said.append(texts.t(f"lobby.gold_{'manual' if state.gold_pick == 'manual' else 'auto'}"))
+    return said
 
 
 def lobby(

@@ -18,7 +18,7 @@ from tgbot.presenter import results
 from tgbot.presenter.icons import ACTION, Icon, Line
 from tgbot.presenter.scene import GOAL_PLACES as GOAL_PLACES
 from tgbot.presenter.scene import Scene as Scene
-from tgbot.texts import cell_text, name_html
+from tgbot.texts import cell_text, hidden, name_html
 
 
 def line(icon: Icon | None, text: str, *, own: bool = False) -> Line:
@@ -135,6 +135,10 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
                 lines.append(line(Icon.GOLD, t("move.nuggets_drawn", values=values), own=True))
             return lines
         case ev.GoldPicked():
+            if event.player == scene.viewer and not scene.full:  # to them: "You kept …"
+                total = scene.after.gold if scene.after.gold is not None else event.value
+                text = t("move.gold_picked_you", count=event.value, total=total)
+                return [line(Icon.GOLD, text, own=True)]
             if scene.sees(event.player):
                 text = t(
                     "move.gold_picked_value", name=scene.actor(event.player), count=event.value
@@ -183,7 +187,7 @@ def _round_started(event: ev.RoundStarted, scene: Scene) -> list[Line]:
             for p, h in event.hands
         )
     elif dealt:
-        role = scene.role(roles[scene.viewer])  # type: ignore[index]
+        role = hidden(scene.role(roles[scene.viewer]))  # type: ignore[index]
         lines.append(line(Icon.DWARF, t("turn.your_role", role=role), own=True))
     return lines
 
@@ -219,7 +223,9 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
                 lines.append(line(Icon.MAP, text, own=own))
             case "inspection":
                 text = t.t(
-                    "turn.inspection_result", name=scene.name(target), role=scene.role(result)
+                    "turn.inspection_result",
+                    name=scene.name(target),
+                    role=scene.role(result) if scene.full else hidden(scene.role(result)),
                 )
                 lines.append(line(Icon.INSPECTION, text, own=own))
             case "swap_hats" if scene.full:
@@ -228,9 +234,8 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
                 )
                 lines.append(line(Icon.SWAP_HATS, text))
             case "swap_hats":
-                lines.append(
-                    line(Icon.DWARF, t.t("turn.swap_hats_yours", role=scene.role(result)), own=True)
-                )
+                role = hidden(scene.role(result))
+                lines.append(line(Icon.DWARF, t.t("turn.swap_hats_yours", role=role), own=True))
     if event.action == "swap_hand" and target == scene.viewer and not scene.full:
         lines.append(
             line(

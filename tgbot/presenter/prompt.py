@@ -10,6 +10,7 @@ phone's lock-screen preview.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from domain.cards import Action, card
 from domain.commands import Command
@@ -25,8 +26,11 @@ from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Alert, ClosedPrompt, PrivateText, Prompt, PromptStep, Text
 from tgbot.presenter.miniapp_links import prompt_button
 from tgbot.presenter.narration import GOAL_PLACES, line
-from tgbot.texts import Texts, mention, name_html
+from tgbot.texts import Texts, hidden, mention, name_html
 
+# Saboteur 2: a pass discards up to three cards; a front card goes for two (RULES.md).
+MAX_PASSED: Final = 3
+REMOVE_DISCARDS: Final = 2
 CALLS = {
     "turn": (Icon.TURN, "prompt.turn"),
     "gold_pick": (Icon.GOLD, "prompt.gold_pick"),
@@ -43,7 +47,8 @@ def status_lines(state: GameState, player: PlayerId, texts: Texts, *, hand: bool
         return lines
     if view.role is not None:
         lines.append(
-            f"{Icon.DWARF.emoji} {texts.t('turn.your_role', role=texts.role_name(view.role))}"
+            f"{Icon.DWARF.emoji} "
+            + texts.t("turn.your_role", role=hidden(texts.role_name(view.role)))
         )
     if view.gold is not None:
         lines.append(f"{Icon.GOLD.emoji} {texts.t('turn.your_gold', count=view.gold)}")
@@ -63,7 +68,7 @@ def status_lines(state: GameState, player: PlayerId, texts: Texts, *, hand: bool
         text = texts.t(
             "turn.inspection_result",
             name=name_html(names.get(other, "?")),
-            role=texts.role_name(role),
+            role=hidden(texts.role_name(role)),
         )
         lines.append(f"{Icon.INSPECTION.emoji} {text}")
     if view.gold_pick_offer:
@@ -90,12 +95,11 @@ def caption(
     two lines stay."""
     audience = table.player(player)
     texts = audience.texts
-    group = table.group_name(texts)
     pending = state.pending
     head: list[str] = []
     if pending is not None and pending.player == player and state.phase == "playing":
         icon, key = CALLS[pending.kind]
-        head.append(first or f"{icon.emoji} {texts.t(key, group=group)}")
+        head.append(first or f"{icon.emoji} {table.said(texts, key)}")
         now = table.now_ms if now_ms is None else now_ms
         head.append(deadline_line(audience, pending.deadline, now))
     elif first:
@@ -156,8 +160,8 @@ def reminder(
     texts = table.player(player).texts
     pending = state.pending
     left = (pending.deadline - at_ms) / 1000 if pending is not None else 0
-    first = f"{Icon.DEADLINE.emoji} " + texts.t(
-        f"reminder.{which}", group=table.group_name(texts), left=texts.remaining(left)
+    first = f"{Icon.DEADLINE.emoji} " + table.said(
+        texts, f"reminder.{which}", left=texts.remaining(left)
     )
     return decision(state, version, player, table, (), first, at_ms)
 
@@ -177,7 +181,7 @@ def closed(
     texts = table.player(player).texts
     if why == "done" and state.phase == "finished":
         why = "game_over"
-    first = texts.t(f"prompt.closed_{why}", group=table.group_name(texts))
+    first = table.said(texts, f"prompt.closed_{why}")
     icons = {
         "timed_out": Icon.TIMEOUT,
         "cancelled": Icon.CANCELLED,
@@ -208,7 +212,7 @@ def news_text(
     """News for a player who owes nothing now: the group named first, then the news (and
     their secrets, ``with_status``: a new round's dwarf card and hand)."""
     texts = table.player(player).texts
-    lines = [texts.t("news.head", group=table.group_name(texts)), *(n.html() for n in news)]
+    lines = [table.said(texts, "news.head"), *(n.html() for n in news)]
     if with_status:
         lines += [
             line
@@ -229,7 +233,7 @@ def status(state: GameState, version: int, player: PlayerId, table: Table) -> Pr
     """/hand with no decision owed: the player's dwarf card, gold, cards and the rest."""
     texts = table.player(player).texts
     view = view_for(state, player)
-    head = texts.t("prompt.status", group=table.group_name(texts), round=view.round)
+    head = table.said(texts, "prompt.status", round=view.round)
     lines = [f"{Icon.CARDS.emoji} {head}", *status_lines(state, player, texts, hand=True)]
     return PrivateText(
         player,
@@ -304,6 +308,10 @@ def step(
             return drawn(
                 fit_caption(text.split("\n"), []), rows, picture(view, labels, orientations, hand)
             )
+        case kb.PASS_MENU if state.edition != "base" and _ticked(press) > MAX_PASSED:
+            return Alert(texts.t("turn.pass_three_only"))
+        case kb.REMOVE_MENU if (press.page or 0) > 0 and _ticked(press) > REMOVE_DISCARDS:
+            return Alert(texts.t("turn.remove_two_only"))
         case kb.PASS_MENU:
             rows = kb.pass_rows(state, player, moves, press.value or 0, texts)
             key = "turn.pass_base" if state.edition == "base" else "turn.pass_many"
@@ -334,6 +342,11 @@ def step(
             rows = root_rows(state, player, moves, table, texts)
             return drawn(caption(state, player, table), rows, picture(view, hand=hand))
     raise kb.BadPress(press.action)
+
+
+def _ticked(press: kb.Press) -> int:
+    """How many cards a toggle screen's press has ticked."""
+    return (press.value or 0).bit_count()
 
 
 def choose_text(state: GameState, card_id: int, texts: Texts) -> str:

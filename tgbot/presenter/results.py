@@ -68,6 +68,9 @@ def _base(event: ev.RoundEnded, scene: Scene) -> list[Line]:
     t = scene.texts.t
     lines = [_winners(event, scene)]
     saboteurs = [p for p, r in event.roles if r == Role.SABOTEUR.value]
+    if not event.winners and not saboteurs and not event.treasure_reached:
+        # Nobody wins: the tunnel failed and nobody held the dwarf card that wins then.
+        lines = [Line(Icon.WINNERS, t("move.no_winners_no_saboteur"))]
     if event.treasure_reached:
         lines.append(Line(Icon.GOLD, t("results.base_diggers")))
     elif saboteurs:
@@ -96,10 +99,15 @@ def _saboteur2(event: ev.RoundEnded, scene: Scene) -> list[Line]:
         lines.append(Line(Icon.WINNERS, t(_blocked(event, roles))))
     if event.winners:
         share = saboteur2_share(len(event.winners))
+        discounted = any(
+            roles.get(p) in (Role.BOSS.value, Role.PROFITEER.value) for p in event.winners
+        )
         if len(event.winners) == 1:
             said = t("results.share_one", name=scene.name(event.winners[0]), count=share)
         else:
-            said = t("results.share", names=scene.names_of(event.winners), count=share)
+            # The boss and the profiteer get less, told next: "each, except:" says so first.
+            key = "results.share_except" if discounted else "results.share"
+            said = t(key, names=scene.names_of(event.winners), count=share)
         lines.append(Line(Icon.GOLD, said))
         for role, key in (
             (Role.BOSS, "results.share_boss"),

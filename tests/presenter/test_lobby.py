@@ -1,0 +1,29 @@
+"""The lobby says every setting it was opened with, not the timer alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import events as ev
+from domain.decider import fold
+from tgbot.i18n import LANGUAGES
+from tgbot.presenter.lobby import lobby_text
+from tgbot.texts import Texts
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_lobby_shows_the_away_and_gold_settings(lang: str) -> None:
+    texts = Texts(lang)
+    created = ev.GameCreated(
+        11, "Ana", "base", -1, 180, False, away_play="computer", gold_pick="auto"
+    )
+    base = fold([created])
+    shown = lobby_text(base, texts, "bot")
+    assert texts.t("lobby.away_computer") in shown
+    assert texts.t("lobby.gold_auto") in shown
+    manual = fold([ev.GameCreated(11, "Ana", "base", -1, 180, False, gold_pick="manual")])
+    assert texts.t("lobby.gold_manual") in lobby_text(manual, texts, "bot")
+    assert texts.t("lobby.away_pass") in lobby_text(manual, texts, "bot")
+    second = fold([ev.GameCreated(11, "Ana", "saboteur2", -1, 180, False)])
+    said = lobby_text(second, texts, "bot")
+    assert texts.t("lobby.gold_auto") not in said and texts.t("lobby.gold_manual") not in said
