@@ -28,7 +28,7 @@ from tgbot.presenter.miniapp_links import prompt_button
 from tgbot.presenter.narration import GOAL_PLACES, line
 from tgbot.texts import Texts, hidden, mention, name_html
 
-# Saboteur 2: a pass discards up to three cards; a front card goes for two (RULES.md).
+# Saboteur 2: a pass discards up to three cards; a front card goes for two (docs/rules.md §3.2).
 MAX_PASSED: Final = 3
 REMOVE_DISCARDS: Final = 2
 CALLS = {
