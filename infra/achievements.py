@@ -37,7 +37,7 @@ from domain import achievements as rules
 from domain import events as ev
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector
+from infra.projector import Projector, ended_games
 from infra.schema import metadata
 
 ACHIEVEMENTS_PROJECTOR: Final = "achievements"
@@ -240,11 +240,7 @@ class _Achievements:
     types: frozenset[str] = frozenset({"game_ended"})
 
     def prepare(self, events: Sequence[StoredEvent]) -> list[FinishedGame]:
-        ended = [e.stream_id for e in events if e.type == "game_ended"]
-        loaded = (
-            finished_game(self.store.load(g, with_metadata=False, types=READ_TYPES)) for g in ended
-        )
-        return [game for game in loaded if game is not None]
+        return ended_games(self.store, events, finished_game, with_metadata=False, types=READ_TYPES)
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[FinishedGame]

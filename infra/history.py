@@ -40,7 +40,7 @@ from sqlalchemy import (
 from infra.botstate import bot_chats
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector
+from infra.projector import Projector, ended_games
 from infra.schema import Json, metadata
 
 HISTORY_PROJECTOR = "history"
@@ -259,8 +259,7 @@ class _History:
 
     def prepare(self, events: Sequence[StoredEvent]) -> list[GameSummary]:
         """The summaries of the games that ended, read back before the write lock."""
-        ended = [e.stream_id for e in events if e.type == "game_ended"]
-        return [game for g in ended if (game := summarise(self.store.load(g))) is not None]
+        return ended_games(self.store, events, summarise)
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[GameSummary]

@@ -30,10 +30,28 @@ DEFAULT_BATCH = 500
 
 Row = dict[str, Any]
 P = TypeVar("P")
+G = TypeVar("G")
 
 
 def ms_to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def ended_games(
+    store: EventStore,
+    events: Sequence[StoredEvent],
+    read: Callable[[list[StoredEvent]], G | None],
+    *,
+    with_metadata: bool = True,
+    types: Collection[str] | None = None,
+) -> list[G]:
+    """The games that ended among ``events``, each read back from its stream by ``read``
+    (only its ``types``, when given); a game ``read`` makes nothing of is left out. What
+    the read models of whole games (history, ratings, achievements) prepare before their
+    write lock."""
+    ended = [e.stream_id for e in events if e.type == "game_ended"]
+    loaded = (read(store.load(g, with_metadata=with_metadata, types=types)) for g in ended)
+    return [game for game in loaded if game is not None]
 
 
 class Projection(Protocol[P]):

@@ -51,7 +51,7 @@ from sqlalchemy import (
 from domain.decider import COMPUTER_MARK, COMPUTER_NAMES
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector
+from infra.projector import Projector, ended_games
 from infra.schema import metadata
 
 RATINGS_PROJECTOR: Final = "ratings"
@@ -433,11 +433,7 @@ class _Ratings:
     types: frozenset[str] = frozenset({"game_ended"})
 
     def prepare(self, events: Sequence[StoredEvent]) -> list[RatedGame]:
-        ended = [e.stream_id for e in events if e.type == "game_ended"]
-        loaded = (
-            rated_game(self.store.load(g, with_metadata=False, types=RATED_TYPES)) for g in ended
-        )
-        return [game for game in loaded if game is not None]
+        return ended_games(self.store, events, rated_game, with_metadata=False, types=RATED_TYPES)
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[RatedGame]
