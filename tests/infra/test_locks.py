@@ -6,6 +6,7 @@ import asyncio
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import Engine, text
@@ -110,3 +111,42 @@ def test_a_lock_in_this_process_is_forgotten_once_nobody_holds_or_awaits_it(
         with locks.hold(name()):
             assert len(locks._local) == 1
     assert len(locks._local) == 0
+
+
+def test_a_held_lock_takes_none_of_the_pools_connections(postgres_url: str) -> None:
+    engine = make_engine(postgres_url, pool_size=1, max_overflow=0, pool_timeout=5)
+    try:
+        locks = Locks(engine, holders=3)
+        with locks.hold(name()):
+            assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+            with engine.connect() as conn:  # the work under the lock has the pool's one
+                assert conn.execute(text("SELECT 1")).scalar_one() == 1
+    finally:
+        engine.dispose()
+
+
+async def test_many_lobbies_redrawn_at_once_through_a_small_pool_all_finish(
+    postgres_url: str,
+) -> None:
+    """More locks held at once than the pool has connections, and than the process lets
+    hold sessions, each holder reading through the pool under its lock, with two worker
+    threads: every one finishes (the holders once starved the pool, waiting for it)."""
+    engine = make_engine(postgres_url, pool_size=1, max_overflow=0, pool_timeout=5)
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(2))
+    locks = Locks(engine, holders=3)
+    done: list[int] = []
+
+    def read() -> int:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT 1")).scalar_one())
+
+    async def redraw(lobby: int) -> None:
+        async with locks.holding(f"lobby:{lobby}-{uuid.uuid4().hex[:8]}", timeout=60):
+            await asyncio.sleep(0.01)  # a Telegram call
+            done.append(lobby * await asyncio.to_thread(read))
+
+    try:
+        await asyncio.wait_for(asyncio.gather(*(redraw(i) for i in range(12))), 120)
+    finally:
+        engine.dispose()
+    assert sorted(done) == list(range(12))
