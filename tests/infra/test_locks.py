@@ -116,7 +116,7 @@ def test_a_lock_in_this_process_is_forgotten_once_nobody_holds_or_awaits_it(
 def test_a_held_lock_takes_none_of_the_pools_connections(postgres_url: str) -> None:
     engine = make_engine(postgres_url, pool_size=1, max_overflow=0, pool_timeout=5)
     try:
-        locks = Locks(engine, holders=3)
+        locks = Locks(engine)
         with locks.hold(name()):
             assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
             with engine.connect() as conn:  # the work under the lock has the pool's one
