@@ -34,10 +34,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
 from typing import Any, Final
+
+from telegram import InlineKeyboardMarkup
 
 from infra.lru import LRU
 
@@ -53,6 +56,15 @@ DIGEST: Final = 16  # bytes of each part's digest
 UNKNOWN: Final = bytes(DIGEST)  # a part not known, as stored
 
 MessageKey = tuple[int, int]  # chat id, message id
+# The calls that edit a message (skipped when it shows what they set already), and those
+# that send one (what it shows is noted, for later edits).
+EDITS: Final = (
+    "edit_message_text",
+    "edit_message_caption",
+    "edit_message_media",
+    "edit_message_reply_markup",
+)
+SENDS: Final = ("send_message", "send_photo")
 
 
 def fingerprint(*parts: object) -> bytes:
@@ -103,16 +115,48 @@ class Shown:
         return Shown(*(None if p in (UNKNOWN, b"") else p for p in parts))
 
 
+def markup_json(markup: Any) -> str:
+    """A keyboard as Telegram shows it: one without buttons is none."""
+    if isinstance(markup, InlineKeyboardMarkup) and any(markup.inline_keyboard):
+        return markup.to_json()
+    return "" if markup is None or isinstance(markup, InlineKeyboardMarkup) else repr(markup)
+
+
+def shows(method: str, kwargs: dict[str, Any], picture: bytes | None = None) -> Shown:
+    """What a message sent or edited by ``method`` with ``kwargs`` shows: the parts the
+    method sets (``picture``: the digest of the file it sends, if known). A text edited
+    without a keyboard loses its keyboard, as on Telegram."""
+    markup = fingerprint(markup_json(kwargs.get("reply_markup")))
+    match method:
+        case "send_message" | "edit_message_text":
+            return Shown(TEXT, fingerprint(str(kwargs.get("text") or "")), markup)
+        case "send_photo":
+            return Shown(picture, fingerprint(str(kwargs.get("caption") or "")), markup)
+        case "edit_message_caption":
+            return Shown(None, fingerprint(str(kwargs.get("caption") or "")), markup)
+        case "edit_message_media":
+            media = kwargs.get("media")
+            caption = str(getattr(media, "caption", None) or "")
+            # A file not known by its digest: the edit is never skipped, its file unknown.
+            return Shown(picture or secrets.token_bytes(16), fingerprint(caption), markup)
+    return Shown(markup=markup)  # edit_message_reply_markup
+
+
 class ShownEdits:
-    """What each message shows (see the module's docstring)."""
+    """What each message shows (see the module's docstring). ``skipping`` False: every
+    edit is made, as before edits were compared (a benchmark's "before" column)."""
 
     def __init__(
         self,
         redis_url: str = "",
         size: int = SIZE,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        skipping: bool = True,
     ) -> None:
         self.clock = clock
+        self.skipping = skipping
+        self.skipped = 0  # edits not sent in this process: the message showed them
         # message -> (what it shows, until when that is trusted)
         self._local: LRU[MessageKey, tuple[Shown, float]] = LRU(size)
         # message -> an edit under way in this process, and its outcome (made or not)
@@ -123,9 +167,33 @@ class ShownEdits:
 
             self._redis = redis.asyncio.Redis.from_url(redis_url)
 
+    async def once(
+        self,
+        key: MessageKey,
+        edit: Shown,
+        make: Callable[[], Awaitable[Any]],
+        made: Callable[[Any], bool] = lambda result: result is not None,
+    ) -> Any:
+        """Make the edit ``edit`` of message ``key`` by awaiting ``make()``, unless the
+        message shows it already (then True, and nothing is sent). What it shows is
+        noted when ``made(result)`` (Telegram confirmed the edit), else forgotten: the
+        one road every edit of the bot takes (:mod:`tgbot.gateway`)."""
+        if await self.unchanged(key, edit):
+            self.skipped += 1
+            return True  # the message shows this already: nothing to send
+        flight = self.begin(key, edit)
+        result = None
+        try:
+            result = await make()
+        finally:  # made, or refused, failed or replaced: then what it shows is unknown
+            await self.end(key, edit, flight, made(result))
+        return result
+
     async def unchanged(self, key: MessageKey, edit: Shown) -> bool:
         """Whether the message shows what ``edit`` sets already (True: skip the edit).
         The same edit under way in this process is waited for first."""
+        if not self.skipping:
+            return False
         flight = self._flights.get(key)
         if flight is not None and flight[0] == edit and await asyncio.shield(flight[1]):
             return True

@@ -21,6 +21,10 @@ There are two ways through it:
 
 A message goes to a :class:`Place`: what addresses a call to it is
 :meth:`Place.target`'s alone (a forum topic's thread id would be added there).
+
+Every edit, by either way, goes through :meth:`ShownEdits.once <tgbot.edits.ShownEdits.once>`:
+an edit that would change nothing the message shows is not sent at all (Telegram would
+refuse it as "not modified", after spending the chat's budget on it).
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ from telegram.error import (
 
 from infra.botstate import BotState
 from infra.ratelimit import Priority, RateLimiter
+from tgbot.edits import EDITS, SENDS, ShownEdits, shows
+from tgbot.telegram_html import ALERT_LIMIT, cut, utf16
 
 log = logging.getLogger(__name__)
 
@@ -156,12 +162,20 @@ def _seconds(value: object) -> float:
 
 class Gateway:
     """Calls the Bot API for one bot, paced and tried again (see the module's
-    docstring); ``botstate`` learns of a group that became a supergroup."""
+    docstring); ``botstate`` learns of a group that became a supergroup; ``shown`` knows
+    what each message shows, so an edit that changes nothing is not sent."""
 
-    def __init__(self, bot: Bot, botstate: BotState, limiter: RateLimiter | None = None) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        botstate: BotState,
+        limiter: RateLimiter | None = None,
+        shown: ShownEdits | None = None,
+    ) -> None:
         self.bot = bot
         self.botstate = botstate
         self.limiter = limiter
+        self.shown = shown if shown is not None else ShownEdits()
 
     async def _paced(self, chat_id: int, method: str, via: Via) -> bool:
         """Wait for the rate limiter (if any) to let a call to ``chat_id`` go; False when
@@ -175,12 +189,37 @@ class Gateway:
         )
 
     async def call(
-        self, place: Place, method: str, *, via: Via = DIRECT, strict: bool = False, **kwargs: Any
+        self,
+        place: Place,
+        method: str,
+        *,
+        via: Via = DIRECT,
+        strict: bool = False,
+        picture: bytes | None = None,
+        **kwargs: Any,
     ) -> Any:
         """Call ``bot.<method>`` for ``place``; None when Telegram refused (``strict``: a
         BadRequest is raised instead, but for "not modified", which is True). Forbidden
         in a private chat is raised. REPLACED when a newer board edit took its place before
-        it went. Within a delivery, see :class:`Delivery`."""
+        it went. Within a delivery, see :class:`Delivery`. An edit that would change
+        nothing the message shows is not sent (True); what a message sent or edited shows
+        is noted once Telegram confirmed it (``picture``: the digest of its file)."""
+        if method in EDITS and "message_id" in kwargs:
+            return await self.shown.once(
+                (place.chat_id, int(kwargs["message_id"])),
+                shows(method, kwargs, picture),
+                lambda: self._call(place, method, via, strict, kwargs),
+                lambda result: result is not None and result is not REPLACED,
+            )
+        result = await self._call(place, method, via, strict, kwargs)
+        if method in SENDS and isinstance(result, Message):
+            key = (result.chat.id, result.message_id)
+            await self.shown.remember(key, shows(method, kwargs, picture), anew=True)
+        return result
+
+    async def _call(
+        self, place: Place, method: str, via: Via, strict: bool, kwargs: dict[str, Any]
+    ) -> Any:
         delivery = via.delivery
         last: TelegramError | None = None
         for attempt in range(ATTEMPTS):
@@ -258,36 +297,74 @@ def message_id(answer: object) -> int | None:
 # -- answering an update directly -------------------------------------------------------
 
 
-async def reply(message: Message, text: str, **kwargs: Any) -> Message:
-    """A reply to ``message`` (a command), in its chat."""
-    return await message.reply_text(text, **kwargs)
+async def reply(
+    message: Message, text: str, *, shown: ShownEdits | None = None, **kwargs: Any
+) -> Message:
+    """A reply to ``message`` (a command), in its chat. With ``shown``, what it shows is
+    noted: a message whose buttons edit it (see :func:`rewrite`)."""
+    sent = await message.reply_text(text, **kwargs)
+    if shown is not None:
+        key = (sent.chat.id, sent.message_id)
+        await shown.remember(key, shows("send_message", {"text": text, **kwargs}), anew=True)
+    return sent
 
 
 async def answer_press(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> bool:
-    """A pressed button answered: it stops spinning; ``text`` shows as a toast, or with
-    ``show_alert`` as an alert the player closes."""
+    """A pressed button answered: it stops spinning; ``text`` (plain text) shows as a
+    toast, or with ``show_alert`` as an alert the player closes. Telegram refuses one
+    over 200 UTF-16 units: should a text ever be longer (every catalog answer fits, see
+    ``tests/tgbot/test_alert_lengths.py``), its end is cut off instead."""
+    if text is not None and utf16(text) > ALERT_LIMIT:
+        text = cut(text, ALERT_LIMIT - 1) + "…"
     return await query.answer(text, **kwargs)
 
 
-async def rewrite(message: Message, text: str, **kwargs: Any) -> Message | bool:
-    """``message`` (the bot's own) shows ``text`` instead; True when it shows that
-    already (Telegram refuses such an edit as "not modified")."""
-    try:
-        return await message.edit_text(text, **kwargs)
-    except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            raise
-        return True
+async def rewrite(
+    message: Message, text: str, *, shown: ShownEdits, **kwargs: Any
+) -> Message | bool:
+    """``message`` (the bot's own) shows ``text`` instead (and ``reply_markup``'s
+    buttons, or none); True when it shows that already: nothing is sent when ``shown``
+    knows it, and Telegram's "not modified" is taken as done."""
+    edit = shows("edit_message_text", {"text": text, **kwargs})
+    key = (message.chat.id, message.message_id)
+    return await shown.once(key, edit, _modified(lambda: message.edit_text(text, **kwargs)))  # type: ignore[no-any-return]
 
 
-async def edit_pressed(query: CallbackQuery, text: str, **kwargs: Any) -> Message | bool:
-    """The message whose button was pressed shows ``text`` instead."""
-    return await query.edit_message_text(text, **kwargs)
+async def edit_pressed(
+    query: CallbackQuery, text: str, *, shown: ShownEdits, **kwargs: Any
+) -> Message | bool:
+    """The message whose button was pressed shows ``text`` instead (see :func:`rewrite`)."""
+    message = query.message
+    if not isinstance(message, Message):  # an inline message: nothing known of it
+        return await _modified(lambda: query.edit_message_text(text, **kwargs))()
+    return await rewrite(message, text, shown=shown, **kwargs)
 
 
-async def unbutton_pressed(query: CallbackQuery) -> Message | bool:
-    """The message whose button was pressed loses its buttons."""
-    return await query.edit_message_reply_markup(None)
+async def unbutton_pressed(query: CallbackQuery, *, shown: ShownEdits) -> Message | bool:
+    """The message whose button was pressed loses its buttons (nothing is sent when
+    ``shown`` knows it has none)."""
+    make = _modified(lambda: query.edit_message_reply_markup(None))
+    message = query.message
+    if not isinstance(message, Message):
+        return await make()
+    key = (message.chat.id, message.message_id)
+    return await shown.once(key, shows("edit_message_reply_markup", {}), make)  # type: ignore[no-any-return]
+
+
+def _modified(
+    edit: Callable[[], Awaitable[Message | bool]],
+) -> Callable[[], Awaitable[Message | bool]]:
+    """``edit`` to be made, Telegram's "not modified" taken as done (True)."""
+
+    async def make() -> Message | bool:
+        try:
+            return await edit()
+        except BadRequest as error:
+            if "not modified" not in str(error).lower():
+                raise
+            return True
+
+    return make
 
 
 async def post_text(bot: Bot, place: Place, text: str, **kwargs: Any) -> Message:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -42,7 +41,7 @@ from infra.lru import LRU
 from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
-from tgbot.edits import TEXT, Shown, ShownEdits, fingerprint
+from tgbot.edits import ShownEdits, fingerprint
 from tgbot.gateway import DIRECT, REPLACED, Delivery, Gateway, Place, Via
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
@@ -58,14 +57,6 @@ UNKNOWN_PROMPTS: Final = 3
 PROMPT_RECHECK_SECONDS: Final = 2.0
 HTML: Final = ParseMode.HTML
 DRAWN_PICTURES: Final = 256  # pictures kept as PNG bytes (about 10 kB each)
-# Edits skipped when the message shows what they set already (see tgbot.edits).
-EDITS: Final = (
-    "edit_message_text",
-    "edit_message_caption",
-    "edit_message_media",
-    "edit_message_reply_markup",
-)
-SENDS: Final = ("send_message", "send_photo")  # what they show is noted, for later edits
 
 
 def _unknown_after(via: Via) -> int | None:
@@ -120,11 +111,11 @@ class Outbox:
         locks: Locks | None = None,
         limiter: RateLimiter | None = None,
     ) -> None:
-        self.gateway = Gateway(bot, botstate, limiter)
+        self.shown = shown if shown is not None else ShownEdits()
+        self.gateway = Gateway(bot, botstate, limiter, self.shown)
         self.botstate = botstate
         self.photos = photos
         self.key = key
-        self.shown = shown if shown is not None else ShownEdits()
         self.locks = locks or Locks(botstate.engine)
         self._locks: dict[str, asyncio.Lock] = {}
         self._telling = asyncio.Lock()  # the group told of unreachable players: one at a time
@@ -679,62 +670,17 @@ class Outbox:
         picture: bytes | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Call ``bot.<method>(chat_id=..., **kwargs)`` through the gateway; None when
-        Telegram refused (``strict``: a BadRequest is raised instead, but for "not
-        modified"). Forbidden in a private chat is raised (see :meth:`reach`). An edit
-        that would change nothing the message shows is not sent (True); what a message
-        sent or edited shows is noted once Telegram confirmed it (``picture``: the digest
-        of its file).
+        """Call ``bot.<method>(chat_id=..., **kwargs)`` through the gateway, for the chat
+        ``chat_id`` is now; None when Telegram refused (``strict``: a BadRequest is
+        raised instead, but for "not modified"). Forbidden in a private chat is raised
+        (see :meth:`reach`). An edit that would change nothing the message shows is not
+        sent (True; see :meth:`Gateway.call`, ``picture``: the digest of its file).
         """
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
-        if method not in EDITS or "message_id" not in kwargs:
-            result = await self.gateway.call(
-                Place(chat_id), method, via=via, strict=strict, **kwargs
-            )
-            if method in SENDS and isinstance(result, Message):
-                shows = _shows(method, kwargs, picture)
-                await self.shown.remember((result.chat.id, result.message_id), shows, anew=True)
-            return True if result is REPLACED else result
-        message = (chat_id, int(kwargs["message_id"]))
-        edit = _shows(method, kwargs, picture)
-        if await self.shown.unchanged(message, edit):
-            return True  # the message shows this already: nothing to send
-        flight = self.shown.begin(message, edit)
-        result = None
-        try:
-            result = await self.gateway.call(
-                Place(chat_id), method, via=via, strict=strict, **kwargs
-            )
-        finally:  # made, or refused, failed or replaced: then what it shows is unknown
-            made = result is not None and result is not REPLACED
-            await self.shown.end(message, edit, flight, made)
+        result = await self.gateway.call(
+            Place(chat_id), method, via=via, strict=strict, picture=picture, **kwargs
+        )
         return True if result is REPLACED else result
-
-
-def _markup_json(markup: Any) -> str:
-    """A keyboard as Telegram shows it: one without buttons is none."""
-    if isinstance(markup, InlineKeyboardMarkup) and any(markup.inline_keyboard):
-        return markup.to_json()
-    return "" if markup is None or isinstance(markup, InlineKeyboardMarkup) else repr(markup)
-
-
-def _shows(method: str, kwargs: dict[str, Any], picture: bytes | None) -> Shown:
-    """What a message sent or edited by ``method`` with ``kwargs`` shows: the parts the
-    method sets (``picture``: the digest of the file it sends, if known)."""
-    markup = fingerprint(_markup_json(kwargs.get("reply_markup")))
-    match method:
-        case "send_message" | "edit_message_text":
-            return Shown(TEXT, fingerprint(str(kwargs.get("text") or "")), markup)
-        case "send_photo":
-            return Shown(picture, fingerprint(str(kwargs.get("caption") or "")), markup)
-        case "edit_message_caption":
-            return Shown(None, fingerprint(str(kwargs.get("caption") or "")), markup)
-        case "edit_message_media":
-            media = kwargs.get("media")
-            caption = str(getattr(media, "caption", None) or "")
-            # A file not known by its digest: the edit is never skipped, its file unknown.
-            return Shown(picture or secrets.token_bytes(16), fingerprint(caption), markup)
-    return Shown(markup=markup)  # edit_message_reply_markup
 
 
 def _picture(

@@ -423,7 +423,7 @@ async def history_command(update: Update, context: BotContext) -> None:
     body, markup = await asyncio.to_thread(
         history_message, context.services, chat.id, lang, 0, player
     )
-    await gateway.reply(message, body, reply_markup=markup)
+    await gateway.reply(message, body, shown=context.services.shown, reply_markup=markup)
     raise ApplicationHandlerStop
 
 
@@ -659,7 +659,7 @@ async def show_history_page(context: BotContext, query: Any, offset: int, lang: 
         history_message, context.services, message.chat.id, lang, offset, player
     )
     await gateway.answer_press(query)
-    await gateway.rewrite(message, body, reply_markup=markup)
+    await gateway.rewrite(message, body, shown=context.services.shown, reply_markup=markup)
 
 
 async def show_step(

@@ -59,7 +59,10 @@ async def language(update: Update, context: BotContext) -> None:
     choice = (context.args or [""])[0].lower()
     if choice not in LANGUAGES:
         await gateway.reply(
-            message, texts.t("language.prompt"), reply_markup=language_markup(context, chat.id)
+            message,
+            texts.t("language.prompt"),
+            shown=context.services.shown,
+            reply_markup=language_markup(context, chat.id),
         )
         return
     refused = await choose(update, context, chat, user, choice)
@@ -85,4 +88,9 @@ async def on_press(
         await gateway.answer_press(query, refused, show_alert=True)
         return
     await gateway.answer_press(query)
-    await gateway.edit_pressed(query, Texts(code).t("language.chosen"), parse_mode=ParseMode.HTML)
+    await gateway.edit_pressed(
+        query,
+        Texts(code).t("language.chosen"),
+        shown=context.services.shown,
+        parse_mode=ParseMode.HTML,
+    )

@@ -60,6 +60,7 @@ async def practice(update: Update, context: BotContext) -> None:
     await gateway.reply(
         message,
         texts.t("practice.choose_edition"),
+        shown=context.services.shown,
         reply_markup=editions_markup(context, texts, chat.id),
     )
 
@@ -80,6 +81,7 @@ async def on_press(
             query,
             texts.t("practice.choose_size", edition=texts.t(f"edition.{kb.EDITIONS[edition]}")),
             reply_markup=sizes_markup(context, edition, user.id),
+            shown=context.services.shown,
         )
         return
     low, high = PLAYER_LIMITS[kb.EDITIONS[edition]]
@@ -92,7 +94,7 @@ async def on_press(
         await gateway.answer_press(query, error, show_alert=True)
         return
     await gateway.answer_press(query)
-    await gateway.unbutton_pressed(query)
+    await gateway.unbutton_pressed(query, shown=context.services.shown)
 
 
 async def start_practice(
