@@ -22,6 +22,9 @@ from infra.settings import LANGUAGES as LANGUAGES  # tgbot.app names each in its
 from tgbot import i18n
 
 NAME_LIMIT: Final = 24  # characters of a player's name shown in a caption
+# Characters of a name in the answer to a press (an alert holds 200 in all; a stored name
+# may have 128).
+ALERT_NAME_LIMIT: Final = 32
 # The turn timers a game can choose, by name (docs/rules.md §7.1: blitz, normal — the default —,
 # relaxed, async).
 TIMER_PRESETS: Final = (("blitz", 60), ("normal", 180), ("relaxed", 3600), ("async", 86400))

@@ -44,7 +44,7 @@ from tgbot.handlers.common import (
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Text
-from tgbot.texts import Texts, unbidi
+from tgbot.texts import ALERT_NAME_LIMIT, Texts, esc, short, unbidi
 
 DEFAULT_TURN_SECONDS = 180
 # How many games one person may sit in at once, lobbies and running games alike.
@@ -164,12 +164,15 @@ async def join_game(
     known = await asyncio.to_thread(context.services.botstate.user, user.id)
     if known is None or not known.private_chat:
         link = start_link(username(context), f"j{game_id}")
-        said = texts.t("lobby.open_private", name=display_name(user))
+        name = display_name(user)
         chat, outbox = update.effective_chat, context.services.outbox
         if chat is not None and outbox is not None:
-            # The group hears who is on the way, and how they get in (one tap).
+            # The group hears who is on the way, and how they get in (one tap): in HTML.
+            told = texts.t("lobby.open_private", name=esc(name))
             button = kb.Button(texts.t("lobby.button_open_private"), url=link)
-            await outbox.deliver([Text(chat.id, f"⏳ {said}", kb.keyboard([[button]]), game_id)])
+            await outbox.deliver([Text(chat.id, f"⏳ {told}", kb.keyboard([[button]]), game_id)])
+        # The answer to the press: plain text, in an alert's 200 characters.
+        said = texts.t("lobby.open_private", name=short(name, ALERT_NAME_LIMIT))
         return Reply(said, url=link)
     state, _ = await asyncio.to_thread(context.services.load, game_id)
     if not state.is_player(user.id) and await seated_too_often(context, user.id):

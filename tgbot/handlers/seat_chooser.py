@@ -25,7 +25,7 @@ from tgbot.handlers.group import may_manage
 from tgbot.handlers.seats import hand_over
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Deleted, Text, TextEdit, Unbuttoned
-from tgbot.texts import Texts, esc
+from tgbot.texts import ALERT_NAME_LIMIT, Texts, esc, short
 
 
 def chooser_text(state: GameState, texts: Texts) -> str:
@@ -88,8 +88,9 @@ async def on_press(
         await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     name = esc(state.names.get(player, "?"))
-    if player in state.handed_over:
-        refused: str | None = texts.t("handseat.already", name=name)
+    if player in state.handed_over:  # an alert: plain text, in 200 characters
+        alerted = short(state.names.get(player, "?"), ALERT_NAME_LIMIT)
+        refused: str | None = texts.t("handseat.already", name=alerted)
     else:
         refused = await hand_over(update, context, data.game, state, user, player, texts)
     if refused is None:
