@@ -36,12 +36,20 @@ the same presses, each step waited for with a bound, and is not measured. Measur
   one core, and per press; and the event loop's thread's alone, per press (the rest is
   the worker threads: the database, the rules, drawing).
 
+- edits skipped per turn because the message showed what they set already (see
+  :mod:`tgbot.edits`), and the calls Telegram would refuse (the fake is as strict as its
+  documentation): none, of which "message is not modified" is one kind. ``--edits both``
+  runs each flow a second time with nothing skipped ("no skip"): every edit is sent, as
+  before the bot compared them, so the calls those edits cost show side by side.
+
 A turn is a decision opened (a turn, a gold pick, a theft), counted over every game —
 finished ones included. Targets: ≥ 100 updates/s, p99 < 150 ms, ≤ 3 calls per turn per
-game in the group (and from the notifier), render < 50 ms, PNG < 150 KB. Both flows of an
-edition are printed side by side. Run (PostgreSQL at TEST_POSTGRES_URL or 127.0.0.1):
+game in the group (and from the notifier), render < 50 ms, PNG < 150 KB, no call Telegram
+would refuse (but in a "no skip" column). Both flows of an edition are printed side by
+side. Run (PostgreSQL at TEST_POSTGRES_URL or 127.0.0.1):
 
     python -m benchmarks.bench_bot --games 20 --seconds 30
+    python -m benchmarks.bench_bot --flows buttons --edits both
     python -m benchmarks.bench_bot --flows miniapp --editions base
     python -m benchmarks.bench_bot --instances 1 2   (web processes: see bench_instances)
 
@@ -72,7 +80,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
@@ -375,10 +383,13 @@ async def play(
 
 def count_calls(api: FakeBotAPI, first_call: int, groups: set[str]) -> dict[str, Any]:
     calls = api.calls[first_call:]
+    refused = [r for r in api.refusals if r.index >= first_call]
     return {
         "calls": len(calls),
         "by_method": dict(Counter(call.method for call in calls)),
         "in_groups": sum(1 for call in calls if str(call.get("chat_id")) in groups),
+        "refused_calls": len(refused),
+        "not_modified": sum(1 for r in refused if "not modified" in r.description),
     }
 
 
@@ -478,7 +489,10 @@ def run(
     seed: int,
     profile: str | None = None,
     flow: str = "buttons",
+    skip: bool = True,
 ) -> dict[str, float]:
+    """One edition and flow; ``skip`` False: every edit is sent, even one that changes
+    nothing the message shows (as before such edits were skipped)."""
     url = create_database()
     context = multiprocessing.get_context("spawn")
     conn, child_conn = context.Pipe()
@@ -488,7 +502,7 @@ def run(
     try:
         upgrade(url)
         players.start()
-        return asyncio.run(_run(conn, url, seconds, seed, profile))
+        return asyncio.run(_run(conn, url, seconds, seed, profile, skip))
     finally:
         players.join(10)
         if players.is_alive():
@@ -497,7 +511,7 @@ def run(
 
 
 async def _run(
-    conn: Connection, url: str, seconds: float, seed: int, profile: str | None
+    conn: Connection, url: str, seconds: float, seed: int, profile: str | None, skip: bool = True
 ) -> dict[str, float]:
     renders: list[float] = []
     sizes: list[int] = []
@@ -551,6 +565,7 @@ async def _run(
         rate_limit=False,
     )
     bot: BotServices = app.bot_data[SERVICES_KEY]
+    bot.shown.skipping = skip  # the outbox's and the handlers' edits alike
     board = mini_app(bot, token=token, bot=app.bot)
     served = contextlib.AsyncExitStack()
     try:
@@ -567,6 +582,7 @@ async def _run(
         renders.clear()
         sizes.clear()
         first_position = bot.store.last_position()
+        skipped_before = bot.shown.skipped
         profiler = Profiler() if profile else None
         if profiler is not None:
             profiler.start()
@@ -578,6 +594,7 @@ async def _run(
         if profiler is not None and profile:
             profiler.stop(profile)
         await _quiet(app, bot)
+        skipped = bot.shown.skipped - skipped_before
         conn.send(("settled", None))
         played = await receive(conn, "result")
         turns = _decisions_opened(bot, first_position)
@@ -596,6 +613,7 @@ async def _run(
         announcer_module.Announcer.catch_up = original_catch_up  # type: ignore[method-assign]
         outbox_module.draw = original_draw
         conn.send(("stop", None))
+    played["skipped_edits"] = skipped
     return _figures(played, turns, finished, (cpu, loop_cpu), notifier_calls, renders, sizes)
 
 
@@ -635,6 +653,9 @@ def _figures(
         "turns": turns,
         "presses_per_turn": presses / turns,
         "all_calls_per_turn": played["calls"] / turns,
+        "skipped_edits_per_turn": played["skipped_edits"] / turns,
+        "refused_calls": played["refused_calls"],
+        "not_modified_calls": played["not_modified"],
         "answers_per_turn": by_method.get("answerCallbackQuery", 0) / turns,
         "preview_edits_per_turn": (
             by_method.get("editMessageMedia", 0)
@@ -703,14 +724,20 @@ TARGETS = (
     ("notifier_calls_per_turn", "<=", 3.0, "calls per turn per game by the notifier"),
     ("render_p99_ms", "<", 50.0, "board render p99 (ms)"),
     ("png_max_kb", "<", 150.0, "largest PNG (KB)"),
+    ("refused_calls", "<=", 0.0, "calls Telegram would refuse"),
 )
+# Edits that change nothing are sent only in the "before" column (--edits both): there
+# Telegram refuses them as "not modified", which is what the column shows.
+BEFORE_SKIP: Final = "no skip"
 
 
 def verdicts(result: dict[str, float], flow: str = "buttons") -> list[str]:
     lines = []
     for key, op, bound, label in TARGETS:
-        if flow == "miniapp" and key == "updates_per_second":
+        if flow.startswith("miniapp") and key == "updates_per_second":
             continue  # a Mini App's "press" is a whole move: not comparable
+        if flow.endswith(BEFORE_SKIP) and key == "refused_calls":
+            continue  # its no-op edits are refused by design
         value = result[key]
         ok = value >= bound if op == ">=" else value < bound if op == "<" else value <= bound
         lines.append(f"{'PASS' if ok else 'FAIL'}  {label}: {value:.2f} {op} {bound:g}")
@@ -720,9 +747,10 @@ def verdicts(result: dict[str, float], flow: str = "buttons") -> list[str]:
 def side_by_side(results: dict[str, dict[str, float]]) -> list[str]:
     """One line per figure, one column per flow."""
     flows = list(results)
-    lines = [f"{'':28}" + "".join(f"{flow:>12}" for flow in flows)]
+    width = max(12, *(len(flow) + 2 for flow in flows))
+    lines = [f"{'':28}" + "".join(f"{flow:>{width}}" for flow in flows)]
     for key in results[flows[0]]:
-        lines.append(f"{key:28}" + "".join(f"{results[f][key]:12.2f}" for f in flows))
+        lines.append(f"{key:28}" + "".join(f"{results[f][key]:{width}.2f}" for f in flows))
     return lines
 
 
@@ -740,6 +768,14 @@ def main() -> None:
         choices=FLOWS,
         default=list(FLOWS),
         help="how the movers play: pressing buttons, on the Mini App (default: both, side by side)",
+    )
+    parser.add_argument(
+        "--edits",
+        choices=("skip", "send", "both"),
+        default="skip",
+        help="edits that would change nothing a message shows: skipped (as the bot does),"
+        " sent anyway (as before it compared them), or both side by side: the 'before'"
+        " column is each flow again with nothing skipped",
     )
     parser.add_argument(
         "--profile",
@@ -764,11 +800,17 @@ def main() -> None:
         print(f"\n== {args.games} games of the base game, by webhook, instances side by side")
         print("\n".join(bench_instances.report(results)))
         return
+    skips = {"skip": (True,), "send": (False,), "both": (False, True)}[args.edits]
     for edition in args.editions:
         results = {}
         for flow in args.flows:
-            profile = f"{args.profile}.{edition}.{flow}.pstats" if args.profile else None
-            results[flow] = run(edition, args.games, args.seconds, args.seed, profile, flow)
+            for skip in skips:
+                column = flow if skip else f"{flow} {BEFORE_SKIP}"
+                name = column.replace(" ", "-")
+                profile = f"{args.profile}.{edition}.{name}.pstats" if args.profile else None
+                results[column] = run(
+                    edition, args.games, args.seconds, args.seed, profile, flow, skip
+                )
         print(f"\n== {edition}: {args.games} games, {PLAYERS[edition]} players each")
         print("\n".join(side_by_side(results)))
         for flow, result in results.items():
