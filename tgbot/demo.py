@@ -171,6 +171,7 @@ async def play(args: argparse.Namespace, url: str) -> int:
             played = await play_out(api, app, players, rng, game_id, progress)
         await settle(api, app)
         final, _ = await asyncio.to_thread(bot_services.load, game_id)
+        skipped = bot_services.shown.skipped
     finally:
         if app.running:
             assert app.updater is not None
@@ -195,7 +196,11 @@ async def play(args: argparse.Namespace, url: str) -> int:
         f"{played.presses} button presses; {moves}{len(pictures)} pictures written to {args.out}/"
     )
     refused = len(api.refusals)
-    print(f"{len(api.calls)} calls to Telegram, {refused} of them refused by its rules")
+    unchanged = sum(1 for r in api.refusals if "not modified" in r.description)
+    print(
+        f"{len(api.calls)} calls to Telegram, {refused} of them refused by its rules"
+        f" ({unchanged} edits that changed nothing); {skipped} such edits not sent"
+    )
     print(f"transcript of every chat: {args.transcript}")
     command = os.environ.get("SABOTEUR_COMMAND", "saboteur-bot")
     print(f"game {game_id} in {url}; replay it with:")
