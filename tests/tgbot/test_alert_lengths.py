@@ -25,7 +25,7 @@ from infra.settings import LANGUAGES
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import press_and_wait, running_bot, seat, settle
 from tgbot import i18n
-from tgbot.telegram_html import ALERT_LIMIT, utf16
+from tgbot.telegram_html import ALERT_LIMIT, TEXT_LIMIT, length, utf16
 from tgbot.texts import ALERT_NAME_LIMIT, esc
 
 GROUP = -5134
@@ -160,3 +160,15 @@ async def test_a_join_by_the_longest_name_is_answered_and_told_to_the_group(db: 
             assert answer.get("url")  # the private chat opens
             told = api.last_message(GROUP)["text"]
             assert f"{esc(first)} {last[:20]}" in told  # read as written once parsed
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_catalog_message_alone_fits_a_message(lang: str) -> None:
+    """Whatever is sent whole (a rules page, the help, a lobby's text) is at least not
+    over a message's 4,096 units by itself, as Telegram counts it once parsed."""
+    too_long = {
+        key: max(length(text) for text in longest(lang, key))
+        for key in i18n.catalog("en")
+        if max(length(text) for text in longest(lang, key)) > TEXT_LIMIT
+    }
+    assert too_long == {}
