@@ -49,7 +49,7 @@ would refuse (but in a "no skip" column). Both flows of an edition are printed s
 side. Run (PostgreSQL at TEST_POSTGRES_URL or 127.0.0.1):
 
     python -m benchmarks.bench_bot --games 20 --seconds 30
-    python -m benchmarks.bench_bot --flows buttons --edits both
+    python -m benchmarks.bench_bot --flows buttons --edits both --double-taps 0.2
     python -m benchmarks.bench_bot --flows miniapp --editions base
     python -m benchmarks.bench_bot --instances 1 2   (web processes: see bench_instances)
 
@@ -90,6 +90,7 @@ from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot import announcer as announcer_module
+from tgbot import gateway as gateway_module
 from tgbot import outbox as outbox_module
 from tgbot.app import ANNOUNCER_KEY, build_application, start_background, stop_background
 from tgbot.context import SERVICES_KEY, BotServices
@@ -280,26 +281,49 @@ async def prompts(
         yield *found, event
 
 
-async def drive(api: TimedAPI, table: Game, rng: random.Random, stop_at: float, out: Play) -> None:
+async def drive(
+    api: TimedAPI,
+    table: Game,
+    rng: random.Random,
+    stop_at: float,
+    out: Play,
+    double_taps: float = 0.0,
+) -> None:
     """One group's players: press a button of the newest prompt, wait for the answer and
-    for the message to be redrawn, again, until ``stop_at``."""
+    for the message to be redrawn, again, until ``stop_at``. A share ``double_taps`` of
+    the presses redrawn is pressed once more, on the same message, as an impatient
+    player taps again (what it redraws is often what the message shows already)."""
     async for player, message, event in prompts(api, table, stop_at):
-        query = api.press(player, player, message["message_id"], rng.choice(keyboard_data(message)))
-        api.query_watchers[query] = event
-        answered = functools.partial(operator.contains, api.answered_at, query)
-        if not await until(answered, event, ANSWER_SECONDS):
-            out.lost += 1
-            continue
-        pressed = api.pressed_at[query]
-        out.latencies.append(api.answered_at[query] - pressed)
-        out.presses += 1
-        if api.answered[query].get("show_alert"):
-            out.refused += 1
+        data = rng.choice(keyboard_data(message))
+        pressed = await tap(api, player, message, data, event, out)
+        if pressed is None:
             continue
         if await until(functools.partial(redrawn, api, player, message), event, REDRAW_SECONDS):
             out.redraws.append(api.changed_at[player] - pressed)
+            if double_taps and rng.random() < double_taps:
+                await tap(api, player, message, data, event, out)
         else:
             out.not_redrawn += 1
+
+
+async def tap(
+    api: TimedAPI, player: int, message: dict[str, Any], data: str, event: asyncio.Event, out: Play
+) -> float | None:
+    """Press ``data`` on ``message`` and wait for the answer: when it was pressed, or
+    None when it was lost or refused (an alert)."""
+    query = api.press(player, player, message["message_id"], data)
+    api.query_watchers[query] = event
+    answered = functools.partial(operator.contains, api.answered_at, query)
+    if not await until(answered, event, ANSWER_SECONDS):
+        out.lost += 1
+        return None
+    pressed = api.pressed_at[query]
+    out.latencies.append(api.answered_at[query] - pressed)
+    out.presses += 1
+    if api.answered[query].get("show_alert"):
+        out.refused += 1
+        return None
+    return pressed
 
 
 def prompt_game(message: dict[str, Any]) -> str:
@@ -359,7 +383,12 @@ async def drive_miniapp(
 
 
 async def play(
-    api: TimedAPI, tables: list[Game], seconds: float, seed: int, page: str | None
+    api: TimedAPI,
+    tables: list[Game],
+    seconds: float,
+    seed: int,
+    page: str | None,
+    double_taps: float = 0.0,
 ) -> dict[str, Any]:
     """Every group plays for ``seconds``: by buttons, or on the Mini App at ``page``."""
     out = Play()
@@ -369,7 +398,7 @@ async def play(
     async with aiohttp.ClientSession() as http:
         await asyncio.gather(
             *(
-                drive(api, table, random.Random(seed + i), started + seconds, out)
+                drive(api, table, random.Random(seed + i), started + seconds, out, double_taps)
                 if page is None
                 else drive_miniapp(
                     api, http, page, table, random.Random(seed + i), started + seconds, out
@@ -393,17 +422,21 @@ def count_calls(api: FakeBotAPI, first_call: int, groups: set[str]) -> dict[str,
     }
 
 
-def players_process(conn: Connection, edition: str, games: int, seed: int, flow: str) -> None:
+def players_process(
+    conn: Connection, edition: str, games: int, seed: int, flow: str, double_taps: float = 0.0
+) -> None:
     """The second process: Telegram and the players, talking to the bot's process by
     ``conn``."""
     try:
-        asyncio.run(_players(conn, edition, games, seed, flow))
+        asyncio.run(_players(conn, edition, games, seed, flow, double_taps))
     except BaseException:
         conn.send(("error", traceback.format_exc()))
         raise
 
 
-async def _players(conn: Connection, edition: str, games: int, seed: int, flow: str) -> None:
+async def _players(
+    conn: Connection, edition: str, games: int, seed: int, flow: str, double_taps: float = 0.0
+) -> None:
     api = TimedAPI()
     await api.start()
     try:
@@ -413,7 +446,8 @@ async def _players(conn: Connection, edition: str, games: int, seed: int, flow: 
         conn.send(("ready", None))
         seconds = await receive(conn, "go")
         started = sum(1 for t in tables if newest_prompt(api, t.players))
-        ran = await play(api, tables, seconds, seed, page if flow == "miniapp" else None)
+        page_or_none = page if flow == "miniapp" else None
+        ran = await play(api, tables, seconds, seed, page_or_none, double_taps)
         conn.send(("stopped", None))
         await receive(conn, "settled")
         out: Play = ran["out"]
@@ -490,14 +524,18 @@ def run(
     profile: str | None = None,
     flow: str = "buttons",
     skip: bool = True,
+    double_taps: float = 0.0,
 ) -> dict[str, float]:
     """One edition and flow; ``skip`` False: every edit is sent, even one that changes
-    nothing the message shows (as before such edits were skipped)."""
+    nothing the message shows (as before such edits were skipped); ``double_taps``: the
+    share of presses tapped twice (see :func:`drive`)."""
     url = create_database()
     context = multiprocessing.get_context("spawn")
     conn, child_conn = context.Pipe()
     players = context.Process(
-        target=players_process, args=(child_conn, edition, games, seed, flow), daemon=True
+        target=players_process,
+        args=(child_conn, edition, games, seed, flow, double_taps),
+        daemon=True,
     )
     try:
         upgrade(url)
@@ -528,16 +566,19 @@ async def _run(
     # that cache misses is timed.
     outbox_module.draw = timed_draw
     # The announcer's calls: those made while it announces the log (the handlers' own,
-    # a placement preview edited in, go through the same Outbox and are not counted).
+    # a placement preview edited in, go through the same gateway and are not counted),
+    # and only those that went to Telegram (not an edit skipped, nor a board's redraw
+    # replaced by a newer one while it waited).
     notifier_calls: Counter[str] = Counter()
-    original_call = outbox_module.Outbox.call
+    original_call = gateway_module.Gateway._call
     original_catch_up = announcer_module.Announcer.catch_up
     announcing: ContextVar[bool] = ContextVar("announcing", default=False)
 
-    async def counted(self: Any, chat_id: int, method: str, **kwargs: Any) -> Any:
-        if announcing.get():
+    async def counted(self: Any, place: Any, method: str, *args: Any) -> Any:
+        result = await original_call(self, place, method, *args)
+        if announcing.get() and result is not gateway_module.REPLACED:
             notifier_calls[method] += 1
-        return await original_call(self, chat_id, method, **kwargs)
+        return result
 
     async def catch_up(self: Any, *args: Any, **kwargs: Any) -> int:
         token = announcing.set(True)
@@ -547,7 +588,7 @@ async def _run(
         finally:
             announcing.reset(token)
 
-    outbox_module.Outbox.call = counted  # type: ignore[method-assign]
+    gateway_module.Gateway._call = counted  # type: ignore[method-assign, assignment]
     announcer_module.Announcer.catch_up = catch_up  # type: ignore[method-assign]
     base_url, base_file_url, token = await receive(conn, "server")
     seeds = iter(range(seed * 10_000, seed * 10_000 + 10_000_000))
@@ -609,7 +650,7 @@ async def _run(
         await stop_background(app)
         await app.shutdown()
         services.close()
-        outbox_module.Outbox.call = original_call  # type: ignore[method-assign]
+        gateway_module.Gateway._call = original_call  # type: ignore[method-assign]
         announcer_module.Announcer.catch_up = original_catch_up  # type: ignore[method-assign]
         outbox_module.draw = original_draw
         conn.send(("stop", None))
@@ -778,6 +819,14 @@ def main() -> None:
         " column is each flow again with nothing skipped",
     )
     parser.add_argument(
+        "--double-taps",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="the share of button presses tapped again once the message was redrawn"
+        " (default 0: every press once)",
+    )
+    parser.add_argument(
         "--profile",
         metavar="PREFIX",
         help="profile the bot process during the run (every thread, cProfile: slower);"
@@ -809,7 +858,14 @@ def main() -> None:
                 name = column.replace(" ", "-")
                 profile = f"{args.profile}.{edition}.{name}.pstats" if args.profile else None
                 results[column] = run(
-                    edition, args.games, args.seconds, args.seed, profile, flow, skip
+                    edition,
+                    args.games,
+                    args.seconds,
+                    args.seed,
+                    profile,
+                    flow,
+                    skip,
+                    args.double_taps,
                 )
         print(f"\n== {edition}: {args.games} games, {PLAYERS[edition]} players each")
         print("\n".join(side_by_side(results)))
