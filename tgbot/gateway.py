@@ -327,7 +327,10 @@ async def rewrite(
     knows it, and Telegram's "not modified" is taken as done."""
     edit = shows("edit_message_text", {"text": text, **kwargs})
     key = (message.chat.id, message.message_id)
-    return await shown.once(key, edit, _modified(lambda: message.edit_text(text, **kwargs)))  # type: ignore[no-any-return]
+    done: Message | bool = await shown.once(
+        key, edit, _modified(lambda: message.edit_text(text, **kwargs))
+    )
+    return done
 
 
 async def edit_pressed(
@@ -348,7 +351,8 @@ async def unbutton_pressed(query: CallbackQuery, *, shown: ShownEdits) -> Messag
     if not isinstance(message, Message):
         return await make()
     key = (message.chat.id, message.message_id)
-    return await shown.once(key, shows("edit_message_reply_markup", {}), make)  # type: ignore[no-any-return]
+    done: Message | bool = await shown.once(key, shows("edit_message_reply_markup", {}), make)
+    return done
 
 
 def _modified(
