@@ -351,12 +351,13 @@ async def press(
     api: Any, app: BotApplication, chat: int, user: int, message: int, data: Any
 ) -> None:
     query = api.press(chat, user, message, data)
-    await api.wait_for(lambda: api.answered.get(query), 10.0)
+    await api.wait_for(lambda: api.answered.get(query), 60.0)
     await settle(api, app)
 
 
-async def settle(api: Any, app: BotApplication, timeout: float = 10.0) -> None:
-    """Until the bot handled every update and announced every event."""
+async def settle(api: Any, app: BotApplication, timeout: float = 60.0) -> None:
+    """Until the bot handled every update and announced every event (or ``timeout``
+    seconds: generous, as a busy machine is slow, and it returns as soon as it is so)."""
     announcer = app.bot_data[ANNOUNCER_KEY]
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
