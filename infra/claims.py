@@ -5,7 +5,9 @@ short time (:data:`CLAIM_TTL_MS`), renewing both every :data:`RENEW_EVERY_MS`. A
 instance announces only the games it holds. One that dies stops renewing: its games are
 free once their claims lapsed, and the others take them at their next step, within 1.8 s
 (``CLAIM_TTL_MS + RENEW_EVERY_MS``). An instance may give games up at any time (it stops,
-or its calls to Telegram keep failing), and another takes them at its next step.
+or its calls to Telegram keep failing), and another takes them at its next step; one that
+stops leaves the live instances at once (:meth:`Claims.drain`), keeping only the games it
+still delivers for.
 
 :meth:`Claims.step` spreads the games over the live instances: each aims at its fair
 share (the games divided by the live instances, rounded up), takes free games up to it
@@ -119,6 +121,18 @@ class Claims:
             query = query.where(game_claims.c.stream_id.in_(ids))
         with writer(self.engine) as conn:
             conn.execute(query)
+
+    def drain(self, keep: Collection[str], now_ms: int) -> frozenset[str]:
+        """Stopping: leave the live instances (the others' fair shares grow at once),
+        give up every game but ``keep`` (games whose deliveries are under way here), renew
+        those; return the games still held."""
+        expires = now_ms + self.ttl_ms
+        mine = game_claims.c.holder == self.holder
+        with writer(self.engine) as conn:
+            conn.execute(delete(instances).where(instances.c.holder == self.holder))
+            conn.execute(delete(game_claims).where(mine, game_claims.c.stream_id.not_in(keep)))
+            conn.execute(update(game_claims).where(mine).values(expires_at=expires))
+            return self._held(conn)
 
     def leave(self) -> None:
         """Stop: give every game up and leave the live instances (a clean shutdown)."""

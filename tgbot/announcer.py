@@ -6,7 +6,9 @@ another bot instance — every instance's announcer reads :meth:`EventStore.read
 its position and notes which games have events not yet announced. It announces only the
 games it holds the claim of (:mod:`infra.claims`): the claims are renewed every
 :data:`~infra.claims.RENEW_EVERY_MS` and spread over the live instances, and the games of
-an instance that died are taken over within 3 s, once its claims lapsed.
+an instance that died are taken over within 3 s, once its claims lapsed. One that stops
+(SIGTERM) hands over at once every game it has no delivery under way for, and each other
+one as its deliveries end.
 
 For a game it holds, it folds the state, asks the presenter what the new events call for
 (:func:`tgbot.presenter.announce.announce`) and, in one transaction, claims the events as
@@ -99,6 +101,7 @@ class Announcer:
         self.taken: set[str] = set()  # games just taken over: what they owe is driven
         self.next_step = 0.0  # loop time of the next claims step
         self.benched_until = 0.0
+        self.stopping = False  # set once the announcing ended: no game is taken any more
         self._stepping = asyncio.Lock()
         self.delivering: dict[str, set[asyncio.Task[None]]] = {}  # per game, under way
         # The last state announced per game (bounded: a lobby left open forever, too).
@@ -116,8 +119,14 @@ class Announcer:
         try:
             await self._kept("announcing", self._announce_forever)
         finally:
-            # Deliveries under way may end (the claims still renewed meanwhile); what
-            # they leave owing after DRAIN_SECONDS, the games' next holders drive.
+            # Stopping: nothing is announced here any more, so every game without a
+            # delivery under way goes to another instance at once (not when this one's
+            # drain ends, nor when its claims lapse); the others are kept, their claims
+            # renewed, while their deliveries end, and each is given up as it does (see
+            # _claims_step). What they leave owing after DRAIN_SECONDS, the games' next
+            # holders drive.
+            self.stopping = True
+            await asyncio.shield(self._hand_over())
             under_way = [t for tasks in self.delivering.values() for t in tasks]
             if under_way:
                 _, late = await asyncio.wait(under_way, timeout=DRAIN_SECONDS)
@@ -191,6 +200,21 @@ class Announcer:
         if self.delivering or self.position != self.services.store.last_position():
             return False
         return not self.deliveries.owing() and not self.delivering
+
+    async def _hand_over(self) -> None:
+        """Leave the live instances and give up every game held without a delivery under
+        way here (a stop)."""
+        async with self._stepping:  # after a claims step under way, which may take some
+            busy = frozenset(self.delivering)
+            idle = self.held - busy
+            try:
+                self.held = await asyncio.get_running_loop().run_in_executor(
+                    self._claims_thread, self.claims.drain, busy, now_ms()
+                )
+            except Exception:  # they lapse by themselves
+                log.warning("could not hand the games over", exc_info=True)
+                return
+        log.info("announcer %s stops: %d games handed over at once", self.holder, len(idle))
 
     def leave(self) -> None:
         """Give every game up (a clean shutdown), so other instances take them at once."""
@@ -322,8 +346,11 @@ class Announcer:
         self, waiting: set[str], busy: frozenset[str]
     ) -> tuple[set[str], frozenset[str]]:
         """The games owing deliveries, and the games held after a claims step over them
-        and the ``waiting`` ones (``busy`` ones, delivering here, are kept)."""
+        and the ``waiting`` ones (``busy`` ones, delivering here, are kept). Stopping,
+        only the busy ones are renewed: the rest are given up, none taken."""
         owing = self.deliveries.owing()
+        if self.stopping:
+            return owing, self.claims.drain(busy, now_ms())
         return owing, self.claims.step(waiting | owing, now_ms(), busy)
 
     @property

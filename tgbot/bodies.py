@@ -4,6 +4,12 @@ Every game on an instance shares its event loop: a 20 MB body read whole and par
 stalls them all for seconds. Each route says how much it takes (:data:`UPDATE_BYTES` for
 Telegram's updates, :data:`MOVE_BYTES` for a Mini App move); a declared length over it is
 refused before a byte is read, and a body streamed without one is cut off at the bound.
+
+uvicorn bounds the headers (:mod:`tgbot.connections`) but not the body: a client that
+sends its headers, then the body a byte at a time or never, would keep its connection and
+its request open for as long as it likes (each one a slot of the connection limit). So the
+whole body must arrive within :data:`BODY_SECONDS`, else the request is answered 408 and
+the connection closed.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ UPDATE_BYTES: Final = 1 << 20
 MOVE_BYTES: Final = 4096
 # Parsed in a worker thread above this size (below it, parsing takes microseconds).
 INLINE_BYTES: Final = 16 * 1024
+# From the end of the headers to the end of the body: Telegram and the page send a
+# request whole at once, so even a slow link is far within it.
+BODY_SECONDS = 10.0
 
 
 class Unreadable(ValueError):
@@ -32,13 +41,14 @@ class Unreadable(ValueError):
 
     @property
     def headers(self) -> dict[str, str]:
-        """The refusal's headers: a body too large to read ends the connection, so the
-        rest of it is not received either."""
-        return {"Connection": "close"} if self.status == 413 else {}
+        """The refusal's headers: a body too large or too slow to read ends the
+        connection, so the rest of it is not waited for either."""
+        return {"Connection": "close"} if self.status in (408, 413) else {}
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """The body of ``request``, at most ``limit`` bytes (else :class:`Unreadable`, 413)."""
+    """The body of ``request``, at most ``limit`` bytes (else :class:`Unreadable`, 413),
+    all of it within :data:`BODY_SECONDS` (else :class:`Unreadable`, 408)."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -47,11 +57,16 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise Unreadable(f"a body of {int(declared)} bytes (at most {limit})", 413)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise Unreadable(f"a body of more than {limit} bytes", 413)
-        chunks.append(chunk)
+    seconds = BODY_SECONDS
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise Unreadable(f"a body of more than {limit} bytes", 413)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise Unreadable(f"a body not sent whole within {seconds:g} s", 408) from None
     return b"".join(chunks)
 
 

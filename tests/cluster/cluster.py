@@ -251,13 +251,14 @@ class Process:
     env: dict[str, str]
     log_path: Path
     popen: subprocess.Popen[bytes] | None = None
+    cwd: Path = ROOT  # the tree whose code it runs
 
     def start(self) -> None:
         with self.log_path.open("ab") as log:
             log.write(f"\n---- start {time.strftime('%H:%M:%S')}\n".encode())
             log.flush()
             self.popen = subprocess.Popen(
-                self.argv, env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+                self.argv, env=self.env, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT
             )
 
     @property
@@ -318,7 +319,7 @@ class Instance(Process):
             await asyncio.sleep(0.1)
 
 
-def base_env(database_url: str, redis_url: str) -> dict[str, str]:
+def base_env(database_url: str, redis_url: str, root: Path = ROOT) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=database_url,
@@ -330,7 +331,7 @@ def base_env(database_url: str, redis_url: str) -> dict[str, str]:
         DEADLINE_LEASE_SECONDS="2",
         EMBEDDED_WORKER="off",
         LOG_LEVEL="INFO",
-        PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+        PYTHONPATH=os.pathsep.join([str(root), env.get("PYTHONPATH", "")]),
         PYTHONUNBUFFERED="1",
     )
     return env
@@ -430,12 +431,14 @@ class Cluster:
     http: aiohttp.ClientSession | None = None
     engine: Engine | None = None
     names: itertools.count[int] = field(default_factory=itertools.count)
+    # The tree whose code the processes run (another checkout: a benchmark's "before").
+    root: Path = ROOT
 
     async def start(self) -> None:
         await self.api.start()
         self.http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5))
         self.engine = make_engine(self.database_url)
-        env = base_env(self.database_url, self.redis_url)
+        env = base_env(self.database_url, self.redis_url, self.root)
         env.update(self.extra_env)
         for role in ("worker", "beat"):
             argv = [sys.executable, "-m", "celery", "-A", "infra.celery_app", role]
@@ -444,7 +447,9 @@ class Cluster:
                 argv += ["--without-gossip", f"--hostname=w{uuid.uuid4().hex[:6]}@%h"]
             else:
                 argv += [f"--schedule={self.logs / 'beat.schedule'}"]
-            process = Process(role, [*argv, "--loglevel=INFO"], env, self.logs / f"{role}.log")
+            process = Process(
+                role, [*argv, "--loglevel=INFO"], env, self.logs / f"{role}.log", cwd=self.root
+            )
             process.start()
             self.celery.append(process)
         for _ in range(self.size):
@@ -466,7 +471,8 @@ class Cluster:
             env["DATABASE_URL"] = self.instance_database_url
         env.update(TELEGRAM_BOT_TOKEN=self.api.token)
         argv = [sys.executable, "-m", "tgbot.cli", "web"]
-        return Instance(name, argv, env, self.logs / f"{name}.log", port=port, proxy=proxy)
+        log = self.logs / f"{name}.log"
+        return Instance(name, argv, env, log, cwd=self.root, port=port, proxy=proxy)
 
     async def close(self) -> None:
         if self.forwarder is not None:

@@ -127,6 +127,50 @@ async def test_kill_soon_after_a_move_is_accepted_with_telegram_slow(
     assert_every_decision_prompted(cluster, found, played)
 
 
+async def test_a_killed_instance_never_started_again_leaves_its_games_to_the_survivor(
+    start_cluster: StartCluster,
+) -> None:
+    """The survivor's takeover does not wait for the dead instance's restart: a is killed
+    right after it answered a move on a game it holds (the move recorded, its prompts
+    owed by a) and never started again; b announces every pending decision of a's
+    games."""
+    cluster = await start_cluster(size=2)
+    tables = await set_up(cluster.api, GAMES)
+    a, b = cluster.instances
+    await until(lambda: any(cluster.holder_of(t.game) is a for t in tables), 30)
+    killed: list[float] = []
+    held: list[str] = []
+    armed = asyncio.Event()
+
+    def on_answer(query_id: str, params: dict[str, object]) -> None:
+        if not armed.is_set() or params.get("show_alert") or not command_pressed(cluster, query_id):
+            return
+        button = read_button(cluster.api.press_data[query_id])
+        if button is None or cluster.holder_of(button.game) is not a:
+            return
+        armed.clear()
+        held.extend(t.game for t in tables if cluster.holder_of(t.game) is a)
+        a.kill()
+        killed.append(time.time())
+
+    async def faults() -> None:
+        cluster.api.on_answer = on_answer
+        armed.set()
+        await until(lambda: killed, 60)
+        cluster.api.on_answer = None
+
+    played = await playing(cluster, tables, 30, faults)
+    found = await settle(cluster, tables)
+    assert killed and held
+    assert not a.alive and b.alive  # never started again
+    assert_every_decision_prompted(cluster, found, played)
+    assert found.without_prompt == []
+    # Each of a's games showed a prompt after the kill: b's, as a is dead.
+    for game in held:
+        assert any(s.game == game and s.at > killed[0] for s in cluster.api.seen), game
+    assert all(cluster.holder_of(game) in (b, None) for game in held)
+
+
 async def test_sigterm_loses_no_update_and_leaves_no_decision_unprompted(
     start_cluster: StartCluster,
 ) -> None:

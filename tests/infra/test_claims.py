@@ -57,6 +57,30 @@ def test_while_it_renews_an_instance_keeps_its_games(engine: Engine) -> None:
         assert b.take(GAMES[:3], now + 1) == frozenset()
 
 
+def test_a_stopping_instance_hands_over_at_once_all_but_the_games_it_still_delivers(
+    engine: Engine,
+) -> None:
+    a, b = Claims(engine, "a"), Claims(engine, "b")
+    a.step(GAMES, T0)
+    b.step(GAMES, T0)
+    a.step(GAMES, T0 + RENEW_EVERY_MS)
+    b.step(GAMES, T0 + RENEW_EVERY_MS)
+    assert len(a.held()) == len(b.held()) == len(GAMES) // 2
+    busy = sorted(a.held())[:1]
+
+    now = T0 + 2 * RENEW_EVERY_MS
+    assert a.drain(busy, now) == set(busy)
+    # b's next step (not a lapse later) takes the rest: a no longer counts as live.
+    assert a.live_instances(now) == ["b"]
+    assert b.step(GAMES, now + 1) == set(GAMES) - set(busy)
+    # a still renews what it delivers, until it leaves.
+    later = now + 10 * CLAIM_TTL_MS
+    assert a.drain(busy, later) == set(busy)
+    assert a.holders(busy, later + 1) == dict.fromkeys(busy, "a")
+    a.leave()
+    assert b.step(GAMES, later + 2) == set(GAMES)
+
+
 def test_a_new_instance_gets_its_share_within_two_steps(engine: Engine) -> None:
     a, b = Claims(engine, "a"), Claims(engine, "b")
     a.step(GAMES, T0)

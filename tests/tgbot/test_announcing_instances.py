@@ -5,6 +5,7 @@ hands its games over within seconds, and no message is lost or sent twice."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 
@@ -245,3 +246,46 @@ async def test_a_move_on_one_instance_is_announced_at_once_by_the_instance_holdi
             await api.wait_for(lambda: prompts(api, player) or None, 10)
 
             assert loop.time() - moved < 2.0
+
+
+async def test_a_stopping_instance_hands_its_idle_games_over_while_its_deliveries_drain(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graceful stop (SIGTERM) gives up at once the games it has nothing under way for:
+    another instance announces them while the stopping one still waits for a delivery
+    that hangs (it would wait DRAIN_SECONDS, here far longer than the test's bound)."""
+    monkeypatch.setattr("tgbot.announcer.DRAIN_SECONDS", 600.0)
+    games = [f"{GAME}{n}" for n in range(4)]
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a, instance(api, pg, "b") as b:
+        for n, game in enumerate(games):  # the games spread over both: two each
+            players = [p + 10 * n for p in PLAYERS]
+            seat_players(api, a.bot_services, GROUP - n, players)
+            first = new_game(a.bot_services, game, GROUP - n, players)
+            await api.wait_for(functools.partial(prompts, api, first), 10)
+        await until(lambda: len(a.announcer.held) == len(b.announcer.held) == 2)
+        await until(lambda: not a.announcer.deliveries.owing())
+        busy, idle = sorted(a.announcer.held)
+        # a's next delivery hangs in its call to Telegram: its game stays busy.
+        hung, release = asyncio.Event(), asyncio.Event()
+        deliver_one = a.announcer.outbox.deliver_one
+
+        async def hang(message: object, delivery: object = None) -> object:
+            hung.set()
+            await release.wait()
+            return await deliver_one(message, delivery)  # type: ignore[arg-type]
+
+        a.announcer.outbox.deliver_one = hang  # type: ignore[method-assign]
+        move(a.bot_services, busy)
+        await asyncio.wait_for(hung.wait(), 30)
+
+        a.task.cancel()  # the stop: a drains its delivery under way
+        shown = {p: len(prompts(api, p)) for p in api.users}
+        player = move(b.bot_services, idle)  # a press on the idle game, taken by b
+        await api.wait_for(lambda: len(prompts(api, player)) > shown.get(player, 0) or None, 30)
+
+        assert not a.task.done()  # a still drains: b did not wait for it to end
+        assert idle in b.announcer.held
+        release.set()
+        await until(lambda: a.task.done())
+        await until(lambda: busy in b.announcer.held or not b.announcer.deliveries.owing())
+        assert sent_twice(api) == []

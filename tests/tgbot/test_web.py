@@ -503,3 +503,43 @@ async def test_connections_beyond_the_limit_are_closed_at_once_and_the_open_ones
             assert (await asyncio.wait_for(reader.read(), 15)).startswith(b"HTTP/1.1 200")
             for _, w in [*idle, (extra, extra_writer)]:
                 w.close()
+
+
+async def test_a_body_that_trickles_in_gets_408_and_holds_nothing(
+    db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that sends its headers and then its body too slowly (here: part of it,
+    then nothing) to the webhook or to the Mini App's move route is answered 408 and its
+    connection closed, while the process serves everyone else meanwhile."""
+    monkeypatch.setattr("tgbot.bodies.BODY_SECONDS", 2.0)
+    async with FakeBotAPI() as api:
+        api.user(USER, "Ann")
+        port = free_port()
+        settings = web_settings(api, db, port)
+        secret = f"X-Telegram-Bot-Api-Secret-Token: {webhook_secret(KEY)}\r\n".encode()
+        async with served_bounded(settings, port, max_connections=50) as url:
+            slow = []
+            for path, extra in (("/hook", secret), ("/miniapp/api/game/g1/move", b"")):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(
+                    f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    "Content-Length: 400\r\n".encode()
+                    + extra
+                    + b'\r\n{"update_id": 1, '  # and never the rest
+                )
+                await writer.drain()
+                slow.append((reader, writer))
+
+            # Meanwhile the process answers, and handles updates.
+            assert (await get(f"{url}/healthz"))[0] == 200
+            api.send_text(USER, USER, "/start")
+            assert await api.deliver_webhook() == [200]
+            await api.wait_for(lambda: api.messages_in(USER), 30)
+
+            for reader, writer in slow:
+                answer = await asyncio.wait_for(reader.read(), 30)  # to the connection's end
+                assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
+                writer.close()
+    refused = [r.getMessage() for r in caplog.records if "not sent whole" in r.getMessage()]
+    assert len(refused) == 2
+    assert not any(r.exc_info for r in caplog.records if r.levelname == "ERROR")
