@@ -9,7 +9,7 @@ from domain.state import GameState, PlayerId
 from tgbot import keyboards as kb
 from tgbot.presenter.audience import Table
 from tgbot.presenter.messages import Lobby, LobbyClosed, PrivateText, Text
-from tgbot.texts import Texts, esc, name_html
+from tgbot.texts import Texts, esc, seat_html
 
 
 def start_link(username: str, payload: str) -> str:
@@ -17,7 +17,7 @@ def start_link(username: str, payload: str) -> str:
 
 
 def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
-    names = [name_html(state.names[p]) for p in state.seating]
+    names = [seat_html(state, p, texts) for p in state.seating]
     low, high = PLAYER_LIMITS[state.edition]
     creator = esc(state.names.get(state.creator, "?")) if state.creator is not None else "?"
     lines = [
