@@ -27,3 +27,26 @@ def test_the_lobby_shows_the_away_and_gold_settings(lang: str) -> None:
     second = fold([ev.GameCreated(11, "Ana", "saboteur2", -1, 180, False)])
     said = lobby_text(second, texts, "bot")
     assert texts.t("lobby.gold_auto") not in said and texts.t("lobby.gold_manual") not in said
+
+
+@pytest.mark.parametrize(
+    ("lang", "hard", "old"),
+    [
+        ("en", "🤖 Greta · hard", "🤖 Ida · normal"),
+        ("es", "🤖 Greta · difícil", "🤖 Ida · normal"),
+        ("pl", "🤖 Greta · trudny", "🤖 Ida · normalny"),
+        ("de", "🤖 Greta · schwer", "🤖 Ida · normal"),
+    ],
+)
+def test_the_lobby_names_each_computer_player_with_its_level(
+    lang: str, hard: str, old: str
+) -> None:
+    seated = fold(
+        [
+            ev.GameCreated(11, "Ana", "base", -1, 180, False),
+            ev.ComputerPlayerAdded(-1, "🤖 Greta", "hard"),
+            ev.ComputerPlayerAdded(-2, "🤖 Ida"),  # as stored before levels: normal
+        ]
+    )
+    shown = lobby_text(seated, Texts(lang), "bot")
+    assert f"Ana, {hard}, {old}" in shown
