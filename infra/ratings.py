@@ -44,14 +44,13 @@ from sqlalchemy import (
     desc,
     insert,
     select,
-    tuple_,
     update,
 )
 
 from domain.decider import COMPUTER_MARK, COMPUTER_NAMES
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector, ended_games
+from infra.projector import Projector, Streams, ended_games
 from infra.schema import metadata
 
 RATINGS_PROJECTOR: Final = "ratings"
@@ -341,14 +340,25 @@ class _Batch:
         if not missing:
             return
         t = player_ratings.c
-        found = self.conn.execute(
-            select(player_ratings).where(
-                tuple_(t.chat_id, t.season, t.edition, t.player_id).in_(missing)
-            )
-        ).mappings()
-        for row in found:
-            key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
-            self.rows[key] = _Row(dict(row), new=False)
+        wanted = set(missing)
+        # One statement per group and edition (a game's end: one), on plain columns: the
+        # rows of those players in those seasons, of which the wanted ones are kept.
+        groups: dict[tuple[int, str], list[tuple[int, str, str, int]]] = {}
+        for key in missing:
+            groups.setdefault((key[0], key[2]), []).append(key)
+        for (chat_id, edition), keys in groups.items():
+            found = self.conn.execute(
+                select(player_ratings).where(
+                    t.chat_id == chat_id,
+                    t.edition == edition,
+                    t.season.in_(sorted({k[1] for k in keys})),
+                    t.player_id.in_(sorted({k[3] for k in keys})),
+                )
+            ).mappings()
+            for row in found:
+                key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
+                if key in wanted:
+                    self.rows[key] = _Row(dict(row), new=False)
 
     def write(self) -> None:
         new = [row.values for row in self.rows.values() if row.new]
@@ -431,9 +441,15 @@ class _Ratings:
     name: str = RATINGS_PROJECTOR
     tables: Sequence[Table] = RATING_TABLES
     types: frozenset[str] = frozenset({"game_ended"})
+    reads: frozenset[str] = RATED_TYPES
+    with_metadata: bool = False
 
-    def prepare(self, events: Sequence[StoredEvent]) -> list[RatedGame]:
-        return ended_games(self.store, events, rated_game, with_metadata=False, types=RATED_TYPES)
+    def prepare(
+        self, events: Sequence[StoredEvent], streams: Streams | None = None
+    ) -> list[RatedGame]:
+        return ended_games(
+            self.store, events, rated_game, with_metadata=False, types=RATED_TYPES, streams=streams
+        )
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[RatedGame]
@@ -453,6 +469,11 @@ class _Ratings:
                 apply_game(batch, game)
                 done.add(game.stream_id)
         batch.write()
+
+
+def ratings_projection(store: EventStore, name: str = RATINGS_PROJECTOR) -> _Ratings:
+    """The ratings read model, for :class:`infra.projector.Projectors`."""
+    return _Ratings(store, name)
 
 
 class RatingsProjector(Projector):

@@ -259,8 +259,9 @@ async def test_practice_seats_its_computers_at_the_level_asked_for(db: str) -> N
             await settle(api, app)
             api.send_text(player, player, "/practice godlike")
             await settle(api, app)
-            assert "/practice easy, /practice normal or /practice hard" in (
-                api.last_message(player)["text"]
+            assert (
+                "/practice easy, /practice normal or /practice hard"
+                in (api.last_message(player)["text"])
             )
             assert bot_services(app).active_game(player) is None
 
@@ -269,7 +270,9 @@ async def test_practice_seats_its_computers_at_the_level_asked_for(db: str) -> N
             services = bot_services(app)
             game_id = services.active_game(player)
             assert game_id is not None
-            seated = [e for e in services.service.events(game_id) if isinstance(e, ComputerPlayerAdded)]
+            seated = [
+                e for e in services.service.events(game_id) if isinstance(e, ComputerPlayerAdded)
+            ]
             assert [e.level for e in seated] == ["easy"] * 3
             api.send_text(player, player, "/cancel")
             await settle(api, app)

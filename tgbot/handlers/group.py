@@ -347,8 +347,8 @@ async def change_setting(
     elif press.action == kb.SET_LEVEL:
         if not 0 <= value < len(LEVELS):
             return Reply(texts.t("error.forged_button"), alert=True)
-        command = SetComputerLevel(actor, LEVELS[value])
-        error = await run(context, game_id, command, update, acted_by(user))
+        level = SetComputerLevel(actor, LEVELS[value])
+        error = await run(context, game_id, level, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)
     elif press.action == kb.SET_EDITION:

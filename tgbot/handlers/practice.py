@@ -108,7 +108,7 @@ async def practice(update: Update, context: BotContext) -> None:
     if len(words) > 1 or (words and words[0] not in LEVELS):
         await gateway.reply(message, texts.t("practice.level_usage"))
         return
-    level = LEVELS.index(words[0]) if words else NORMAL  # type: ignore[arg-type]
+    level = LEVELS.index(words[0]) if words else NORMAL
     await remember(context, user, private_chat=True)
     await gateway.reply(
         message,
