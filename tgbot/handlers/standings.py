@@ -1,5 +1,7 @@
-"""``/top`` (the group's table this season; ``/top all``: all time) and the rating lines
-of ``/stats``, read from the ratings read model (:mod:`infra.ratings`).
+"""``/top`` (the group's table this season; ``/top all``: all time; ``/top global``, or
+``/top`` in private: every group's, naming only who chose it with ``/privacy``), the
+rating lines of ``/stats``, and ``/privacy``, read from the ratings read model
+(:mod:`infra.ratings`).
 
 The season asked for is the one the game clock is in now (the games are put in seasons
 by their own end, recorded in the log).
@@ -21,20 +23,33 @@ from infra.db import reader
 from infra.history import group_chats
 from infra.ratings import (
     ALL_TIME,
+    GLOBAL,
     RANKED_AFTER,
     RatingsProjector,
     editions_rated,
+    global_table,
+    is_listed,
     player_standings,
     season_of,
+    set_listed,
     table,
 )
 from tgbot import gateway
 from tgbot.context import BotContext, BotServices
 from tgbot.handlers.common import chat_texts
-from tgbot.presenter.standings import Ranked, stats_lines, top_text
+from tgbot.presenter.standings import (
+    GlobalRanks,
+    Ranked,
+    global_top_text,
+    privacy_text,
+    stats_lines,
+    top_text,
+)
 from tgbot.texts import Texts
 
-COMMANDS: Final = ("top",)
+COMMANDS: Final = ("top", "privacy")
+PRIVATE_COMMANDS: Final = ("top", "privacy")
+GLOBAL_WORD: Final = "global"
 
 
 def current_season(services: BotServices) -> str:
@@ -64,6 +79,23 @@ def top_message(services: BotServices, lang: str, chat_id: int, all_time: bool) 
     return top_text(Texts(lang), None if all_time else season, tables, RANKED_AFTER)
 
 
+def global_top_message(services: BotServices, lang: str, all_time: bool) -> str:
+    """Every group's table: the best ranked people per edition, named when they chose to
+    be (``/privacy``), the others counted; the computer players apart."""
+    engine = services.store.engine
+    RatingsProjector(engine, services.store).catch_up()
+    season = ALL_TIME if all_time else current_season(services)
+    tables = {}
+    for edition in editions_rated(engine, [GLOBAL], season):
+        found = global_table(engine, season, edition)
+        tables[edition] = GlobalRanks(
+            [(rank, Ranked(s.name, s.rating, s.games)) for rank, s in found.named],
+            found.unnamed,
+            [Ranked(s.name, s.rating, s.games) for s in found.computers],
+        )
+    return global_top_text(Texts(lang), None if all_time else season, tables, RANKED_AFTER)
+
+
 def rating_lines(services: BotServices, texts: Texts, player_id: int, chat_id: int) -> list[str]:
     """``/stats``'s lines in a group: the player's rating this season per edition, with
     its change in their last game."""
@@ -83,15 +115,42 @@ async def top_command(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     texts = await chat_texts(context, chat, user)
-    if chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
-        await gateway.reply(message, texts.t("top.group_only"))
+    words = {a.casefold() for a in context.args or []}
+    if not words <= {ALL_TIME, GLOBAL_WORD}:
+        await gateway.reply(message, texts.t("top.usage"))
         raise ApplicationHandlerStop
-    args = context.args or []
-    all_time = bool(args) and args[0].lower() == ALL_TIME
-    body = await asyncio.to_thread(top_message, context.services, texts.lang, chat.id, all_time)
+    all_time = ALL_TIME in words
+    services = context.services
+    if GLOBAL_WORD in words or chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
+        body = await asyncio.to_thread(global_top_message, services, texts.lang, all_time)
+    else:
+        body = await asyncio.to_thread(top_message, services, texts.lang, chat.id, all_time)
     await gateway.reply(message, body, parse_mode=ParseMode.HTML)
+    raise ApplicationHandlerStop
+
+
+async def privacy_command(update: Update, context: BotContext) -> None:
+    """``/privacy``: whether the player's name is shown in the global tables (not by
+    default); ``/privacy on`` shows it, ``/privacy off`` hides it again."""
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None or message is None:
+        return
+    texts = await chat_texts(context, chat, user)
+    words = [a.casefold() for a in context.args or []]
+    engine = context.services.store.engine
+    if not words:
+        listed = await asyncio.to_thread(is_listed, engine, user.id)
+        await gateway.reply(message, privacy_text(texts, listed, changed=False))
+    elif words in (["on"], ["off"]):
+        listed = words == ["on"]
+        at = dt.datetime.fromtimestamp(context.services.service.clock_ms() / 1000, tz=dt.UTC)
+        await asyncio.to_thread(set_listed, engine, user.id, listed, at)
+        await gateway.reply(message, privacy_text(texts, listed, changed=True))
+    else:
+        await gateway.reply(message, texts.t("privacy.usage"))
     raise ApplicationHandlerStop
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any], group: int = -1) -> None:
     application.add_handler(CommandHandler("top", top_command), group)
+    application.add_handler(CommandHandler("privacy", privacy_command), group)
