@@ -555,6 +555,29 @@ def table(
     return people, computers
 
 
+def previous_season(season: str) -> str:
+    """The season before ``season``.
+
+    >>> previous_season("2026Q1"), previous_season("2026Q4")
+    ('2025Q4', '2026Q3')
+    """
+    year, _, quarter = season.partition("Q")
+    if quarter == "1":
+        return f"{int(year) - 1}Q4"
+    return f"{year}Q{int(quarter) - 1}"
+
+
+def champions(engine: Engine, chat_ids: Sequence[int], season: str) -> dict[str, str]:
+    """Each edition's champion of a group's ``season``: the name of the person first in
+    its table (ranked after :data:`RANKED_AFTER` rated games), where there is one."""
+    found: dict[str, str] = {}
+    for edition in editions_rated(engine, chat_ids, season):
+        people, _ = table(engine, chat_ids, season, edition, limit=1)
+        if people:
+            found[edition] = people[0].name
+    return found
+
+
 def editions_rated(engine: Engine, chat_ids: Sequence[int], season: str) -> list[str]:
     """The editions with rated games in a group's season, base first."""
     t = player_ratings.c

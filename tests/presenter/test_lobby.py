@@ -50,3 +50,22 @@ def test_the_lobby_names_each_computer_player_with_its_level(
     )
     shown = lobby_text(seated, Texts(lang), "bot")
     assert f"Ana, {hard}, {old}" in shown
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_lobby_names_last_seasons_champion_of_its_edition(lang: str) -> None:
+    from tgbot.presenter.audience import Table
+    from tgbot.presenter.lobby import lobby
+
+    texts = Texts(lang)
+    state = fold([ev.GameCreated(11, "Ana", "base", -1, 180, False)])
+    crowned = Table(
+        "g1", -1, 0, group_language=lang, last_season="2026Q3", champions={"base": "Bo <3"}
+    )
+    text = lobby(state, 1, crowned).text
+    line = text.split("\n")[1]
+    assert line.startswith("🏆 ") and "Bo &lt;3" in line and "2026" in line and "3" in line
+    assert "lobby." not in line
+    # Another edition's champion, or none: no line.
+    other = Table("g1", -1, 0, group_language=lang, champions={"saboteur2": "Bo"})
+    assert "🏆" not in lobby(state, 1, other).text

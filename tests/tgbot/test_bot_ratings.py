@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from infra.event_store import EventStore
-from infra.ratings import game_changes, shown
+from infra.ratings import game_changes, shown, table
 from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_ratings import START, store_game
@@ -144,3 +144,24 @@ async def test_privacy_chooses_whether_a_name_is_shown_in_the_global_table(db: s
             api.send_text(GROUP, 101, "/top everything")
             await settle(api, app)
             assert api.last_message(GROUP)["text"].startswith("/top: this group's table")
+
+
+async def test_the_next_lobby_names_the_groups_champion_of_the_last_season(db: str) -> None:
+    games = [play(280 + i, players=3, chat_id=GROUP) for i in range(5)]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [101, 102, 103])
+        # The games end in March 2025; the bot's clock is in the next season.
+        async with running_bot(
+            api, db, clock_ms=clock_at(datetime(2025, 4, 10, tzinfo=UTC))
+        ) as app:
+            services = bot_services(app)
+            store = EventStore(services.store.engine)
+            for day, game in enumerate(games):
+                store_game(store, game.events, day)
+            await settle(api, app, timeout=240)  # five games' ends told at once
+            (best,), _ = table(services.store.engine, [GROUP], "2025Q1", "base", limit=1)
+            await open_game(api, app, GROUP, [101])
+            lobby = api.last_message(GROUP)["text"]
+            assert lobby.startswith("⛏") or "Saboteur" in lobby.split("\n")[0]
+            assert lobby.split("\n")[1] == f"🏆 Champion of Q1 2025: {best.name}"
+            assert best.name in {"P101", "P102", "P103"}
