@@ -57,7 +57,6 @@ def test_the_lobby_names_last_seasons_champion_of_its_edition(lang: str) -> None
     from tgbot.presenter.audience import Table
     from tgbot.presenter.lobby import lobby
 
-    texts = Texts(lang)
     state = fold([ev.GameCreated(11, "Ana", "base", -1, 180, False)])
     crowned = Table(
         "g1", -1, 0, group_language=lang, last_season="2026Q3", champions={"base": "Bo <3"}
