@@ -165,3 +165,16 @@ async def test_the_next_lobby_names_the_groups_champion_of_the_last_season(db: s
             assert lobby.startswith("⛏") or "Saboteur" in lobby.split("\n")[0]
             assert lobby.split("\n")[1] == f"🏆 Champion of Q1 2025: {best.name}"
             assert best.name in {"P101", "P102", "P103"}
+
+            # The new season's table starts empty; the last one's is kept, and shown.
+            api.send_text(GROUP, 101, "/top")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].split("\n") == [
+                "The group's best — season Q2 2025",
+                "Nobody is in the table yet: a player enters it after 5 rated games.",
+            ]
+            api.send_text(GROUP, 101, "/top 2025q1")
+            await settle(api, app)
+            lines = api.last_message(GROUP)["text"].split("\n")
+            assert lines[0] == "The group's best — season Q1 2025"
+            assert lines[3].startswith(f"1. {best.name} — {best.rating} ")

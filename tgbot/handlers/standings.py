@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import re
 from typing import Any, Final
 
 from telegram import Chat, Update
@@ -50,6 +51,7 @@ from tgbot.texts import Texts
 COMMANDS: Final = ("top", "privacy")
 PRIVATE_COMMANDS: Final = ("top", "privacy")
 GLOBAL_WORD: Final = "global"
+SEASON: Final = re.compile(r"\d{4}q[1-4]")  # a season as /top takes it: 2025q1
 
 
 def current_season(services: BotServices) -> str:
@@ -63,12 +65,14 @@ def _chats(services: BotServices, chat_id: int) -> list[int]:
         return group_chats(conn, chat_id)
 
 
-def top_message(services: BotServices, lang: str, chat_id: int, all_time: bool) -> str:
-    """The group's table: its best ranked people per edition, the computer players apart."""
+def top_message(services: BotServices, lang: str, chat_id: int, season: str | None) -> str:
+    """The group's table of ``season`` (``all``: all time; None: the current one): its
+    best ranked people per edition, the computer players apart."""
     engine = services.store.engine
     RatingsProjector(engine, services.store).catch_up()
     chats = _chats(services, chat_id)
-    season = ALL_TIME if all_time else current_season(services)
+    season = season or current_season(services)
+    all_time = season == ALL_TIME
     tables = {}
     for edition in editions_rated(engine, chats, season):
         people, computers = table(engine, chats, season, edition)
@@ -79,12 +83,14 @@ def top_message(services: BotServices, lang: str, chat_id: int, all_time: bool) 
     return top_text(Texts(lang), None if all_time else season, tables, RANKED_AFTER)
 
 
-def global_top_message(services: BotServices, lang: str, all_time: bool) -> str:
-    """Every group's table: the best ranked people per edition, named when they chose to
-    be (``/privacy``), the others counted; the computer players apart."""
+def global_top_message(services: BotServices, lang: str, season: str | None) -> str:
+    """Every group's table of ``season`` (as :func:`top_message`): the best ranked people
+    per edition, named when they chose to be (``/privacy``), the others counted; the
+    computer players apart."""
     engine = services.store.engine
     RatingsProjector(engine, services.store).catch_up()
-    season = ALL_TIME if all_time else current_season(services)
+    season = season or current_season(services)
+    all_time = season == ALL_TIME
     tables = {}
     for edition in editions_rated(engine, [GLOBAL], season):
         found = global_table(engine, season, edition)
@@ -116,15 +122,19 @@ async def top_command(update: Update, context: BotContext) -> None:
         return
     texts = await chat_texts(context, chat, user)
     words = {a.casefold() for a in context.args or []}
-    if not words <= {ALL_TIME, GLOBAL_WORD}:
+    # A past season's table is kept: ``/top 2025q1`` shows it.
+    seasons = {w.upper() for w in words if SEASON.fullmatch(w)}
+    if not words - {w.casefold() for w in seasons} <= {ALL_TIME, GLOBAL_WORD} or (
+        len(seasons) > 1 or (seasons and ALL_TIME in words)
+    ):
         await gateway.reply(message, texts.t("top.usage"))
         raise ApplicationHandlerStop
-    all_time = ALL_TIME in words
+    season = ALL_TIME if ALL_TIME in words else next(iter(seasons), None)
     services = context.services
     if GLOBAL_WORD in words or chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
-        body = await asyncio.to_thread(global_top_message, services, texts.lang, all_time)
+        body = await asyncio.to_thread(global_top_message, services, texts.lang, season)
     else:
-        body = await asyncio.to_thread(top_message, services, texts.lang, chat.id, all_time)
+        body = await asyncio.to_thread(top_message, services, texts.lang, chat.id, season)
     await gateway.reply(message, body, parse_mode=ParseMode.HTML)
     raise ApplicationHandlerStop
 
