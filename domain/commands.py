@@ -17,6 +17,10 @@ PlayerId = int
 Cell = tuple[int, int]
 AwayPlay = Literal["computer", "pass"]
 GoldPick = Literal["auto", "manual"]
+# How well a computer player plays (docs/rules.md §7.5): ``normal`` is the strategy every
+# computer player had before levels, and what a seat recorded without one plays.
+Level = Literal["easy", "normal", "hard"]
+LEVELS: tuple[Level, ...] = ("easy", "normal", "hard")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +60,23 @@ class LeaveGame:
 @dataclass(frozen=True, slots=True)
 class AddComputerPlayer:
     """Lobby only: seat a computer player. Who may ask (the creator, a group admin) is the
-    adapter's to check; the rules check the edition's maximum."""
+    adapter's to check; the rules check the edition's maximum. ``level``: how it plays
+    (None: the lobby's level for its computer players, :class:`SetComputerLevel`)."""
 
     actor: PlayerId
+    at: int = 0
+    seed: int = 0
+    level: Level | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetComputerLevel:
+    """Lobby only: how computer player ``player`` plays, or (None) every computer player
+    seated and every one seated later."""
+
+    actor: PlayerId
+    level: Level
+    player: PlayerId | None = None
     at: int = 0
     seed: int = 0
 
@@ -236,6 +254,7 @@ Command = (
     | LeaveGame
     | AddComputerPlayer
     | RemoveComputerPlayer
+    | SetComputerLevel
     | ChangeSettings
     | StartGame
     | CancelGame

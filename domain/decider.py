@@ -40,6 +40,7 @@ from domain.cards import (
     nugget_cards,
 )
 from domain.commands import (
+    LEVELS,
     AddComputerPlayer,
     CancelGame,
     ChangeSettings,
@@ -58,6 +59,7 @@ from domain.commands import (
     PlayAction,
     RemindPlayer,
     RemoveComputerPlayer,
+    SetComputerLevel,
     StartGame,
     TimeOut,
 )
@@ -65,6 +67,7 @@ from domain.events import (
     ActionPlayed,
     CardDrawn,
     CardsDiscarded,
+    ComputerLevelSet,
     ComputerPlayerAdded,
     ComputerPlayerRemoved,
     DecisionOpened,
@@ -186,6 +189,8 @@ def _dispatch(state: GameState, command: Command) -> _Log:
             return _add_computer(state, command)
         case RemoveComputerPlayer():
             return _remove_computer(state, command)
+        case SetComputerLevel():
+            return _set_computer_level(state, command)
         case ChangeSettings():
             return _change_settings(state, command)
         case StartGame():
@@ -387,7 +392,25 @@ def _add_computer(state: GameState, cmd: AddComputerPlayer) -> _Log:
         if computer_name(n) not in taken and n.casefold() not in people
     ]
     name = rng.choice(free, cmd.seed) if free else computer_name(str(-player))
-    return _emitted(state, ComputerPlayerAdded(player, name))
+    level = cmd.level if cmd.level is not None else state.computer_level
+    _check_level(level)
+    return _emitted(state, ComputerPlayerAdded(player, name, level))
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise errors.InvalidSettings(f"unknown level {level!r}")
+
+
+def _set_computer_level(state: GameState, cmd: SetComputerLevel) -> _Log:
+    """docs/rules.md §7.5: a computer player's level is chosen in the lobby, for one seat
+    or for them all (and those seated later)."""
+    _require_phase(state, "lobby")
+    _require_creator(state, cmd.actor)
+    _check_level(cmd.level)
+    if cmd.player is not None and not state.is_computer(cmd.player):
+        raise errors.NotAComputerPlayer()
+    return _emitted(state, ComputerLevelSet(cmd.level, cmd.player))
 
 
 def _remove_computer(state: GameState, cmd: RemoveComputerPlayer) -> _Log:
@@ -1028,12 +1051,21 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 names=assoc(state.names, e.player, e.name),
                 seating=(*state.seating, e.player),
                 computers=state.computers | {e.player},
+                levels=assoc(state.levels, e.player, e.level),
             )
         case ComputerPlayerRemoved():
             return state.update(
                 names=dissoc(state.names, e.player),
                 seating=tuple(p for p in state.seating if p != e.player),
                 computers=state.computers - {e.player},
+                levels=dissoc(state.levels, e.player),
+            )
+        case ComputerLevelSet():
+            if e.player is not None:
+                return state.update(levels=assoc(state.levels, e.player, e.level))
+            return state.update(
+                computer_level=e.level,
+                levels=frozen_map({p: e.level for p in state.computers}),
             )
         case SettingsChanged():
             return state.update(

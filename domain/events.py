@@ -56,6 +56,17 @@ class ComputerPlayerAdded:
     TYPE: ClassVar[str] = "computer_player_added"
     player: PlayerId
     name: str
+    level: str = "normal"  # how it plays; events older than levels seated a normal one
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerLevelSet:
+    """How computer player ``player`` plays from now on; None: every computer player
+    seated, and the level of those seated later."""
+
+    TYPE: ClassVar[str] = "computer_level_set"
+    level: str
+    player: PlayerId | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +297,7 @@ Event = (
     | PlayerLeft
     | ComputerPlayerAdded
     | ComputerPlayerRemoved
+    | ComputerLevelSet
     | SettingsChanged
     | GameCancelled
     | GameStarted

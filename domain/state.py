@@ -109,6 +109,9 @@ class GameState:
     timeouts_in_a_row: Mapping[PlayerId, int] = field(default_factory=_empty)  # type: ignore[arg-type]
     away: frozenset[PlayerId] = frozenset()
     computers: frozenset[PlayerId] = frozenset()  # computer players' seats (negative ids)
+    # Computer players' levels ("easy", "normal", "hard"); a seat not there plays normal.
+    levels: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
+    computer_level: str = "normal"  # the lobby's level for computer players seated next
     # Human seats the computer plays now, and why: "left", "kicked" or "away".
     handed_over: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
     known_goals: Mapping[PlayerId, Mapping[Cell, str]] = field(default_factory=_empty)  # type: ignore[arg-type]
@@ -159,6 +162,15 @@ class GameState:
     def is_computer(self, player: PlayerId) -> bool:
         """A computer player's seat: nobody reads its messages."""
         return player in self.computers
+
+    def level_of(self, player: PlayerId) -> str:
+        """How the computer plays ``player``'s seat: a computer player's level; a person's
+        seat handed over is played at ``normal``.
+
+        >>> GameState(levels={-1: "hard"}).level_of(-1), GameState().level_of(-2)
+        ('hard', 'normal')
+        """
+        return self.levels.get(player, "normal")
 
     def computer_plays(self, player: PlayerId) -> bool:
         """Whether the computer makes this seat's decisions now: a computer player's seat,

@@ -37,7 +37,7 @@ from domain import achievements as rules
 from domain import events as ev
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector, ended_games
+from infra.projector import Projector, Streams, ended_games
 from infra.schema import metadata
 
 ACHIEVEMENTS_PROJECTOR: Final = "achievements"
@@ -238,15 +238,31 @@ class _Achievements:
     name: str = ACHIEVEMENTS_PROJECTOR
     tables: Sequence[Table] = ACHIEVEMENT_TABLES
     types: frozenset[str] = frozenset({"game_ended"})
+    reads: frozenset[str] = READ_TYPES
+    with_metadata: bool = False
 
-    def prepare(self, events: Sequence[StoredEvent]) -> list[FinishedGame]:
-        return ended_games(self.store, events, finished_game, with_metadata=False, types=READ_TYPES)
+    def prepare(
+        self, events: Sequence[StoredEvent], streams: Streams | None = None
+    ) -> list[FinishedGame]:
+        return ended_games(
+            self.store,
+            events,
+            finished_game,
+            with_metadata=False,
+            types=READ_TYPES,
+            streams=streams,
+        )
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[FinishedGame]
     ) -> None:
         if prepared:
             award(conn, prepared)
+
+
+def achievements_projection(store: EventStore, name: str = ACHIEVEMENTS_PROJECTOR) -> _Achievements:
+    """The achievements read model, for :class:`infra.projector.Projectors`."""
+    return _Achievements(store, name)
 
 
 class AchievementsProjector(Projector):

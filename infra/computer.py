@@ -59,7 +59,8 @@ def computer_move(games: Games, game_id: str, decision: int) -> Command | None:
         return None
     if pending.id != decision or not pending.computer:
         return None
-    # The round's events only: the strategy remembers the round it plays.
+    # The round's events only: the strategy remembers the round it plays; the seat's level
+    # (recorded when it was seated; a person's seat handed over plays normal) says how.
     events = games.events(game_id, after_version=max(state.round_began - 1, 0))
     move = choose_move(state, pending.player, events, move_seed(game_id, decision))
     return MakeComputerMove(decision, move)  # type: ignore[arg-type]

@@ -382,6 +382,29 @@ class EventStore:
             rows = conn.execute(select(*columns).where(*where).order_by(events.c.version)).all()
         return [self._row(row) for row in rows]
 
+    def load_streams(
+        self,
+        conn: Connection,
+        stream_ids: Collection[str],
+        *,
+        with_metadata: bool = True,
+        types: Collection[str] | None = None,
+    ) -> dict[str, list[StoredEvent]]:
+        """Several whole streams in one statement on ``conn`` (as :meth:`load` reads one),
+        each oldest first; a stream with no event is left out."""
+        if not stream_ids:
+            return {}
+        columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
+        where = [events.c.stream_id.in_(sorted(stream_ids))]
+        if types is not None:
+            where.append(events.c.type.in_(sorted(types)))
+        query = select(*columns).where(*where).order_by(events.c.stream_id, events.c.version)
+        found: dict[str, list[StoredEvent]] = {}
+        for row in conn.execute(query):
+            event = self._row(row)
+            found.setdefault(event.stream_id, []).append(event)
+        return found
+
     def read_all(
         self,
         after_position: int = 0,
@@ -389,19 +412,21 @@ class EventStore:
         *,
         types: Collection[str] | None = None,
         up_to: int | None = None,
+        conn: Connection | None = None,
     ) -> list[StoredEvent]:
         """Up to ``limit`` events of every stream after ``after_position``, in commit order
-        (``types``: only those of these stored types; ``up_to``: none after that position)."""
+        (``types``: only those of these stored types; ``up_to``: none after that position;
+        ``conn``: on that connection, else on a reader of its own)."""
         where = [events.c.position > after_position]
         if types is not None:
             where.append(events.c.type.in_(sorted(types)))
         if up_to is not None:
             where.append(events.c.position <= up_to)
-        with reader(self.engine) as conn:
-            rows = conn.execute(
-                select(*_COLUMNS).where(*where).order_by(events.c.position).limit(limit)
-            )
-            return [self._row(row) for row in rows]
+        query = select(*_COLUMNS).where(*where).order_by(events.c.position).limit(limit)
+        if conn is not None:
+            return [self._row(row) for row in conn.execute(query)]
+        with reader(self.engine) as own:
+            return [self._row(row) for row in own.execute(query)]
 
     # -- the hash chain ------------------------------------------------------------
 

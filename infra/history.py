@@ -40,7 +40,7 @@ from sqlalchemy import (
 from infra.botstate import bot_chats
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector, ended_games
+from infra.projector import Projector, Streams, ended_games
 from infra.schema import Json, metadata
 
 HISTORY_PROJECTOR = "history"
@@ -256,16 +256,26 @@ class _History:
     store: EventStore
     name: str = HISTORY_PROJECTOR
     tables: Sequence[Table] = HISTORY_TABLES
+    types: frozenset[str] = frozenset({"game_ended"})
+    reads: frozenset[str] | None = None  # every type, with the metadata
+    with_metadata: bool = True
 
-    def prepare(self, events: Sequence[StoredEvent]) -> list[GameSummary]:
+    def prepare(
+        self, events: Sequence[StoredEvent], streams: Streams | None = None
+    ) -> list[GameSummary]:
         """The summaries of the games that ended, read back before the write lock."""
-        return ended_games(self.store, events, summarise)
+        return ended_games(self.store, events, summarise, streams=streams)
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[GameSummary]
     ) -> None:
         for game in prepared:
             record(conn, game)
+
+
+def history_projection(store: EventStore, name: str = HISTORY_PROJECTOR) -> _History:
+    """The history read model, for :class:`infra.projector.Projectors`."""
+    return _History(store, name)
 
 
 class HistoryProjector(Projector):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import Connection, Engine, Table, delete, insert, select, update
+from sqlalchemy import Connection, Engine, Table, bindparam, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from infra.db import reader, writer
@@ -37,6 +37,40 @@ def ms_to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
+class Streams:
+    """The streams of the games that ended in a batch, read from the store once for every
+    projection that reads them back (:class:`Projectors`): in one statement, with the union
+    of the projections' stored types (every one, when one of them needs all) and with the
+    metadata when one of them needs it; each projection then sees its own types only."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        types: Collection[str] | None,
+        with_metadata: bool,
+        conn: Connection | None = None,
+        stream_ids: Collection[str] = (),
+    ) -> None:
+        self.store = store
+        self.types = None if types is None else frozenset(types)
+        self.with_metadata = with_metadata
+        self._loaded: dict[str, list[StoredEvent]] = {}
+        if conn is not None and stream_ids:
+            found = store.load_streams(
+                conn, stream_ids, with_metadata=with_metadata, types=self.types
+            )
+            self._loaded = {stream: found.get(stream, []) for stream in stream_ids}
+
+    def load(self, stream_id: str, types: Collection[str] | None) -> list[StoredEvent]:
+        events = self._loaded.get(stream_id)
+        if events is None:
+            events = self.store.load(stream_id, with_metadata=self.with_metadata, types=self.types)
+            self._loaded[stream_id] = events
+        if types is None or (self.types is not None and self.types <= set(types)):
+            return events
+        return [e for e in events if e.type in types]
+
+
 def ended_games(
     store: EventStore,
     events: Sequence[StoredEvent],
@@ -44,12 +78,16 @@ def ended_games(
     *,
     with_metadata: bool = True,
     types: Collection[str] | None = None,
+    streams: Streams | None = None,
 ) -> list[G]:
     """The games that ended among ``events``, each read back from its stream by ``read``
-    (only its ``types``, when given); a game ``read`` makes nothing of is left out. What
-    the read models of whole games (history, ratings, achievements) prepare before their
-    write lock."""
+    (only its ``types``, when given; from ``streams`` when several projections share the
+    read); a game ``read`` makes nothing of is left out. What the read models of whole
+    games (history, ratings, achievements) prepare before their write lock."""
     ended = [e.stream_id for e in events if e.type == "game_ended"]
+    if streams is not None:
+        shared = (read(streams.load(g, types)) for g in ended)
+        return [game for game in shared if game is not None]
     loaded = (read(store.load(g, with_metadata=with_metadata, types=types)) for g in ended)
     return [game for game in loaded if game is not None]
 
@@ -68,9 +106,24 @@ class Projection(Protocol[P]):
     @property
     def tables(self) -> Sequence[Table]: ...
 
-    def prepare(self, events: Sequence[StoredEvent]) -> P: ...
+    def prepare(self, events: Sequence[StoredEvent], streams: Streams | None = None) -> P: ...
 
     def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: P) -> None: ...
+
+
+class GameProjection(Projection[P], Protocol[P]):
+    """A projection of finished games: it follows ``types`` of the log (``game_ended``)
+    and reads each game's stream back (``reads``: those stored types; ``with_metadata``),
+    so :class:`Projectors` can read a stream once for several of them."""
+
+    @property
+    def types(self) -> Collection[str]: ...
+
+    @property
+    def reads(self) -> Collection[str] | None: ...
+
+    @property
+    def with_metadata(self) -> bool: ...
 
 
 def lock_position(conn: Connection, name: str, wait: bool = True) -> int | None:
@@ -221,6 +274,127 @@ class Projector:
         )
 
 
+def lock_positions(conn: Connection, names: Sequence[str], wait: bool = True) -> dict[str, int]:
+    """:func:`lock_position` of several projections in one statement (two when a row is
+    new): the positions of those locked; one another transaction holds is left out when
+    ``wait`` is false."""
+    table = projector_positions
+    query = select(table.c.name, table.c.position).where(table.c.name.in_(list(names)))
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            pg_insert(table).on_conflict_do_nothing(),
+            [{"name": name, "position": 0} for name in names],
+        )
+        query = query.order_by(table.c.name).with_for_update(skip_locked=not wait)
+        return {str(r.name): int(r.position) for r in conn.execute(query)}
+    found = {str(r.name): int(r.position) for r in conn.execute(query)}
+    missing = [name for name in names if name not in found]
+    if missing:
+        conn.execute(insert(table), [{"name": name, "position": 0} for name in missing])
+        found.update(dict.fromkeys(missing, 0))
+    return found
+
+
+class Projectors:
+    """Several projections of finished games brought up to the log together, as a game's
+    end needs them (ratings and achievements, and history when asked): one read of the
+    log, one check for imported games, each finished game's stream read once for them
+    all (:class:`Streams`), and one write transaction that applies each projection and
+    records its position, so an event is still applied exactly once to each.
+
+    A projection another projector moved meanwhile is left for the next turn; with
+    ``wait`` false, one another projector is at work on is skipped.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: EventStore,
+        projections: Sequence[GameProjection[Any]],
+        wait: bool = True,
+    ):
+        self.engine = engine
+        self.store = store
+        self.projections = list(projections)
+        self.wait = wait
+        self.names = [p.name for p in self.projections]
+        self.types = frozenset(t for p in self.projections for t in p.types)
+        reads = [p.reads for p in self.projections]
+        self.reads: frozenset[str] | None = (
+            None if any(r is None for r in reads) else frozenset(t for r in reads for t in r or ())
+        )
+        self.with_metadata = any(p.with_metadata for p in self.projections)
+
+    def positions(self, conn: Connection) -> dict[str, int]:
+        found = conn.execute(
+            select(projector_positions.c.name, projector_positions.c.position).where(
+                projector_positions.c.name.in_(self.names)
+            )
+        )
+        known = {str(r.name): int(r.position) for r in found}
+        return {name: known.get(name, 0) for name in self.names}
+
+    def run_once(self, batch: int = DEFAULT_BATCH) -> tuple[int, bool, bool]:
+        """Apply the next batch to every projection behind: how many events were read,
+        whether every projection has reached the log's end, and whether another projector
+        moved one of them (or is at work on it).
+
+        The reads share one connection: the positions, the next events of the projections'
+        types after the lowest position (a position reached is the last such event read:
+        appends are committed in position order, so none can appear before it later),
+        which of their games were imported, and the streams of the games that ended.
+        """
+        with reader(self.engine) as conn:
+            positions = self.positions(conn)
+            start = min(positions.values())
+            new = self.store.read_all(
+                after_position=start, limit=batch, types=self.types, conn=conn
+            )
+            if not new:
+                return 0, True, False
+            fresh = Projector._played_here(conn, new)
+            ended = {e.stream_id for e in fresh if e.type == "game_ended"}
+            streams = Streams(self.store, self.reads, self.with_metadata, conn, ended)
+        reached = new[-1].position
+        mine = {
+            p.name: [e for e in fresh if e.position > positions[p.name] and e.type in p.types]
+            for p in self.projections
+        }
+        prepared = {p.name: p.prepare(mine[p.name], streams) for p in self.projections}
+        moved = False
+        with writer(self.engine) as conn:
+            locked = lock_positions(conn, self.names, self.wait)
+            done: list[dict[str, Any]] = []
+            for projection in self.projections:
+                name = projection.name
+                if name not in locked or locked[name] != positions[name]:
+                    moved = True  # another projector moved it, or is at work on it
+                    continue
+                if reached <= positions[name]:
+                    continue
+                projection.apply(conn, mine[name], prepared[name])
+                done.append({"k_name": name, "position": reached})
+            if done:
+                conn.execute(
+                    update(projector_positions)
+                    .where(projector_positions.c.name == bindparam("k_name"))
+                    .values(position=bindparam("position")),
+                    done,
+                )
+        return len(new), len(new) < batch and not moved, moved
+
+    def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
+        """Bring every projection up to the events recorded so far; return how many events
+        were read. With ``wait`` false it gives up on a projection another projector is at
+        work on (that one brings it up)."""
+        total = 0
+        while True:
+            read, at_end, moved = self.run_once(batch)
+            total += read
+            if at_end or (moved and not self.wait):
+                return total
+
+
 # -- projections ----------------------------------------------------------------------
 
 
@@ -247,7 +421,7 @@ class EachEvent:
     tables: Sequence[Table]
     handle: Callable[[Connection, StoredEvent], None]
 
-    def prepare(self, events: Sequence[StoredEvent]) -> None:
+    def prepare(self, events: Sequence[StoredEvent], streams: Streams | None = None) -> None:
         return None
 
     def apply(self, conn: Connection, events: Sequence[StoredEvent], prepared: None) -> None:

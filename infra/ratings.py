@@ -41,21 +41,23 @@ from sqlalchemy import (
     String,
     Table,
     bindparam,
+    delete,
     desc,
     insert,
     select,
-    tuple_,
     update,
 )
 
 from domain.decider import COMPUTER_MARK, COMPUTER_NAMES
-from infra.db import reader
+from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
-from infra.projector import Projector, ended_games
+from infra.projector import Projector, Streams, ended_games
 from infra.schema import metadata
 
 RATINGS_PROJECTOR: Final = "ratings"
 ALL_TIME: Final = "all"
+# The global tables' "group": every group's games rated together (no Telegram chat is 0).
+GLOBAL: Final = 0
 RANKED_AFTER: Final = 5  # rated games before a player is ranked in a table
 TOP: Final = 10
 # The rating shown: the conservative estimate mu - 3 sigma, scaled so the prior is 1000.
@@ -97,6 +99,15 @@ rating_changes = Table(
 """Each rated game's changes to its players' season ratings in its group."""
 
 RATING_TABLES = (player_ratings, rating_changes)
+
+rating_listed = Table(
+    "rating_listed",
+    metadata,
+    Column("player_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("listed_at", DateTime(timezone=True), nullable=False),
+)
+"""The people who chose to be named in the global tables (``/privacy``): a choice, not a
+read model (a rebuild keeps it). Nobody is there by default."""
 
 
 # -- what a finished game rates ---------------------------------------------------------
@@ -341,14 +352,25 @@ class _Batch:
         if not missing:
             return
         t = player_ratings.c
-        found = self.conn.execute(
-            select(player_ratings).where(
-                tuple_(t.chat_id, t.season, t.edition, t.player_id).in_(missing)
-            )
-        ).mappings()
-        for row in found:
-            key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
-            self.rows[key] = _Row(dict(row), new=False)
+        wanted = set(missing)
+        # One statement per edition (a game's end: one), on plain columns: the rows of
+        # those players in those groups and seasons, of which the wanted ones are kept.
+        groups: dict[str, list[tuple[int, str, str, int]]] = {}
+        for key in missing:
+            groups.setdefault(key[2], []).append(key)
+        for edition, keys in groups.items():
+            found = self.conn.execute(
+                select(player_ratings).where(
+                    t.chat_id.in_(sorted({k[0] for k in keys})),
+                    t.edition == edition,
+                    t.season.in_(sorted({k[1] for k in keys})),
+                    t.player_id.in_(sorted({k[3] for k in keys})),
+                )
+            ).mappings()
+            for row in found:
+                key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
+                if key in wanted:
+                    self.rows[key] = _Row(dict(row), new=False)
 
     def write(self) -> None:
         new = [row.values for row in self.rows.values() if row.new]
@@ -377,11 +399,11 @@ def apply_game(batch: _Batch, game: RatedGame) -> None:
     keyed = [_keyed(game, m) for m in game.matches]
     seats = {rating_key(p, game.names.get(p, ""), p in game.computers): p for p in game.seating}
     season = season_of(game.finished_at)
-    batch.load(
-        [(game.chat_id, scope, game.edition, k) for scope in (season, ALL_TIME) for k in seats]
-    )
-    for scope in (season, ALL_TIME):
-        keys = [(game.chat_id, scope, game.edition, k) for k in seats]
+    # The group's season and all-time tables, and the global ones (every group's games).
+    scopes = [(chat, scope) for chat in (game.chat_id, GLOBAL) for scope in (season, ALL_TIME)]
+    batch.load([(chat, scope, game.edition, k) for chat, scope in scopes for k in seats])
+    for chat, scope in scopes:
+        keys = [(chat, scope, game.edition, k) for k in seats]
         before = {k[3]: batch.rows[k].values for k in keys if k in batch.rows}
         now = rate({k: (v["mu"], v["sigma"]) for k, v in before.items()}, keyed)
         for k in keys:
@@ -409,7 +431,7 @@ def apply_game(batch: _Batch, game: RatedGame) -> None:
                 batch.rows[k] = _Row(values, new=True)
             else:
                 row.values, row.dirty = values, True
-            if scope == season:
+            if scope == season and chat == game.chat_id:
                 batch.changes.append(
                     {
                         "stream_id": game.stream_id,
@@ -431,9 +453,15 @@ class _Ratings:
     name: str = RATINGS_PROJECTOR
     tables: Sequence[Table] = RATING_TABLES
     types: frozenset[str] = frozenset({"game_ended"})
+    reads: frozenset[str] = RATED_TYPES
+    with_metadata: bool = False
 
-    def prepare(self, events: Sequence[StoredEvent]) -> list[RatedGame]:
-        return ended_games(self.store, events, rated_game, with_metadata=False, types=RATED_TYPES)
+    def prepare(
+        self, events: Sequence[StoredEvent], streams: Streams | None = None
+    ) -> list[RatedGame]:
+        return ended_games(
+            self.store, events, rated_game, with_metadata=False, types=RATED_TYPES, streams=streams
+        )
 
     def apply(
         self, conn: Connection, events: Sequence[StoredEvent], prepared: list[RatedGame]
@@ -453,6 +481,11 @@ class _Ratings:
                 apply_game(batch, game)
                 done.add(game.stream_id)
         batch.write()
+
+
+def ratings_projection(store: EventStore, name: str = RATINGS_PROJECTOR) -> _Ratings:
+    """The ratings read model, for :class:`infra.projector.Projectors`."""
+    return _Ratings(store, name)
 
 
 class RatingsProjector(Projector):
@@ -522,6 +555,29 @@ def table(
     return people, computers
 
 
+def previous_season(season: str) -> str:
+    """The season before ``season``.
+
+    >>> previous_season("2026Q1"), previous_season("2026Q4")
+    ('2025Q4', '2026Q3')
+    """
+    year, _, quarter = season.partition("Q")
+    if quarter == "1":
+        return f"{int(year) - 1}Q4"
+    return f"{year}Q{int(quarter) - 1}"
+
+
+def champions(engine: Engine, chat_ids: Sequence[int], season: str) -> dict[str, str]:
+    """Each edition's champion of a group's ``season``: the name of the person first in
+    its table (ranked after :data:`RANKED_AFTER` rated games), where there is one."""
+    found: dict[str, str] = {}
+    for edition in editions_rated(engine, chat_ids, season):
+        people, _ = table(engine, chat_ids, season, edition, limit=1)
+        if people:
+            found[edition] = people[0].name
+    return found
+
+
 def editions_rated(engine: Engine, chat_ids: Sequence[int], season: str) -> list[str]:
     """The editions with rated games in a group's season, base first."""
     t = player_ratings.c
@@ -565,3 +621,58 @@ def game_changes(engine: Engine, stream_id: str) -> list[Change]:
         Change(int(r.player_id), str(r.name), int(r.before), int(r.after), bool(r.computer))
         for r in rows
     ]
+
+
+# -- the global tables and who is named in them ------------------------------------------
+
+
+def set_listed(engine: Engine, player_id: int, listed: bool, at: datetime) -> None:
+    """``/privacy``: whether ``player_id`` is named in the global tables from now on."""
+    with writer(engine) as conn:
+        conn.execute(delete(rating_listed).where(rating_listed.c.player_id == player_id))
+        if listed:
+            conn.execute(insert(rating_listed).values(player_id=player_id, listed_at=at))
+
+
+def is_listed(engine: Engine, player_id: int) -> bool:
+    with reader(engine) as conn:
+        found = conn.execute(
+            select(rating_listed.c.player_id).where(rating_listed.c.player_id == player_id)
+        ).first()
+    return found is not None
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalTable:
+    """An edition's global table: the people named in it with their rank among everyone
+    ranked (those who did not choose to be named are counted, not named), and the
+    computer players apart."""
+
+    named: list[tuple[int, Standing]]
+    unnamed: int
+    computers: list[Standing]
+
+
+def global_table(engine: Engine, season: str, edition: str, limit: int = TOP) -> GlobalTable:
+    """The global table of ``season`` (or ``all``) and ``edition``: the ranked people's
+    ranks, of which those in the top ``limit`` who chose to be named (``/privacy``) are
+    named, the others counted."""
+    t = player_ratings.c
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(player_ratings).where(
+                t.chat_id == GLOBAL,
+                t.season == season,
+                t.edition == edition,
+                t.games >= RANKED_AFTER,
+            )
+        ).all()
+        listed = set(conn.execute(select(rating_listed.c.player_id)).scalars())
+    standings = sorted(
+        (_standing(r) for r in rows), key=lambda s: (-s.rating, -s.games, s.player_id)
+    )
+    people = [s for s in standings if not s.computer]
+    top = list(enumerate(people[:limit], start=1))
+    named = [(rank, s) for rank, s in top if s.player_id in listed]
+    computers = [s for s in standings if s.computer][:limit]
+    return GlobalTable(named, len(top) - len(named), computers)

@@ -269,7 +269,10 @@ async def set_commands(app: BotApplication) -> None:
         texts = Texts(lang or "en")
         for scope, names in (
             (BotCommandScopeAllGroupChats(), group_commands),
-            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS + achievements.COMMANDS),
+            (
+                BotCommandScopeAllPrivateChats(),
+                PRIVATE_COMMANDS + achievements.COMMANDS + standings.PRIVATE_COMMANDS,
+            ),
         ):
             commands = [BotCommand(name, texts.t(f"command.{name}")[:256]) for name in names]
             await gateway.set_commands(bot, commands, scope, lang)

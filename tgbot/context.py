@@ -20,16 +20,19 @@ from sqlalchemy import func, select
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from domain.state import GameState
+from infra import ratings
 from infra.actions import Actions
 from infra.bootstrap import Services
 from infra.botstate import BotState
 from infra.db import reader
 from infra.event_store import EventStore
 from infra.game_service import GameService
+from infra.history import group_chats
 from infra.lru import LRU
 from infra.memory import FreeMemory
 from infra.projector import Projector
 from infra.ratelimit import RateLimiter
+from infra.ratings import previous_season, season_of
 from infra.schema import events, games
 from tgbot.callback import keys_from_secrets
 from tgbot.edits import ShownEdits
@@ -235,10 +238,19 @@ class BotServices:
         """What the presenter addresses the game's messages with: its group's chat, title,
         language and time zone, its players' languages, the bot's name, the clock's now."""
         chat = self.botstate.resolve_chat(state.chat_id)
+        now = int(self.service.clock_ms())
+        # A lobby names the group's champion of the last season (none in practice).
+        last_season = ""
+        champions: dict[str, str] = {}
+        if state.phase == "lobby" and not state.practice:
+            last_season = previous_season(season_of(dt.datetime.fromtimestamp(now / 1000, dt.UTC)))
+            with reader(self.store.engine) as conn:
+                chats = group_chats(conn, chat)
+            champions = ratings.champions(self.store.engine, chats, last_season)
         return Table(
             game_id,
             chat,
-            int(self.service.clock_ms()),
+            now,
             title=self.game_title(game_id),
             group_username=self.group_username(game_id),
             group_language=self.texts_for_chat(chat).lang,
@@ -248,6 +260,8 @@ class BotServices:
             miniapp_name=self.miniapp_name,
             miniapp_url=self.miniapp_url,
             practice=state.practice,
+            last_season=last_season,
+            champions=champions,
         )
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:

@@ -19,6 +19,7 @@ from typing import Final
 from domain.board import GOAL_CELLS, Cell
 from domain.cards import Action, Tool, card
 from domain.commands import (
+    LEVELS,
     ChooseTheftVictim,
     Command,
     DiscardToRemove,
@@ -50,6 +51,7 @@ ADD_COMPUTER: Final = "ca"  # seat a computer player
 REMOVE_COMPUTER: Final = "cr"  # unseat the last computer player seated
 SET_AWAY: Final = "aw"  # value: index in AWAY_PLAY
 SET_GOLD_PICK: Final = "gk"  # value: index in GOLD_PICKS
+SET_LEVEL: Final = "cl"  # value: index in LEVELS, every computer player's level
 STOP: Final = "xs"  # a running game: "yes, cancel it" (asked by /cancel)
 KEEP: Final = "xk"  # a running game: "no, play on"
 # A running game's seats (player: whose seat). /leave asks first: leave, or stay.
@@ -99,9 +101,12 @@ LOBBY_ACTIONS: Final = frozenset(
         REMOVE_COMPUTER,
         SET_AWAY,
         SET_GOLD_PICK,
+        SET_LEVEL,
     }
 )
-SETTING_ACTIONS: Final = frozenset({SET_EDITION, SET_TIMER, SET_LANGUAGE, SET_AWAY, SET_GOLD_PICK})
+SETTING_ACTIONS: Final = frozenset(
+    {SET_EDITION, SET_TIMER, SET_LANGUAGE, SET_AWAY, SET_GOLD_PICK, SET_LEVEL}
+)
 RUNNING_ACTIONS: Final = frozenset({STOP, KEEP})
 PROMPT_ACTIONS: Final = frozenset(
     {MENU, CARD, PLACE, ACT, PASS_MENU, PASS, REMOVE_MENU, REMOVE, GOLD, THEFT, LEGEND}
@@ -267,7 +272,20 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
     ]
     # Saboteur 2 pays its gold without a pick: the choice is the base game's only.
     gold = [picks] if state.edition == "base" else []
-    return [editions, *_chunks(timers, 2), away, *gold, languages, last]
+    return [editions, *_chunks(timers, 2), away, *gold, level_row(state, texts), languages, last]
+
+
+def level_row(state: GameState, texts: Texts) -> Row:
+    """The computer players' level, for every one seated and those seated next."""
+    return [
+        Button(
+            f"✅ {texts.t(f'settings.button_level_{level}')}"
+            if state.computer_level == level
+            else texts.t(f"settings.button_level_{level}"),
+            Press(SET_LEVEL, value=i),
+        )
+        for i, level in enumerate(LEVELS)
+    ]
 
 
 def stop_rows(texts: Texts) -> list[Row]:

@@ -59,8 +59,7 @@ class Presenting:
         table = await asyncio.to_thread(self.services.table, game_id, after)
         table = dataclasses.replace(table, now_ms=now)
         if any(isinstance(e, GameEnded) for e in events):
-            ratings = await asyncio.to_thread(game_over.ratings, self.services, game_id)
-            awards = await asyncio.to_thread(game_over.awards, self.services, game_id)
+            ratings, awards = await asyncio.to_thread(game_over.results, self.services, game_id)
             table = dataclasses.replace(table, ratings=ratings, awards=awards)
         missing: frozenset[int] = frozenset()
         if any(isinstance(e, GameStarted) for e in events):

@@ -18,6 +18,7 @@ from typing import Final
 from domain.ascii import GLYPHS
 from domain.board import Tile
 from domain.cards import PATHS, N, card, rotate
+from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES as LANGUAGES  # tgbot.app names each in its menus
 from tgbot import i18n
 
@@ -192,6 +193,23 @@ def hidden(html_text: str) -> str:
 def name_html(name: str) -> str:
     """A player's name, clipped and escaped, for a caption."""
     return esc(short(name))
+
+
+def computer_html(name: str, level: str, texts: Texts) -> str:
+    """A computer player's name with its level (docs/rules.md §7.5), for a message.
+
+    >>> computer_html("🤖 Greta", "hard", Texts("en"))
+    '🤖 Greta · hard'
+    """
+    return f"{name_html(name)} · {texts.t(f'level.{level}')}"
+
+
+def seat_html(state: GameState, player: PlayerId, texts: Texts) -> str:
+    """A seat's name for a message: a computer player's with its level."""
+    name = state.names.get(player, "?")
+    if state.is_computer(player):
+        return computer_html(name, state.level_of(player), texts)
+    return name_html(name)
 
 
 def mention(user_id: int, name: str) -> str:

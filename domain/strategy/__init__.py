@@ -32,10 +32,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Final, Literal
+from typing import Final
 
 from domain import rng
-from domain.commands import Command
+from domain.commands import LEVELS, Command, Level
 from domain.events import Event, RoundStarted
 from domain.moves import decision_moves
 from domain.state import GameState, PlayerId
@@ -56,8 +56,6 @@ __all__ = [
     "seat_moves",
 ]
 
-Level = Literal["easy", "normal", "hard"]
-LEVELS: Final[tuple[Level, ...]] = ("easy", "normal", "hard")
 # The easy player scores moves as the normal one does, but sloppily: each score moved by
 # up to this much chance (in cards of distance), no placement looked at twice, and the
 # table's conduct this round not followed (who cut the tunnel, who built it, who mapped
@@ -105,11 +103,22 @@ def choose_move(
     seat: PlayerId,
     events: Sequence[Event],
     seed: int,
-    level: Level = "normal",
+    level: Level | None = None,
 ) -> Command:
-    """The computer's move for ``seat``, which owes the pending decision."""
+    """The computer's move for ``seat``, which owes the pending decision, at ``level``
+    (None: the seat's own, :meth:`GameState.level_of`)."""
+    if level is None:
+        level = _level(state.level_of(seat))
     view = view_for(state, seat)
     return choose(view, remember(events, state), seat_moves(state, seat), seed, level)
+
+
+def _level(name: str) -> Level:
+    """A recorded level as a :data:`Level` (an unknown one plays normal)."""
+    for level in LEVELS:
+        if level == name:
+            return level
+    return "normal"
 
 
 def random_move(state: GameState, seat: PlayerId, seed: int) -> Command:

@@ -35,10 +35,12 @@ from domain.commands import (
     PlayAction,
     RemindPlayer,
     RemoveComputerPlayer,
+    SetComputerLevel,
     StartGame,
     TimeOut,
 )
 from domain.events import (
+    ComputerLevelSet,
     ComputerPlayerAdded,
     ComputerPlayerRemoved,
     DecisionOpened,
@@ -63,6 +65,9 @@ from domain.simulate import play_one
 RARE: list[Event] = [
     PlayerLeft(3),
     ComputerPlayerAdded(-1, "🤖 Greta"),
+    ComputerPlayerAdded(-2, "🤖 Ida", "hard"),
+    ComputerLevelSet("easy"),
+    ComputerLevelSet("hard", -2),
     ComputerPlayerRemoved(-1),
     SettingsChanged("saboteur2", 45),
     SettingsChanged("base", 45, away_play="pass", gold_pick="manual"),
@@ -114,6 +119,7 @@ COMMANDS: list[Command] = [
     LeaveGame(2),
     AddComputerPlayer(1, seed=3),
     RemoveComputerPlayer(1, -2),
+    SetComputerLevel(1, "hard", -2),
     ChangeSettings(1, edition=None, turn_seconds=30),
     ChangeSettings(1, away_play="computer", gold_pick="auto"),
     StartGame(1, at=5, seed=-7),

@@ -417,7 +417,7 @@ def test_manual_gold_picks_are_still_each_gold_diggers_decision() -> None:
 def test_computer_events_are_public_and_hint_at_no_dwarf(event: Event) -> None:
     public = describe(event, None)
     assert public == describe(event, 2) and "role" not in public
-    assert set(public) - {"type"} <= {"player", "name", "reason", "by"}
+    assert set(public) - {"type"} <= {"player", "name", "reason", "by", "level"}
 
 
 def test_an_old_game_created_before_computer_players_keeps_its_rules() -> None:

@@ -64,6 +64,8 @@ def scene(
 EXTRA: list[Event] = [
     ev.PlayerLeft(12),
     ev.ComputerPlayerAdded(-1, "🤖 Greta"),
+    ev.ComputerLevelSet("hard"),
+    ev.ComputerLevelSet("easy", -1),
     ev.ComputerPlayerRemoved(-1),
     ev.SeatHandedOver(12, "left"),
     ev.SeatHandedOver(12, "kicked", by=11),

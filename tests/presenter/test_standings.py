@@ -9,11 +9,14 @@ import pytest
 
 from domain.achievements import NAMES
 from tgbot.presenter.standings import (
+    GlobalRanks,
     Ranked,
     RatingChange,
     achievements_text,
     award_line,
     award_note,
+    global_top_text,
+    privacy_text,
     rating_line,
     stats_lines,
     top_text,
@@ -40,6 +43,27 @@ def test_top_words_the_season_the_editions_and_the_games_in_every_language(lang:
     empty = top_text(texts, None, {}, 5)
     assert empty.split("\n")[1] == texts.t("top.empty", n=5)
     assert no_key_left(empty)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_global_top_names_who_chose_it_at_their_rank_and_counts_the_others(
+    lang: str,
+) -> None:
+    texts = Texts(lang)
+    ranks = GlobalRanks([(2, Ranked("Bo", 1180, 9))], 2, [Ranked("🤖 Greta", 1100, 12)])
+    shown = global_top_text(texts, "2026Q4", {"saboteur2": ranks}, 5)
+    assert no_key_left(shown)
+    lines = shown.split("\n")
+    assert "2026" in lines[0] and lines[0] != texts.t("top.title_all")
+    assert "2. Bo — 1180 (" + texts.t("count.rated_games", n=9) + ")" in lines
+    assert texts.t("top.unnamed", n=2) in lines and "/privacy" in texts.t("top.unnamed", n=2)
+    assert "🤖 Greta" in shown
+    assert lines[-1] == texts.t("top.global_footer", n=5)
+    assert no_key_left(global_top_text(texts, None, {}, 5))
+    for listed in (True, False):
+        for changed in (True, False):
+            said = privacy_text(texts, listed, changed)
+            assert "/privacy" in said and no_key_left(said)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -48,7 +48,8 @@ async def test_the_creator_seats_and_unseats_computer_players_named_with_a_robot
             names = [state.names[p] for p in state.seating[1:]]
             assert all(name.startswith("🤖 ") for name in names)
             shown = api.messages[GROUP][lobby_id]["text"]
-            assert f"Players (3/10): P{CREATOR}, {names[0]}, {names[1]}" in shown
+            tagged = f"{names[0]} · normal, {names[1]} · normal"
+            assert f"Players (3/10): P{CREATOR}, {tagged}" in shown
 
             await press_lobby(api, app, CREATOR, lobby_id, "Remove computer player")
             state, _ = services.load(game_id)
@@ -161,18 +162,31 @@ async def test_the_settings_choose_what_away_seats_do_and_how_gold_is_picked(db:
             assert not [m for m in marks if "Gold:" in m]
 
 
-async def practise(api: FakeBotAPI, app: Any, player: int, size: str) -> dict[str, Any]:
-    """``/practice`` in private, the base game chosen, then ``size`` players; returns the
-    message the choices were made on (as it first read)."""
-    api.send_text(player, player, "/practice")
+LEVEL_BUTTONS = ["🤖 Easy", "🤖 Normal", "🤖 Hard"]
+
+
+async def practise(
+    api: FakeBotAPI, app: Any, player: int, size: str, command: str = "/practice", level: str = ""
+) -> dict[str, Any]:
+    """``command`` in private, the base game chosen, then (``level``: its button) the
+    computers' level, then ``size`` players; returns the message the choices were made on
+    (as it first read)."""
+    api.send_text(player, player, command)
     await settle(api, app)
     chosen = api.last_message(player)
     base = buttons(api, chosen)[0].callback_data
     assert base is not None
     await press_and_wait(api, app, player, player, chosen["message_id"], base)
     sizes = api.messages[player][chosen["message_id"]]
-    assert sizes["text"] == "Saboteur: how many players, you included?"
-    assert [b.text for b in buttons(api, sizes)] == [str(n) for n in range(3, 11)]
+    assert sizes["text"].startswith("Saboteur: how many players, you included?\n")
+    labels = [b.text for b in buttons(api, sizes)]
+    assert labels[:8] == [str(n) for n in range(3, 11)]
+    assert [label.removeprefix("✅ ") for label in labels[8:]] == LEVEL_BUTTONS
+    if level:
+        await press_and_wait(
+            api, app, player, player, chosen["message_id"], button(api, sizes, level)
+        )
+        sizes = api.messages[player][chosen["message_id"]]
     await press_and_wait(api, app, player, player, chosen["message_id"], button(api, sizes, size))
     return chosen
 
@@ -235,3 +249,66 @@ async def test_a_practice_game_can_be_cancelled_in_the_private_chat(db: str) -> 
             )
             assert services.load(game_id)[0].phase == "cancelled"
             assert services.active_game(player) is None
+
+
+async def test_practice_seats_its_computers_at_the_level_asked_for(db: str) -> None:
+    player = PLAYERS[0]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [player])
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            api.send_text(player, player, "/practice godlike")
+            await settle(api, app)
+            assert (
+                "/practice easy, /practice normal or /practice hard"
+                in (api.last_message(player)["text"])
+            )
+            assert bot_services(app).active_game(player) is None
+
+            # /practice hard, then the size step's Easy button: the button has the last word.
+            await practise(api, app, player, "4", "/practice hard", level="Easy")
+            services = bot_services(app)
+            game_id = services.active_game(player)
+            assert game_id is not None
+            seated = [
+                e for e in services.service.events(game_id) if isinstance(e, ComputerPlayerAdded)
+            ]
+            assert [e.level for e in seated] == ["easy"] * 3
+            api.send_text(player, player, "/cancel")
+            await settle(api, app)
+            question = api.last_message(player)
+            await press_and_wait(
+                api, app, player, player, question["message_id"], button(api, question, "Yes")
+            )
+
+            chosen = await practise(api, app, player, "3", "/practice hard")
+            sizes_text = api.messages[player][chosen["message_id"]]["text"]
+            assert "Computer players: hard" in sizes_text
+            game_id = services.active_game(player)
+            assert game_id is not None
+            state, _ = services.load(game_id)
+            assert [state.level_of(p) for p in state.computers] == ["hard", "hard"]
+
+
+async def test_the_lobby_settings_choose_every_computer_players_level(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:1])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:1]))["message_id"]
+            await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Settings")
+            marks = [b.text for b in buttons(api, api.messages[GROUP][lobby_id])]
+            assert "✅ 🤖 Normal" in marks and "🤖 Hard" in marks
+            await press_lobby(api, app, CREATOR, lobby_id, "🤖 Hard")
+            marks = [b.text for b in buttons(api, api.messages[GROUP][lobby_id])]
+            assert "✅ 🤖 Hard" in marks
+            await press_lobby(api, app, CREATOR, lobby_id, "Back")
+            await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            state, _ = services.load(game_id)
+            names = [state.names[p] for p in state.seating[1:]]
+            assert [state.level_of(p) for p in state.seating[1:]] == ["hard", "hard"]
+            shown = api.messages[GROUP][lobby_id]["text"]
+            assert f"{names[0]} · hard, {names[1]} · hard" in shown

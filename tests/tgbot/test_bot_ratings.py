@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from infra.event_store import EventStore
-from infra.ratings import game_changes, shown
+from infra.ratings import game_changes, shown, table
 from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_ratings import START, store_game
@@ -19,7 +19,7 @@ from tests.tgbot.test_bot_computers import press_lobby
 GROUP = -7013  # as test_bot_computers' press_lobby expects
 PERSON = 131
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(480)
 
 
 async def test_the_game_over_message_tells_each_persons_rating_change_and_stats_shows_it(
@@ -105,3 +105,76 @@ async def test_top_ranks_the_groups_players_with_five_rated_games_this_season(db
             await settle(api, app)
             assert api.last_message(GROUP)["text"].split("\n")[3:6] == ranked
             assert START.year == 2025 and shown(25.0, 25.0 / 3) == 1000
+
+
+async def test_privacy_chooses_whether_a_name_is_shown_in_the_global_table(db: str) -> None:
+    games = [play(180 + i, players=3, chat_id=GROUP) for i in range(5)]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [101, 102, 103])
+        async with running_bot(
+            api, db, clock_ms=clock_at(datetime(2025, 3, 20, tzinfo=UTC))
+        ) as app:
+            services = bot_services(app)
+            store = EventStore(services.store.engine)
+            for day, game in enumerate(games):
+                store_game(store, game.events, day)
+            await settle(api, app, timeout=240)  # five games' ends told at once
+
+            api.send_text(101, 101, "/privacy")
+            await settle(api, app)
+            assert "/privacy on" in api.last_message(101)["text"]
+            api.send_text(101, 101, "/top")  # in private: the global table
+            await settle(api, app)
+            lines = api.last_message(101)["text"].split("\n")
+            assert lines[0] == "Every group's best — season Q1 2025"
+            assert "3 more of these ranks went to players who chose not to be named" in lines[3]
+            assert not any("P10" in line for line in lines)
+
+            api.send_text(GROUP, 102, "/privacy on")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].startswith("Done: your name is shown")
+            api.send_text(GROUP, 101, "/top global all")
+            await settle(api, app)
+            lines = api.last_message(GROUP)["text"].split("\n")
+            assert lines[0] == "Every group's best of all time"
+            named = [line for line in lines if "P10" in line]
+            assert len(named) == 1 and named[0].split(". ")[1].startswith("P102 — ")
+            assert "2 more of these ranks" in api.last_message(GROUP)["text"]
+
+            api.send_text(GROUP, 101, "/top everything")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].startswith("/top: this group's table")
+
+
+async def test_the_next_lobby_names_the_groups_champion_of_the_last_season(db: str) -> None:
+    games = [play(280 + i, players=3, chat_id=GROUP) for i in range(5)]
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [101, 102, 103])
+        # The games end in March 2025; the bot's clock is in the next season.
+        async with running_bot(
+            api, db, clock_ms=clock_at(datetime(2025, 4, 10, tzinfo=UTC))
+        ) as app:
+            services = bot_services(app)
+            store = EventStore(services.store.engine)
+            for day, game in enumerate(games):
+                store_game(store, game.events, day)
+            await settle(api, app, timeout=240)  # five games' ends told at once
+            (best,), _ = table(services.store.engine, [GROUP], "2025Q1", "base", limit=1)
+            await open_game(api, app, GROUP, [101])
+            lobby = api.last_message(GROUP)["text"]
+            assert lobby.startswith("⛏") or "Saboteur" in lobby.split("\n")[0]
+            assert lobby.split("\n")[1] == f"🏆 Champion of Q1 2025: {best.name}"
+            assert best.name in {"P101", "P102", "P103"}
+
+            # The new season's table starts empty; the last one's is kept, and shown.
+            api.send_text(GROUP, 101, "/top")
+            await settle(api, app)
+            assert api.last_message(GROUP)["text"].split("\n") == [
+                "The group's best — season Q2 2025",
+                "Nobody is in the table yet: a player enters it after 5 rated games.",
+            ]
+            api.send_text(GROUP, 101, "/top 2025q1")
+            await settle(api, app)
+            lines = api.last_message(GROUP)["text"].split("\n")
+            assert lines[0] == "The group's best — season Q1 2025"
+            assert lines[3].startswith(f"1. {best.name} — {best.rating} ")

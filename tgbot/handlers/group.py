@@ -14,6 +14,7 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, U
 
 from domain.cards import PLAYER_LIMITS, Edition
 from domain.commands import (
+    LEVELS,
     AddComputerPlayer,
     CancelGame,
     ChangeSettings,
@@ -22,6 +23,7 @@ from domain.commands import (
     JoinGame,
     LeaveGame,
     RemoveComputerPlayer,
+    SetComputerLevel,
     StartGame,
 )
 from domain.decider import AWAY_PLAY, GOLD_PICKS
@@ -345,6 +347,13 @@ async def change_setting(
             return Reply(texts.t("error.forged_button"), alert=True)
         await asyncio.to_thread(services.botstate.set_chat_language, chat.id, LANGUAGES[value])
         texts = await asyncio.to_thread(services.texts_for_chat, chat.id)
+    elif press.action == kb.SET_LEVEL:
+        if not 0 <= value < len(LEVELS):
+            return Reply(texts.t("error.forged_button"), alert=True)
+        level = SetComputerLevel(actor, LEVELS[value])
+        error = await run(context, game_id, level, update, acted_by(user))
+        if error:
+            return Reply(error_text(texts, error), alert=True)
     elif press.action == kb.SET_EDITION:
         if not 0 <= value < len(kb.EDITIONS):
             return Reply(texts.t("error.forged_button"), alert=True)

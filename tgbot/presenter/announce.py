@@ -35,6 +35,7 @@ LOBBY_EVENTS = (
     ev.PlayerLeft,
     ev.ComputerPlayerAdded,
     ev.ComputerPlayerRemoved,
+    ev.ComputerLevelSet,
     ev.SettingsChanged,
 )
 # Told in a message of their own after the board, not among the board's moves.

@@ -50,6 +50,9 @@ class Table:
     ratings: tuple[RatingChange, ...] = ()
     # The achievements it earned (player, achievement), told at its end.
     awards: tuple[tuple[PlayerId, str], ...] = ()
+    # The lobby: the group's last season ("2026Q3") and its champion per edition.
+    last_season: str = ""
+    champions: Mapping[str, str] = field(default_factory=dict)
 
     def group(self) -> Audience:
         """The group; a practice game's "group" is its player's private chat, in their

@@ -8,20 +8,27 @@ from domain.cards import PLAYER_LIMITS
 from domain.state import GameState, PlayerId
 from tgbot import keyboards as kb
 from tgbot.presenter.audience import Table
+from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Lobby, LobbyClosed, PrivateText, Text
-from tgbot.texts import Texts, esc, name_html
+from tgbot.presenter.standings import season_name
+from tgbot.texts import Texts, esc, name_html, seat_html
 
 
 def start_link(username: str, payload: str) -> str:
     return f"https://t.me/{username}?start={payload}"
 
 
-def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
-    names = [name_html(state.names[p]) for p in state.seating]
+def lobby_text(
+    state: GameState, texts: Texts, bot_username: str, champion: tuple[str, str] | None = None
+) -> str:
+    """The lobby's text; ``champion``: the group's champion of the last season in the
+    lobby's edition (the season, the name), named under the title."""
+    names = [seat_html(state, p, texts) for p in state.seating]
     low, high = PLAYER_LIMITS[state.edition]
     creator = esc(state.names.get(state.creator, "?")) if state.creator is not None else "?"
     lines = [
         texts.t("lobby.title", edition=texts.t(f"edition.{state.edition}"), creator=creator),
+        *([champion_line(texts, *champion)] if champion else []),
         texts.t("lobby.settings", timer=texts.timer(state.turn_seconds), min=low, max=high),
         " · ".join(settings_said(state, texts)),
         texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
@@ -32,6 +39,16 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
         texts.t("bot.open_private_hint", link=start_link(bot_username, "hello")),
     ]
     return "\n".join(lines)
+
+
+def champion_line(texts: Texts, season: str, name: str) -> str:
+    """The lobby's line naming last season's champion.
+
+    >>> champion_line(Texts("en"), "2026Q3", "Ann")
+    '🏆 Champion of Q3 2026: Ann'
+    """
+    said = texts.t("lobby.champion", season=season_name(season, texts), name=name_html(name))
+    return Line(Icon.WINNERS, said).html()
 
 
 def settings_said(state: GameState, texts: Texts) -> list[str]:
@@ -53,9 +70,11 @@ def lobby(
     """The lobby as the game is now, with its buttons or its settings (``settings``;
     None: whichever it shows)."""
     texts = table.group().texts
+    name = table.champions.get(state.edition)
+    champion = (table.last_season, name) if name else None
     return Lobby(
         table.chat_id,
-        lobby_text(state, texts, table.bot_username),
+        lobby_text(state, texts, table.bot_username, champion),
         kb.keyboard(kb.lobby_rows(texts)),
         kb.keyboard(kb.settings_rows(state, texts.lang, texts)),
         settings,

@@ -18,7 +18,7 @@ from tgbot.presenter import results
 from tgbot.presenter.icons import ACTION, Icon, Line
 from tgbot.presenter.scene import GOAL_PLACES as GOAL_PLACES
 from tgbot.presenter.scene import Scene as Scene
-from tgbot.texts import cell_text, hidden, name_html
+from tgbot.texts import cell_text, computer_html, hidden, name_html
 
 
 def line(icon: Icon | None, text: str, *, own: bool = False) -> Line:
@@ -38,7 +38,17 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
         case ev.PlayerLeft() | ev.ComputerPlayerRemoved():
             return [line(None, t("story.left", name=scene.name(event.player)))]
         case ev.ComputerPlayerAdded():
-            return [line(None, t("story.computer_joined", name=name_html(event.name)))]
+            name = computer_html(event.name, event.level, scene.texts)
+            return [line(None, t("story.computer_joined", name=name))]
+        case ev.ComputerLevelSet():
+            level = t(f"level.{event.level}")
+            if event.player is None:
+                return [line(Icon.COMPUTER, t("story.level_set_all", level=level))]
+            return [
+                line(
+                    Icon.COMPUTER, t("story.level_set", name=scene.name(event.player), level=level)
+                )
+            ]
         case ev.SeatHandedOver():
             if event.player == scene.viewer and not scene.full:
                 key = f"bot.handed_over_private_{event.reason}"

@@ -32,6 +32,7 @@ NOT_MOVES = (
     ev.PlayerLeft,
     ev.ComputerPlayerAdded,
     ev.ComputerPlayerRemoved,
+    ev.ComputerLevelSet,
     ev.SettingsChanged,
     ev.GameStarted,
     ev.RoundEnded,

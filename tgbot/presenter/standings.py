@@ -95,22 +95,75 @@ def top_text(
         for rank, entry in enumerate(people, start=1):
             lines.append(_ranked(texts, rank, entry))
         if computers:
-            each = ", ".join(
-                texts.t(
-                    "top.computer",
-                    name=esc(c.name),
-                    rating=c.rating,
-                    games=texts.t("count.rated_games", n=c.games),
-                )
-                for c in computers
-            )
-            lines.append(Line(Icon.COMPUTER, texts.t("top.computers", computers=each)).html())
+            lines.append(_computers(texts, computers))
     if not shown:
         lines.append(texts.t("top.empty", n=ranked_after))
     else:
         lines.append("")
         lines.append(texts.t("top.footer", n=ranked_after))
     return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalRanks:
+    """An edition's global table: the people named (with their rank among everyone
+    ranked), how many of the top ranks are not named, and the computer players."""
+
+    named: Sequence[tuple[int, Ranked]]
+    unnamed: int
+    computers: Sequence[Ranked]
+
+
+def global_top_text(
+    texts: Texts, season: str | None, tables: Mapping[str, GlobalRanks], ranked_after: int
+) -> str:
+    """``/top global``: per edition, every group's best people who chose to be named
+    (``/privacy``), each at their rank among everyone ranked, the others counted only;
+    then the computer players apart. ``season`` None: all time."""
+    if season is None:
+        title = texts.t("top.title_global_all")
+    else:
+        title = texts.t("top.title_global_season", season=season_name(season, texts))
+    lines = [title]
+    shown = False
+    for edition, ranks in tables.items():
+        if not ranks.named and not ranks.unnamed and not ranks.computers:
+            continue
+        shown = True
+        lines.append("")
+        lines.append(texts.t("top.edition", edition=texts.t(f"edition.{edition}")))
+        lines.extend(_ranked(texts, rank, entry) for rank, entry in ranks.named)
+        if ranks.unnamed:
+            lines.append(texts.t("top.unnamed", n=ranks.unnamed))
+        if ranks.computers:
+            lines.append(_computers(texts, ranks.computers))
+    if not shown:
+        lines.append(texts.t("top.empty", n=ranked_after))
+    else:
+        lines.append("")
+        lines.append(texts.t("top.global_footer", n=ranked_after))
+    return "\n".join(lines)
+
+
+def _computers(texts: Texts, computers: Sequence[Ranked]) -> str:
+    each = ", ".join(
+        texts.t(
+            "top.computer",
+            name=esc(c.name),
+            rating=c.rating,
+            games=texts.t("count.rated_games", n=c.games),
+        )
+        for c in computers
+    )
+    return Line(Icon.COMPUTER, texts.t("top.computers", computers=each)).html()
+
+
+def privacy_text(texts: Texts, listed: bool, changed: bool) -> str:
+    """``/privacy``'s answer: whether the player is named in the global tables (just now
+    changed, or as it stands)."""
+    if changed:
+        return texts.t("privacy.now_listed" if listed else "privacy.now_unlisted")
+    return texts.t("privacy.listed" if listed else "privacy.unlisted")
 
 
 def _ranked(texts: Texts, rank: int, entry: Ranked) -> str:
