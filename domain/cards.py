@@ -315,9 +315,7 @@ def card(edition: Edition, card_id: int) -> Card:
     return _DECKS[edition][card_id]
 
 
-def dwarf_cards(
-    edition: Edition, players: int, variants: tuple[str, ...] = ()
-) -> tuple[Role, ...]:
+def dwarf_cards(edition: Edition, players: int, variants: tuple[str, ...] = ()) -> tuple[Role, ...]:
     """The dwarf cards shuffled for a round, before shuffling (docs/rules.md §2.3, §2.6),
     with the base edition's variants (§8): *maximum saboteurs* takes one gold-digger out
     (no spare: every saboteur is dealt), *selfish dwarf* adds his card.

@@ -555,7 +555,9 @@ def _end_round(log: _Log, reached_by: PlayerId | None, at: int, seed: int) -> No
     _next_theft(log, at, seed)
 
 
-def _end_base_round(log: _Log, reached: bool, reached_by: PlayerId | None, at: int, seed: int) -> None:
+def _end_base_round(
+    log: _Log, reached: bool, reached_by: PlayerId | None, at: int, seed: int
+) -> None:
     """A base round's end (docs/rules.md §6.1), with the variants of §8: the *greedy dwarf*
     pays only gold-diggers with no broken tool, the *selfish dwarf* takes the gold alone
     when he reached the treasure and nothing otherwise."""

@@ -139,9 +139,7 @@ def variant_violations(before: GameState, event: Event, after: GameState) -> lis
         return []
     found: list[str] = []
     at = f"after event {after.events_applied}"
-    if after.round and set(c for c, t in after.board.items() if t.is_goal) != set(
-        after.goal_cells
-    ):
+    if after.round and set(c for c, t in after.board.items() if t.is_goal) != set(after.goal_cells):
         found.append(f"the goals lie off their variant's cells {at}")
     roles = after.roles
     if isinstance(event, RoundStarted):

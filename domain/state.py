@@ -86,7 +86,9 @@ class GameState:
     away_play: str = "pass"  # "computer" or "pass": what an away player's seat does
     gold_pick: str = "manual"  # base: "auto" (the largest nugget left) or "manual"
     variants: tuple[str, ...] = ()  # base: the variants on (docs/rules.md §8)
-    goal_cells: tuple[Cell, Cell, Cell] = GOAL_CELLS  # where the goals lie (middle treasure: (9, 0))
+    goal_cells: tuple[Cell, Cell, Cell] = (
+        GOAL_CELLS  # where the goals lie (middle treasure: (9, 0))
+    )
     names: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
     seating: tuple[PlayerId, ...] = ()  # join order
     round: int = 0
