@@ -44,8 +44,7 @@ from domain.commands import (
     StartGame,
     TimeOut,
 )
-from domain.decider import decide, evolve, execute, fold, initial_state
-from domain.decider import tools_broken
+from domain.decider import decide, evolve, execute, fold, initial_state, tools_broken
 from domain.events import Event, GameEnded, GoldPaid, GoldPicked, RoundEnded, RoundStarted
 from domain.moves import computer_moves, legal_moves
 from domain.state import Decision, GameState

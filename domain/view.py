@@ -7,8 +7,9 @@ hidden, seating, names, hand counts, cards in front of players, the draw pile's 
 round, the pending decision, who is away, which seats are computer players' and which the
 computer plays now (and why), (saboteur2) who has gold, past round results.
 Private to the viewer: their hand, their dwarf, their gold, goals they mapped, roles they
-inspected, (the *saboteurs know each other* variant, a saboteur) the other saboteurs, and (base, picking gold) the nugget cards passed to them while it is their pick:
-the first picker sees every card drawn, each next one only what is left (§6.1, "gold is
+inspected, (the *saboteurs know each other* variant, a saboteur) the other saboteurs, and
+(base, picking gold) the nugget cards passed to them while it is their pick: the first
+picker sees every card drawn, each next one only what is left (§6.1, "gold is
 secret"). Once a round has ended, what its face-down goals hide is public (every dwarf card
 is turned up then too, :class:`~domain.events.RoundEnded`); once the game is finished,
 everything is.
