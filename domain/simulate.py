@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from domain import rng
 from domain.ascii import render_round
+from domain.board import goal_cells
 from domain.cards import BASE_DWARVES, PLAYER_LIMITS, VARIANTS, Edition, Role, deck, nugget_cards
 from domain.commands import (
     AddComputerPlayer,
@@ -213,7 +214,7 @@ def play_one(
     timings: list[float] = []
     paid = 0
     now = 1_000_000  # the game's own clock (ms), as the commands carry it
-    memory = Memory.start(edition)
+    memory = Memory.start(edition, goal_cells(variants))
     strategy = dice.below(STRATEGY_GAMES) == 0 and strategy_games
 
     def run(command: Command) -> None:
