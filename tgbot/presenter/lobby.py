@@ -9,6 +9,7 @@ from domain.state import GameState, PlayerId
 from tgbot import keyboards as kb
 from tgbot.presenter.audience import Table
 from tgbot.presenter.messages import Lobby, LobbyClosed, PrivateText, Text
+from tgbot.presenter.variants import variants_line
 from tgbot.texts import Texts, esc, name_html
 
 
@@ -24,6 +25,7 @@ def lobby_text(state: GameState, texts: Texts, bot_username: str) -> str:
         texts.t("lobby.title", edition=texts.t(f"edition.{state.edition}"), creator=creator),
         texts.t("lobby.settings", timer=texts.timer(state.turn_seconds), min=low, max=high),
         " · ".join(settings_said(state, texts)),
+        *([variants_line(state.variants, texts, len(state.seating))] if state.variants else []),
         texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
         if names
         else texts.t("lobby.nobody"),
