@@ -15,7 +15,7 @@ def variant_names(variants: Sequence[str], texts: Texts, players: int | None = N
     says how many saboteurs are dealt at that table (the smallest table's while fewer sit).
 
     >>> variant_names(("maximum_saboteurs", "greedy_dwarf"), Texts("en"), players=4)
-    'maximum saboteurs: 1 saboteur among 4 players, greedy dwarf'
+    'maximum saboteurs (1 saboteur among 4 players), greedy dwarf'
     """
     names = []
     for variant in variants:
