@@ -107,3 +107,19 @@ def test_the_game_over_message_names_the_variants_played(lang: str, said: str) -
     assert said in text
     plain = dealt(players=3)
     assert "🎲" not in _told(plain, [GameEnded(((1, 3), (2, 1), (3, 0)), (1,))], GameEnded)
+
+
+def test_a_saboteurs_turn_prompt_names_the_saboteurs_it_knows() -> None:
+    from tgbot.presenter.prompt import status_lines
+
+    roles = {1: "saboteur", 2: "gold_digger", 3: "saboteur", 4: "gold_digger", 5: "gold_digger"}
+    state = fold(dealt(players=5, roles=roles, variants=("saboteurs_know_each_other",)))
+    said = status_lines(state, 1, Texts("en"), hand=False)
+    assert "🎭 The other saboteurs: <tg-spoiler>P3</tg-spoiler>." in said
+    assert not any(
+        "other saboteurs" in line for line in status_lines(state, 2, Texts("en"), hand=False)
+    )
+    plain = fold(dealt(players=5, roles=roles))
+    assert not any(
+        "other saboteurs" in line for line in status_lines(plain, 1, Texts("en"), hand=False)
+    )
