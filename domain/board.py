@@ -31,6 +31,8 @@ Cell = tuple[int, int]
 Node = tuple[Cell, int]
 START_CELL: Final[Cell] = (0, 0)
 GOAL_CELLS: Final[tuple[Cell, Cell, Cell]] = ((8, 2), (8, 0), (8, -2))
+# The *middle treasure* variant (docs/rules.md §8): the middle goal one cell farther east.
+MIDDLE_TREASURE_CELLS: Final[tuple[Cell, Cell, Cell]] = ((8, 2), (9, 0), (8, -2))
 
 START_KIND: Final = "start"
 TREASURE_KIND: Final = "goal_treasure"
@@ -113,12 +115,34 @@ def side_towards(cell: Cell, other: Cell) -> int | None:
     return None
 
 
-def initial_board(goal_kinds: tuple[str, str, str]) -> Board:
-    """Start at (0, 0) and the three goals face down at GOAL_CELLS in the given order."""
-    cells: dict[Cell, Tile] = {START_CELL: Tile(START_KIND)}
-    for cell, kind in zip(GOAL_CELLS, goal_kinds, strict=True):
-        cells[cell] = Tile(kind, face_up=False)
-    return MappingProxyType(cells)
+def goal_cells(variants: tuple[str, ...] = ()) -> tuple[Cell, Cell, Cell]:
+    """Where the three goals lie, top to bottom: :data:`GOAL_CELLS`, or with the *middle
+    treasure* variant (docs/rules.md §8) :data:`MIDDLE_TREASURE_CELLS`.
+
+    >>> goal_cells(("middle_treasure",))[1]
+    (9, 0)
+    """
+    return MIDDLE_TREASURE_CELLS if "middle_treasure" in variants else GOAL_CELLS
+
+
+def goals_on(board: Mapping[Cell, Tile]) -> tuple[Cell, ...]:
+    """The cells of the goal cards on ``board`` (face up or down), top to bottom.
+
+    >>> goals_on(initial_board(("goal_stone_a", "goal_treasure", "goal_stone_b")))
+    ((8, 2), (8, 0), (8, -2))
+    """
+    return tuple(sorted((c for c, t in board.items() if t.is_goal), key=lambda c: -c[1]))
+
+
+def initial_board(
+    goal_kinds: tuple[str, str, str], cells: tuple[Cell, Cell, Cell] = GOAL_CELLS
+) -> Board:
+    """Start at (0, 0) and the three goals face down at ``cells`` (:data:`GOAL_CELLS`
+    unless a variant moves them) in the given order."""
+    cells_of: dict[Cell, Tile] = {START_CELL: Tile(START_KIND)}
+    for cell, kind in zip(cells, goal_kinds, strict=True):
+        cells_of[cell] = Tile(kind, face_up=False)
+    return MappingProxyType(cells_of)
 
 
 def with_tile(board: Board, cell: Cell, tile: Tile) -> Board:

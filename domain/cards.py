@@ -119,6 +119,32 @@ REPAIRS: Final[dict[Action, frozenset[Tool]]] = {
 }
 
 
+class Variant(Enum):
+    """The base edition's variants, lobby settings (docs/rules.md §8); the value is the
+    stable name in the game's creation and settings events."""
+
+    MAXIMUM_SABOTEURS = "maximum_saboteurs"
+    SABOTEURS_KNOW_EACH_OTHER = "saboteurs_know_each_other"
+    GREEDY_DWARF = "greedy_dwarf"
+    MIDDLE_TREASURE = "middle_treasure"
+    SELFISH_DWARF = "selfish_dwarf"
+
+
+#: Every variant's name, in the order they are listed and stored.
+VARIANTS: Final[tuple[str, ...]] = tuple(v.value for v in Variant)
+#: The editions a variant may be played in.
+VARIANT_EDITIONS: Final[tuple[Edition, ...]] = ("base",)
+
+
+def variants_in_order(names: tuple[str, ...] | list[str] | frozenset[str]) -> tuple[str, ...]:
+    """``names`` as stored: each once, in :data:`VARIANTS` order (unknown names dropped).
+
+    >>> variants_in_order(["selfish_dwarf", "greedy_dwarf", "selfish_dwarf"])
+    ('greedy_dwarf', 'selfish_dwarf')
+    """
+    return tuple(v for v in VARIANTS if v in names)
+
+
 class Role(Enum):
     """Dwarf cards; the value is the stable name used in events and catalogs."""
 
@@ -129,6 +155,9 @@ class Role(Enum):
     BOSS = "boss"
     PROFITEER = "profiteer"
     GEOLOGIST = "geologist"
+    # The selfish dwarf variant's extra gold-digger (docs/rules.md §8): a gold-digger for
+    # every rule but the treasure's gold.
+    SELFISH_DWARF = "selfish_dwarf"
 
 
 def _path(kind: str, *segments: int, **extra: object) -> PathSpec:
@@ -286,12 +315,27 @@ def card(edition: Edition, card_id: int) -> Card:
     return _DECKS[edition][card_id]
 
 
-def dwarf_cards(edition: Edition, players: int) -> tuple[Role, ...]:
-    """The dwarf cards shuffled for a round, before shuffling (docs/rules.md §2.3, §2.6)."""
+def dwarf_cards(edition: Edition, players: int, variants: tuple[str, ...] = ()) -> tuple[Role, ...]:
+    """The dwarf cards shuffled for a round, before shuffling (docs/rules.md §2.3, §2.6),
+    with the base edition's variants (§8): *maximum saboteurs* takes one gold-digger out
+    (no spare: every saboteur is dealt), *selfish dwarf* adds his card.
+
+    >>> [r.value for r in dwarf_cards("base", 4, ("maximum_saboteurs", "selfish_dwarf"))]
+    ['saboteur', 'gold_digger', 'gold_digger', 'gold_digger', 'selfish_dwarf']
+    """
     if edition == "base":
         saboteurs, diggers, _ = BASE_DWARVES[players]
-        return (Role.SABOTEUR,) * saboteurs + (Role.GOLD_DIGGER,) * diggers
+        if Variant.MAXIMUM_SABOTEURS.value in variants:
+            diggers -= 1
+        selfish = (Role.SELFISH_DWARF,) if Variant.SELFISH_DWARF.value in variants else ()
+        return (Role.SABOTEUR,) * saboteurs + (Role.GOLD_DIGGER,) * diggers + selfish
     return tuple(role for role, copies in EXPANSION_DWARVES for _ in range(copies))
+
+
+def is_gold_digger(role: Role) -> bool:
+    """A base gold-digger: the selfish dwarf is one too, for every rule but the treasure's
+    gold (docs/rules.md §8)."""
+    return role is Role.GOLD_DIGGER or role is Role.SELFISH_DWARF
 
 
 def hand_size(edition: Edition, players: int) -> int:

@@ -40,6 +40,8 @@ class CreateGame:
     away_play: AwayPlay = "computer"
     # base: every gold-digger takes the largest nugget left ("auto"), or picks ("manual").
     gold_pick: GoldPick = "auto"
+    # base: the variants switched on (docs/rules.md §8), names of domain.cards.Variant.
+    variants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,8 @@ class RemoveComputerPlayer:
 
 @dataclass(frozen=True, slots=True)
 class ChangeSettings:
-    """Lobby only: edition, turn timer, what an away player's seat does, the gold pick."""
+    """Lobby only: edition, turn timer, what an away player's seat does, the gold pick,
+    the variants (base)."""
 
     actor: PlayerId
     edition: Edition | None = None
@@ -102,6 +105,8 @@ class ChangeSettings:
     seed: int = 0
     away_play: AwayPlay | None = None
     gold_pick: GoldPick | None = None
+    # Every variant on after the change (docs/rules.md §8); None: unchanged.
+    variants: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

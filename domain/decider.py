@@ -29,6 +29,8 @@ from domain.cards import (
     GOALS,
     PLAYER_LIMITS,
     REPAIRS,
+    VARIANT_EDITIONS,
+    VARIANTS,
     Action,
     Card,
     Role,
@@ -37,7 +39,9 @@ from domain.cards import (
     deck,
     dwarf_cards,
     hand_size,
+    is_gold_digger,
     nugget_cards,
+    variants_in_order,
 )
 from domain.commands import (
     LEVELS,
@@ -113,6 +117,7 @@ REMINDERS: Final = ("half", "soon")
 TREASURE: Final = "goal_treasure"
 AWAY_PLAY: Final = ("computer", "pass")
 GOLD_PICKS: Final = ("auto", "manual")
+SELFISH_KEEPS: Final = 2  # nugget cards the selfish dwarf keeps (docs/rules.md §8)
 # Computer players' names: one is drawn for each computer seated, never two alike, nor
 # one a person at the table goes by.
 COMPUTER_NAMES: Final = (
@@ -257,7 +262,7 @@ def action_targets(state: GameState, actor: PlayerId, action: Action) -> list[Ta
         case Action.MAP:
             return [
                 (None, c, None)
-                for c in geo.GOAL_CELLS
+                for c in state.goal_cells
                 if c in state.board and not state.board[c].face_up
             ]
         case Action.THEFT:
@@ -320,6 +325,7 @@ def _create(state: GameState, cmd: CreateGame) -> _Log:
         raise errors.InvalidSettings(f"unknown edition {cmd.edition!r}")
     _check_turn_seconds(cmd.turn_seconds)
     _check_play_settings(cmd.away_play, cmd.gold_pick)
+    variants = _check_variants(cmd.edition, cmd.variants)
     return _emitted(
         state,
         GameCreated(
@@ -332,8 +338,22 @@ def _create(state: GameState, cmd: CreateGame) -> _Log:
             practice=cmd.practice,
             away_play=cmd.away_play,
             gold_pick=cmd.gold_pick,
+            variants=variants,
         ),
     )
+
+
+def _check_variants(edition: str, variants: tuple[str, ...]) -> tuple[str, ...]:
+    """The variants asked for, as stored (docs/rules.md §8): known names, each once, and
+    none outside the base edition."""
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise errors.InvalidSettings(f"unknown variants {unknown}")
+    if len(set(variants)) != len(variants):
+        raise errors.InvalidSettings("a variant named twice")
+    if variants and edition not in VARIANT_EDITIONS:
+        raise errors.InvalidSettings(f"variants are played in {VARIANT_EDITIONS} only")
+    return variants_in_order(variants)
 
 
 def _check_play_settings(away_play: str | None, gold_pick: str | None) -> None:
@@ -433,7 +453,12 @@ def _change_settings(state: GameState, cmd: ChangeSettings) -> _Log:
     _check_play_settings(cmd.away_play, cmd.gold_pick)
     if len(state.seating) > PLAYER_LIMITS[edition][1]:
         raise errors.GameFull()
-    return _emitted(state, SettingsChanged(edition, seconds, cmd.away_play, cmd.gold_pick))
+    variants = None if cmd.variants is None else _check_variants(edition, cmd.variants)
+    if variants is None and state.variants and edition not in VARIANT_EDITIONS:
+        variants = ()  # another edition: its variants are switched off (docs/rules.md §8)
+    return _emitted(
+        state, SettingsChanged(edition, seconds, cmd.away_play, cmd.gold_pick, variants)
+    )
 
 
 def _cancel(state: GameState, cmd: CancelGame) -> _Log:
@@ -472,7 +497,9 @@ def _start_round(log: _Log, number: int, first: PlayerId, at: int, seed: int) ->
     edition = state.edition
     seating = state.seating
     players = len(seating)
-    dwarves = rng.shuffle(dwarf_cards(edition, players), rng.derive(seed, _SEED_DWARVES))
+    dwarves = rng.shuffle(
+        dwarf_cards(edition, players, state.variants), rng.derive(seed, _SEED_DWARVES)
+    )
     cards = rng.shuffle(range(len(deck(edition))), rng.derive(seed, _SEED_DECK))
     goals = rng.shuffle(tuple(g.kind for g in GOALS), rng.derive(seed, _SEED_GOALS))
     set_aside: tuple[int, ...] = ()
@@ -534,18 +561,37 @@ def _end_round(log: _Log, reached_by: PlayerId | None, at: int, seed: int) -> No
     reached = state.treasure_reached_by is not None or reached_by is not None
     revealed = tuple((p, roles[p].value) for p in seating)
     if state.edition == "base":
+        _end_base_round(log, reached, reached_by, at, seed)
+        return
+    trapped = trapped_players(state)
+    blue, green = geo.teams_can_pass(state.board) if reached else (False, False)
+    result = scoring.saboteur2_round(
+        seating, roles, trapped, reached, reached_by, blue, green, geo.crystals(state.board)
+    )
+    log.emit(RoundEnded(state.round, reached, reached_by, revealed, tuple(result.winners)))
+    payouts = tuple((p, amount) for p, amount in result.payouts if amount > 0)
+    if payouts:
+        log.emit(GoldPaid(payouts))
+    order = tuple(scoring.theft_order(seating, state.thefts, trapped))
+    if order:
+        log.emit(TheftsStarted(order))
+    _next_theft(log, at, seed)
+
+
+def _end_base_round(
+    log: _Log, reached: bool, reached_by: PlayerId | None, at: int, seed: int
+) -> None:
+    """A base round's end (docs/rules.md §6.1), with the variants of §8: the *greedy dwarf*
+    pays only gold-diggers with no broken tool, the *selfish dwarf* takes the gold alone
+    when he reached the treasure and nothing otherwise."""
+    state = log.state
+    seating = state.seating
+    roles = state.roles
+    revealed = tuple((p, roles[p].value) for p in seating)
+    spare = tuple(r.value for r in state.dwarf_pile)
+    if not reached:
         winners = tuple(scoring.base_round_winners(seating, roles, reached))
-        spare = tuple(r.value for r in state.dwarf_pile)
         log.emit(RoundEnded(state.round, reached, reached_by, revealed, winners, spare))
-        if reached and reached_by is not None:
-            diggers = sum(1 for p in seating if roles[p] is Role.GOLD_DIGGER)
-            count = scoring.base_nuggets_to_draw(len(seating), diggers, state.gold_house_rule)
-            nuggets = state.nugget_pile[:count]
-            picks = scoring.base_house_rule_pick_order(seating, roles, reached_by, len(nuggets))
-            if picks:
-                log.emit(GoldPickStarted(nuggets, picks))
-            _next_pick(log, at, seed)
-            return
         saboteurs = [p for p in seating if roles[p] is Role.SABOTEUR]
         if saboteurs:
             share = scoring.base_saboteur_share(len(saboteurs))
@@ -563,19 +609,39 @@ def _end_round(log: _Log, reached_by: PlayerId | None, at: int, seed: int) -> No
             )
         _finish_round(log, at, seed)
         return
-    trapped = trapped_players(state)
-    blue, green = geo.teams_can_pass(state.board) if reached else (False, False)
-    result = scoring.saboteur2_round(
-        seating, roles, trapped, reached, reached_by, blue, green, geo.crystals(state.board)
+    if (
+        state.has("selfish_dwarf")
+        and reached_by is not None
+        and roles[reached_by] is Role.SELFISH_DWARF
+    ):
+        # He alone is paid: as many cards as there are gold-diggers, the best two kept.
+        diggers = sum(1 for p in seating if is_gold_digger(roles[p]))
+        count = scoring.base_nuggets_to_draw(len(seating), diggers, state.gold_house_rule)
+        kept, rest = scoring.best_nuggets(state.nugget_pile[:count], SELFISH_KEEPS)
+        log.emit(RoundEnded(state.round, reached, reached_by, revealed, (reached_by,), spare))
+        log.emit(
+            GoldPaid(
+                ((reached_by, sum(kept)),),
+                nuggets=((reached_by, kept),),
+                nugget_pile=state.nugget_pile[count:] + rest,
+            )
+        )
+        _finish_round(log, at, seed)
+        return
+    broken = frozenset(p for p in seating if tools_broken(state, p))
+    sharers = scoring.base_treasure_sharers(
+        seating, roles, broken if state.has("greedy_dwarf") else frozenset()
     )
-    log.emit(RoundEnded(state.round, reached, reached_by, revealed, tuple(result.winners)))
-    payouts = tuple((p, amount) for p, amount in result.payouts if amount > 0)
-    if payouts:
-        log.emit(GoldPaid(payouts))
-    order = tuple(scoring.theft_order(seating, state.thefts, trapped))
-    if order:
-        log.emit(TheftsStarted(order))
-    _next_theft(log, at, seed)
+    log.emit(RoundEnded(state.round, reached, reached_by, revealed, sharers, spare))
+    if reached_by is not None and sharers:
+        count = scoring.base_nuggets_to_draw(len(seating), len(sharers), state.gold_house_rule)
+        nuggets = state.nugget_pile[:count]
+        picks = scoring.base_house_rule_pick_order(
+            seating, roles, reached_by, len(nuggets), frozenset(sharers)
+        )
+        if picks:
+            log.emit(GoldPickStarted(nuggets, picks))
+    _next_pick(log, at, seed)
 
 
 def _next_pick(log: _Log, at: int, seed: int) -> None:
@@ -1031,6 +1097,8 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 practice=e.practice,
                 away_play=e.away_play,
                 gold_pick=e.gold_pick,
+                variants=e.variants,
+                goal_cells=geo.goal_cells(e.variants),
                 names=frozen_map({e.creator: e.creator_name}),
                 seating=(e.creator,),
             )
@@ -1073,6 +1141,10 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 turn_seconds=e.turn_seconds,
                 away_play=e.away_play if e.away_play is not None else state.away_play,
                 gold_pick=e.gold_pick if e.gold_pick is not None else state.gold_pick,
+                variants=e.variants if e.variants is not None else state.variants,
+                goal_cells=geo.goal_cells(e.variants)
+                if e.variants is not None
+                else state.goal_cells,
             )
         case GameCancelled():
             return state.update(phase="cancelled", pending=None)
@@ -1095,7 +1167,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 set_aside=e.set_aside,
                 discards=(),
                 goals=e.goals,
-                board=geo.initial_board(e.goals),
+                board=geo.initial_board(e.goals, state.goal_cells),
                 front=frozen_map({p: () for p in state.seating}),
                 front_cards=frozen_map({p: () for p in state.seating}),
                 thefts=(),

@@ -33,6 +33,9 @@ class GameCreated:
     practice: bool = False  # one human with computer players only; statistics ignore it
     away_play: str = "pass"  # "computer": an away player's seat is played by the computer
     gold_pick: str = "manual"  # base: "auto", every gold-digger takes the largest nugget
+    # base: the variants switched on (docs/rules.md §8), names of domain.cards.Variant in
+    # its order; () in games created before them
+    variants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,7 @@ class SettingsChanged:
     turn_seconds: int
     away_play: str | None = None  # None: unchanged (and in events older than the field)
     gold_pick: str | None = None
+    variants: tuple[str, ...] | None = None  # every variant on after the change; None: unchanged
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,22 +98,63 @@ def base_round_winners(
 
 
 def base_pick_order(
-    seating: Sequence[PlayerId], roles: Mapping[PlayerId, Role], reached_by: PlayerId
+    seating: Sequence[PlayerId],
+    roles: Mapping[PlayerId, Role],
+    reached_by: PlayerId,
+    among: AbstractSet[PlayerId] | None = None,
 ) -> tuple[PlayerId, ...]:
     """The gold-diggers in the order they keep a nugget card, each once.
 
     First the player who reached the treasure if a gold-digger, else the first gold-digger
     counter-clockwise from them (the base rulebook: "el primer Minero a la derecha de ese
-    Saboteador"); then on counter-clockwise, skipping saboteurs.
+    Saboteador"); then on counter-clockwise, skipping saboteurs. ``among``: the gold-diggers
+    who share the gold, when a variant leaves some out (docs/rules.md §8); by default
+    every gold-digger.
 
     >>> roles = {1: Role.GOLD_DIGGER, 2: Role.SABOTEUR, 3: Role.GOLD_DIGGER, 4: Role.GOLD_DIGGER}
     >>> base_pick_order((1, 2, 3, 4), roles, reached_by=3)
     (3, 1, 4)
     >>> base_pick_order((1, 2, 3, 4), roles, reached_by=2)
     (1, 4, 3)
+    >>> base_pick_order((1, 2, 3, 4), roles, reached_by=3, among={1, 4})
+    (1, 4)
     """
     return tuple(
-        p for p in counter_clockwise_from(seating, reached_by) if roles[p] is Role.GOLD_DIGGER
+        p
+        for p in counter_clockwise_from(seating, reached_by)
+        if roles[p] is Role.GOLD_DIGGER and (among is None or p in among)
+    )
+
+
+def base_treasure_sharers(
+    seating: Sequence[PlayerId],
+    roles: Mapping[PlayerId, Role],
+    broken: AbstractSet[PlayerId] = frozenset(),
+) -> tuple[PlayerId, ...]:
+    """The gold-diggers who share the nugget cards of a treasure reached, in seat order:
+    every gold-digger but the selfish dwarf (he is paid only for a treasure he reached
+    himself) and, under the *greedy dwarf* variant, those in ``broken`` (with a broken
+    tool): docs/rules.md §6.1, §8.
+
+    >>> roles = {1: Role.GOLD_DIGGER, 2: Role.SELFISH_DWARF, 3: Role.GOLD_DIGGER}
+    >>> base_treasure_sharers((1, 2, 3), roles), base_treasure_sharers((1, 2, 3), roles, {3})
+    ((1, 3), (1,))
+    """
+    return tuple(p for p in seating if roles[p] is Role.GOLD_DIGGER and p not in broken)
+
+
+def best_nuggets(drawn: Sequence[int], keep: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``keep`` most valuable of the nugget cards ``drawn`` (the selfish dwarf's pick,
+    docs/rules.md §8), and the others, each in the order drawn.
+
+    >>> best_nuggets((1, 3, 2, 3, 1), 2)
+    ((3, 3), (1, 2, 1))
+    """
+    best = sorted(range(len(drawn)), key=lambda i: (-drawn[i], i))[:keep]
+    chosen = set(best)
+    return (
+        tuple(drawn[i] for i in sorted(chosen)),
+        tuple(v for i, v in enumerate(drawn) if i not in chosen),
     )
 
 
@@ -135,6 +176,7 @@ def base_house_rule_pick_order(
     roles: Mapping[PlayerId, Role],
     reached_by: PlayerId,
     cards: int,
+    among: AbstractSet[PlayerId] | None = None,
 ) -> tuple[PlayerId, ...]:
     """Who keeps each of ``cards`` drawn nugget cards when they pass round until none remain.
 
@@ -148,7 +190,7 @@ def base_house_rule_pick_order(
     >>> base_house_rule_pick_order((1, 2, 3, 4), roles, reached_by=1, cards=5)
     (1, 3, 1, 3, 1)
     """
-    order = base_pick_order(seating, roles, reached_by)
+    order = base_pick_order(seating, roles, reached_by, among)
     if not order:
         return ()
     return tuple(order[i % len(order)] for i in range(cards))

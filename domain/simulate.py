@@ -4,6 +4,9 @@ The simulator plays what :func:`domain.moves.legal_moves` lists, chosen uniforml
 sometimes lets a deadline pass), and checks after every event: every card is somewhere
 exactly once (hands, draw pile, set aside, maze, discards, in front of players); gold is
 conserved; while a round runs no player's view holds another player's hand or dwarf.
+Games with variants (docs/rules.md §8) check theirs too: the goals where the variant lays
+them, the dwarf cards the variants deal, each round's winners and gold as the variants
+pay them, and which saboteurs a saboteur's view names.
 
 Computer players take some seats, and now and then a person's seat is handed to the
 computer (left or kicked) and taken back: the computer's decisions go through
@@ -29,7 +32,8 @@ from typing import Any, TypeVar
 
 from domain import rng
 from domain.ascii import render_round
-from domain.cards import PLAYER_LIMITS, Edition, deck, nugget_cards
+from domain.board import goal_cells
+from domain.cards import BASE_DWARVES, PLAYER_LIMITS, VARIANTS, Edition, Role, deck, nugget_cards
 from domain.commands import (
     AddComputerPlayer,
     ComeBack,
@@ -41,8 +45,8 @@ from domain.commands import (
     StartGame,
     TimeOut,
 )
-from domain.decider import decide, evolve, execute, fold, initial_state
-from domain.events import Event, GameEnded, GoldPaid, RoundEnded
+from domain.decider import decide, evolve, execute, fold, initial_state, tools_broken
+from domain.events import Event, GameEnded, GoldPaid, GoldPicked, RoundEnded, RoundStarted
 from domain.moves import computer_moves, legal_moves
 from domain.state import Decision, GameState
 from domain.strategy import Memory, choose
@@ -128,6 +132,66 @@ def view_violations(state: GameState) -> list[str]:
     return found
 
 
+def variant_violations(before: GameState, event: Event, after: GameState) -> list[str]:
+    """Where ``event`` breaks a rule of the game's variants (docs/rules.md §8); ``before``
+    and ``after`` are the states around it."""
+    if not after.variants:
+        return []
+    found: list[str] = []
+    at = f"after event {after.events_applied}"
+    if after.round and set(c for c, t in after.board.items() if t.is_goal) != set(after.goal_cells):
+        found.append(f"the goals lie off their variant's cells {at}")
+    roles = after.roles
+    if isinstance(event, RoundStarted):
+        dealt = [Role(r) for _, r in event.roles]
+        cards = dealt + [Role(r) for r in event.dwarf_pile]
+        saboteurs = BASE_DWARVES[len(after.seating)][0]
+        selfish = 1 if after.has("selfish_dwarf") else 0
+        # Maximum saboteurs deals every saboteur; with the selfish dwarf's card added, one
+        # card of the set stays hidden, whichever it is.
+        if after.has("maximum_saboteurs") and dealt.count(Role.SABOTEUR) < saboteurs - selfish:
+            found.append(f"maximum saboteurs left a saboteur undealt {at}")
+        if cards.count(Role.SABOTEUR) != saboteurs:
+            found.append(f"{cards.count(Role.SABOTEUR)} saboteur cards, not {saboteurs} {at}")
+        if cards.count(Role.SELFISH_DWARF) != selfish:
+            found.append(f"{cards.count(Role.SELFISH_DWARF)} selfish dwarves {at}")
+        spares = 1 - (1 if after.has("maximum_saboteurs") else 0) + selfish
+        if len(event.dwarf_pile) != spares:
+            found.append(f"{len(event.dwarf_pile)} dwarf cards hidden, not {spares} {at}")
+    if isinstance(event, RoundEnded) and event.treasure_reached:
+        winners = set(event.winners)
+        reacher = event.reached_by
+        selfish_won = (
+            after.has("selfish_dwarf")
+            and reacher is not None
+            and roles[reacher] is Role.SELFISH_DWARF
+        )
+        if selfish_won and winners != {reacher}:
+            found.append(f"the selfish dwarf reached the treasure but shares it {at}")
+        if not selfish_won and any(roles[p] is Role.SELFISH_DWARF for p in winners):
+            found.append(f"the selfish dwarf wins a treasure he did not reach {at}")
+        if after.has("greedy_dwarf") and any(tools_broken(after, p) for p in winners):
+            found.append(f"a greedy gold-digger with a broken tool wins {at}")
+    if isinstance(event, GoldPaid | GoldPicked) and before.round_results:
+        last = before.round_results[-1]
+        paid = (
+            {p for p, amount in event.payouts if amount}
+            if isinstance(event, GoldPaid)
+            else {event.player}
+        )
+        if last.round == after.round and not paid <= set(last.winners):
+            found.append(f"gold paid to a player who did not win the round {at}")
+    told_now = isinstance(event, RoundStarted | RoundEnded | GameEnded)  # roles change there
+    if after.has("saboteurs_know_each_other") and after.phase == "playing" and told_now:
+        team = {p for p in after.seating if roles[p] is Role.SABOTEUR}
+        for player in after.seating:
+            told = set(view_for(after, player).allies)
+            expected = team - {player} if player in team else set()
+            if told != expected:
+                found.append(f"{player} is told the saboteurs {sorted(told)} {at}")
+    return found
+
+
 def play_one(
     edition: Edition,
     players: int,
@@ -136,12 +200,13 @@ def play_one(
     max_commands: int = 0,
     clock: Clock | None = None,
     strategy_games: bool = True,
+    variants: tuple[str, ...] = (),
 ) -> tuple[list[Event], list[str], list[float]]:
     """One random game (its first ``max_commands`` moves when > 0); returns its events,
     the violations found and the time ``clock`` gave each legal_moves call (seconds;
     nothing timed without a clock). With ``strategy_games`` false the computer seats
     always play random legal moves (one game in four plays by the strategy otherwise), so
-    that only the rules engine is timed."""
+    that only the rules engine is timed. ``variants``: the base game's variants played."""
     dice = _Dice(seed)
     state = initial_state()
     events: list[Event] = []
@@ -149,7 +214,7 @@ def play_one(
     timings: list[float] = []
     paid = 0
     now = 1_000_000  # the game's own clock (ms), as the commands carry it
-    memory = Memory.start(edition)
+    memory = Memory.start(edition, goal_cells(variants))
     strategy = dice.below(STRATEGY_GAMES) == 0 and strategy_games
 
     def run(command: Command) -> None:
@@ -165,7 +230,8 @@ def play_one(
             if strategy:
                 memory = memory.observe(describe(event, None))
             events.append(event)
-            state = evolve(state, event)
+            before, state = state, evolve(state, event)
+            violations.extend(variant_violations(before, event, state))
             if isinstance(event, GoldPaid) and edition == "saboteur2":
                 paid += sum(amount for _, amount in event.payouts)
             violations.extend(card_violations(state))
@@ -173,7 +239,7 @@ def play_one(
         if check:
             violations.extend(view_violations(state))
 
-    run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60))
+    run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60, variants=variants))
     computers = dice.below(players)  # computer players take the last seats
     for player in range(2, players - computers + 1):
         run(JoinGame(player, f"P{player}"))
@@ -247,8 +313,10 @@ def simulate(
     cpu_clock: Clock | None = None,
     show: Callable[[str], object] | None = None,
     strategy_games: bool = True,
+    variants: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Play ``games`` random games with a player count in ``players`` (inclusive).
+    """Play ``games`` random games with a player count in ``players`` (inclusive), with
+    the base game's ``variants`` (docs/rules.md §8).
 
     ``clock`` (wall) times the games and each legal_moves call, ``cpu_clock`` (CPU) the
     games; a figure whose clock is missing is ``None``. ``show``, when given, receives the
@@ -266,7 +334,13 @@ def simulate(
         # Round-robin over the player counts, so every count is played as often as any other.
         count = players[0] + number % span
         events, found, times = play_one(
-            edition, count, dice.seed(), check, clock=clock, strategy_games=strategy_games
+            edition,
+            count,
+            dice.seed(),
+            check,
+            clock=clock,
+            strategy_games=strategy_games,
+            variants=variants,
         )
         total_events += len(events)
         violations.extend(found)
@@ -281,6 +355,7 @@ def simulate(
         "games": games,
         "finished": finished,
         "edition": edition,
+        "variants": list(variants),
         "players": list(players),
         "events": total_events,
         "violations": len(violations),
@@ -325,6 +400,19 @@ def _player_range(text: str) -> tuple[int, int]:
     return bounds
 
 
+def _variants(text: str) -> tuple[str, ...]:
+    """``"greedy_dwarf,selfish_dwarf"`` or ``"all"``: the variants played.
+
+    >>> _variants("all") == VARIANTS, _variants("selfish_dwarf")
+    (True, ('selfish_dwarf',))
+    """
+    names = VARIANTS if text == "all" else tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown variants {unknown}; of {', '.join(VARIANTS)}")
+    return tuple(v for v in VARIANTS if v in names)
+
+
 def main(
     argv: Sequence[str] | None = None,
     clock: Clock | None = None,
@@ -342,6 +430,13 @@ def main(
         "--players", type=_player_range, default=(5, 5), metavar="P|P-Q", help="player counts"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--variants",
+        type=_variants,
+        default=(),
+        metavar="V,V|all",
+        help=f"base: variants played, comma-separated, of {', '.join(VARIANTS)}; or all",
+    )
     parser.add_argument("--no-check", action="store_true", help="skip the invariant checks")
     parser.add_argument(
         "--show", action="store_true", help="print the maze of each round as it ended"
@@ -351,6 +446,8 @@ def main(
     limits = PLAYER_LIMITS[args.edition]
     if not limits[0] <= low <= high <= limits[1]:
         parser.error(f"{args.edition} is played by {limits[0]} to {limits[1]} players")
+    if args.variants and args.edition != "base":
+        parser.error("variants are played in the base edition")
     report = simulate(
         args.games,
         args.edition,
@@ -360,6 +457,7 @@ def main(
         clock=clock,
         cpu_clock=cpu_clock,
         show=print if args.show else None,
+        variants=args.variants,
     )
     print(json.dumps(report))
     return 1 if report["violations"] else 0

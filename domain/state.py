@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Final, Literal, TypeVar
 
-from domain.board import Board, Cell
+from domain.board import GOAL_CELLS, Board, Cell
 from domain.cards import Edition, Role
 from domain.events import RoundEnded
 
@@ -85,6 +85,10 @@ class GameState:
     practice: bool = False  # one human and computer players; statistics ignore it
     away_play: str = "pass"  # "computer" or "pass": what an away player's seat does
     gold_pick: str = "manual"  # base: "auto" (the largest nugget left) or "manual"
+    variants: tuple[str, ...] = ()  # base: the variants on (docs/rules.md §8)
+    goal_cells: tuple[Cell, Cell, Cell] = (
+        GOAL_CELLS  # where the goals lie (middle treasure: (9, 0))
+    )
     names: Mapping[PlayerId, str] = field(default_factory=_empty)  # type: ignore[arg-type]
     seating: tuple[PlayerId, ...] = ()  # join order
     round: int = 0
@@ -146,6 +150,10 @@ class GameState:
         fields.update(self.__dict__)
         fields.update(changes)
         return new
+
+    def has(self, variant: str) -> bool:
+        """Whether the game plays the variant named ``variant`` (docs/rules.md §8)."""
+        return variant in self.variants
 
     def role(self, player: PlayerId) -> Role:
         return self.roles[player]

@@ -7,8 +7,9 @@ hidden, seating, names, hand counts, cards in front of players, the draw pile's 
 round, the pending decision, who is away, which seats are computer players' and which the
 computer plays now (and why), (saboteur2) who has gold, past round results.
 Private to the viewer: their hand, their dwarf, their gold, goals they mapped, roles they
-inspected, and (base, picking gold) the nugget cards passed to them while it is their pick:
-the first picker sees every card drawn, each next one only what is left (§6.1, "gold is
+inspected, (the *saboteurs know each other* variant, a saboteur) the other saboteurs, and
+(base, picking gold) the nugget cards passed to them while it is their pick: the first
+picker sees every card drawn, each next one only what is left (§6.1, "gold is
 secret"). Once a round has ended, what its face-down goals hide is public (every dwarf card
 is turned up then too, :class:`~domain.events.RoundEnded`); once the game is finished,
 everything is.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from domain import board as geo
+from domain.cards import Role
 from domain.codec import encode
 from domain.events import (
     ActionPlayed,
@@ -88,6 +90,11 @@ class View:
     winners: tuple[PlayerId, ...]
     # What the face-down goals hide, once the round on the board has ended (else empty).
     revealed_goals: Mapping[geo.Cell, str]
+    # base: the variants played (docs/rules.md §8), and where the goals lie.
+    variants: tuple[str, ...] = ()
+    goal_cells: tuple[geo.Cell, ...] = geo.GOAL_CELLS
+    # The other saboteurs, told to a saboteur when they know each other (§8); else ().
+    allies: tuple[PlayerId, ...] = ()
 
 
 _last_public: list[tuple[geo.Board, geo.Board]] = []
@@ -172,7 +179,24 @@ def view_for(state: GameState, viewer: PlayerId | None) -> View:
             if finished or round_ended(state)
             else {}
         ),
+        variants=state.variants,
+        goal_cells=state.goal_cells,
+        allies=allies(state, me),
     )
+
+
+def allies(state: GameState, player: PlayerId | None) -> tuple[PlayerId, ...]:
+    """The other saboteurs of the round, in seat order, that ``player`` knows: under the
+    *saboteurs know each other* variant (docs/rules.md §8), when ``player`` is one."""
+    roles = state.roles
+    if (
+        player is None
+        or not state.has("saboteurs_know_each_other")
+        or state.phase != "playing"
+        or roles.get(player) is not Role.SABOTEUR
+    ):
+        return ()
+    return tuple(p for p in state.seating if p != player and roles.get(p) is Role.SABOTEUR)
 
 
 def round_ended(state: GameState) -> bool:

@@ -115,6 +115,16 @@ class GameSummary:
     practice: bool = False
 
 
+def _side(role: str) -> str:
+    """The role a round won counts for: the selfish dwarf's (docs/rules.md §8) is the
+    gold-diggers'.
+
+    >>> _side("selfish_dwarf"), _side("saboteur")
+    ('gold_digger', 'saboteur')
+    """
+    return "gold_digger" if role == "selfish_dwarf" else role
+
+
 def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
     """What a finished game's stored events say, or None if it did not finish."""
     names: dict[int, str] = {}
@@ -146,7 +156,7 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
                 started_at = event.recorded_at
             case "round_ended":
                 rounds += 1
-                roles = {int(player): str(role) for player, role in p.get("roles", [])}
+                roles = {int(player): _side(str(role)) for player, role in p.get("roles", [])}
                 round_wins.extend((int(w), roles.get(int(w), "")) for w in p.get("winners", []))
             case "game_ended":
                 return GameSummary(

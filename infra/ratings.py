@@ -234,7 +234,8 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
                 computers.discard(int(p["player"]))
             case "settings_changed":
                 edition = str(p.get("edition", edition))
-                variant = _has_variant(p) if "variants" in p else variant
+                # None (or no field): the change left the variants as they were.
+                variant = _has_variant(p) if p.get("variants") is not None else variant
             case "game_started":
                 seating = tuple(int(x) for x in p["seating"])
             case "round_ended":

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from domain.cards import PLAYER_LIMITS
+from domain.cards import PLAYER_LIMITS, VARIANT_EDITIONS, VARIANTS
 from domain.state import GameState
 from infra.bootstrap import bootstrap
 from infra.computer import computer_move, move_key
@@ -50,6 +50,7 @@ from tgbot.devserver import fake_bot_api
 from tgbot.miniapp import DemoPlayer
 from tgbot.miniapp.api import mini_app
 from tgbot.miniapp.server import serving
+from tgbot.presenter.icons import Icon
 from tgbot.texts import LANGUAGES
 from tgbot.transcript import save_pictures, transcript
 
@@ -70,6 +71,14 @@ def parser() -> argparse.ArgumentParser:
         help="K of the seats are computer players (at least one seat stays a person's)",
     )
     p.add_argument("--seed", type=int, default=1, help="chance of the deals and the players")
+    p.add_argument(
+        "--variants",
+        type=_variants,
+        default=(),
+        metavar="V,V|all",
+        help="base: variants switched on in the lobby's settings (docs/rules.md §8), "
+        f"comma-separated, of {', '.join(VARIANTS)}; or all",
+    )
     p.add_argument("--language", choices=LANGUAGES, default="en", help="the players' language")
     p.add_argument(
         "--out", type=Path, default=Path("demo-out"), help="folder for the pictures and database"
@@ -94,6 +103,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _variants(text: str) -> tuple[str, ...]:
+    """``"greedy_dwarf,selfish_dwarf"`` or ``"all"``: the variants switched on.
+
+    >>> _variants("selfish_dwarf,greedy_dwarf")
+    ('greedy_dwarf', 'selfish_dwarf')
+    """
+    names = VARIANTS if text == "all" else tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown variants {unknown}; of {', '.join(VARIANTS)}")
+    return tuple(v for v in VARIANTS if v in names)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(argv or []))
     # The demo's own database is brought up to date quietly (a line says it is ready).
@@ -101,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     low, high = PLAYER_LIMITS[args.edition]
     if not low <= args.players <= high:
         parser().error(f"--players must be {low} to {high} for --edition {args.edition}")
+    if args.variants and args.edition not in VARIANT_EDITIONS:
+        parser().error("--variants are played in the base edition")
     if not 0 <= args.computers < args.players:
         parser().error(f"--computers must be 0 to {args.players - 1}: one seat is a person's")
     url = args.database
@@ -160,6 +184,16 @@ async def play(args: argparse.Namespace, url: str) -> int:
             await press(api, app, GROUP, p, lobby_id, lobby_button(0))  # Join
         for _ in range(args.computers):
             await press(api, app, GROUP, players[0], lobby_id, lobby_button(4))  # Add computer
+        if args.variants:
+            # ⚙️ Settings, each variant's 🎲 button (in the catalog's order), then back.
+            await press(api, app, GROUP, players[0], lobby_id, lobby_button(3))
+            for name in args.variants:
+                lobby = api.messages[GROUP][lobby_id]
+                dice = [b for r in api.keyboard(lobby) for b in r if Icon.VARIANTS.emoji in b.text]
+                toggle = dice[VARIANTS.index(name)].callback_data
+                await press(api, app, GROUP, players[0], lobby_id, toggle)
+            back = api.keyboard(api.messages[GROUP][lobby_id])[-1][0].callback_data
+            await press(api, app, GROUP, players[0], lobby_id, back)
         await press(api, app, GROUP, players[0], lobby_id, lobby_button(2))  # Start
         bot_services: BotServices = app.bot_data[SERVICES_KEY]
         game_id = bot_services.active_game(GROUP)

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from domain.board import GOAL_CELLS, Cell
-from domain.cards import Action, Tool, card
+from domain.board import GOAL_CELLS, MIDDLE_TREASURE_CELLS, Cell
+from domain.cards import VARIANT_EDITIONS, VARIANTS, Action, Tool, card
 from domain.commands import (
     LEVELS,
     ChooseTheftVictim,
@@ -52,6 +52,7 @@ REMOVE_COMPUTER: Final = "cr"  # unseat the last computer player seated
 SET_AWAY: Final = "aw"  # value: index in AWAY_PLAY
 SET_GOLD_PICK: Final = "gk"  # value: index in GOLD_PICKS
 SET_LEVEL: Final = "cl"  # value: index in LEVELS, every computer player's level
+SET_VARIANT: Final = "vt"  # value: index in VARIANTS, switched on or off
 STOP: Final = "xs"  # a running game: "yes, cancel it" (asked by /cancel)
 KEEP: Final = "xk"  # a running game: "no, play on"
 # A running game's seats (player: whose seat). /leave asks first: leave, or stay.
@@ -102,10 +103,11 @@ LOBBY_ACTIONS: Final = frozenset(
         SET_AWAY,
         SET_GOLD_PICK,
         SET_LEVEL,
+        SET_VARIANT,
     }
 )
 SETTING_ACTIONS: Final = frozenset(
-    {SET_EDITION, SET_TIMER, SET_LANGUAGE, SET_AWAY, SET_GOLD_PICK, SET_LEVEL}
+    {SET_EDITION, SET_TIMER, SET_LANGUAGE, SET_AWAY, SET_GOLD_PICK, SET_LEVEL, SET_VARIANT}
 )
 RUNNING_ACTIONS: Final = frozenset({STOP, KEEP})
 PROMPT_ACTIONS: Final = frozenset(
@@ -123,6 +125,7 @@ EDITIONS: Final = ("base", "saboteur2")
 GOAL_NAMES: Final = {
     GOAL_CELLS[0]: "bot.goal_top",
     GOAL_CELLS[1]: "bot.goal_middle",
+    MIDDLE_TREASURE_CELLS[1]: "bot.goal_middle",  # the middle treasure variant's
     GOAL_CELLS[2]: "bot.goal_bottom",
 }
 LABELS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -272,7 +275,27 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
     ]
     # Saboteur 2 pays its gold without a pick: the choice is the base game's only.
     gold = [picks] if state.edition == "base" else []
-    return [editions, *_chunks(timers, 2), away, *gold, level_row(state, texts), languages, last]
+    # The base game's variants (docs/rules.md §8), each switched on or off by its button.
+    variants = [
+        [
+            Button(
+                mark(v in state.variants, f"{Icon.VARIANTS.emoji} {texts.t(f'variant.{v}')}"),
+                Press(SET_VARIANT, value=i),
+            )
+        ]
+        for i, v in enumerate(VARIANTS)
+        if state.edition in VARIANT_EDITIONS
+    ]
+    return [
+        editions,
+        *_chunks(timers, 2),
+        away,
+        *gold,
+        level_row(state, texts),
+        *variants,
+        languages,
+        last,
+    ]
 
 
 def level_row(state: GameState, texts: Texts) -> Row:

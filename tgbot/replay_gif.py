@@ -21,7 +21,7 @@ from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-from domain.board import GOAL_CELLS, Cell
+from domain.board import Cell
 from domain.codec import decode
 from tgbot.presenter.icons import Icon, Line
 from tgbot.render import FONT_FILE
@@ -71,7 +71,7 @@ def hidden_goals(step: Step) -> dict[Cell, str]:
     state = step.state
     return {
         cell: kind
-        for cell, kind in zip(GOAL_CELLS, state.goals, strict=False)
+        for cell, kind in zip(state.goal_cells, state.goals, strict=False)
         if cell in state.board and not state.board[cell].face_up
     }
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from domain.cards import Edition, deck
+from domain.cards import VARIANT_EDITIONS, VARIANTS, Edition, deck
 from tgbot.keyboards import placement_label
 from tgbot.presenter.caption import runs
 from tgbot.presenter.icons import legend
@@ -125,6 +125,13 @@ def buttons_section(edition: Edition, texts: Texts) -> str:
     return "\n".join(lines)
 
 
+def variants_section(texts: Texts) -> str:
+    """The base game's variants, switched on in the lobby's settings (docs/rules.md §8)."""
+    lines = [texts.t("rules.variants_title")]
+    lines.extend("• " + texts.t(f"rules.variant.{v}") for v in VARIANTS)
+    return "\n".join(lines)
+
+
 def icons_section(edition: Edition, texts: Texts) -> str:
     """The one legend of the icons (as in /help and behind the prompt's "?")."""
     return legend(texts, edition)
@@ -137,6 +144,7 @@ def rules_messages(edition: Edition, texts: Texts, footer: str = "") -> list[str
         texts.t(f"rules.{edition}"),
         cards_section(edition, texts),
         buttons_section(edition, texts),
+        *([variants_section(texts)] if edition in VARIANT_EDITIONS else []),
         icons_section(edition, texts),
     ]
     if footer:

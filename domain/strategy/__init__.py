@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
+from domain import board as geo
 from domain import rng
 from domain.commands import LEVELS, Command, Level
 from domain.events import Event, RoundStarted
@@ -73,7 +74,9 @@ def choose(
         return choose_hard(view, memory, moves, seed)
     if level == "easy" and len(moves) > 1:
         # What it does remember: the gold the thefts moved since the round ended.
-        heedless = replace(Memory.start(memory.edition), thefts=memory.thefts)
+        heedless = replace(
+            Memory.start(memory.edition, geo.goals_on(memory.board)), thefts=memory.thefts
+        )
         best = ranked(view, heedless, moves, seed, noise=EASY_NOISE, look_again=0)[0][1]
         return moves[best]
     return choose_normal(view, memory, moves, seed)
@@ -92,7 +95,7 @@ def remember(events: Sequence[Event], state: GameState) -> Memory:
     for index, event in enumerate(events):
         if isinstance(event, RoundStarted):
             start = index
-    memory = Memory.start("saboteur2" if state.edition == "saboteur2" else "base")
+    memory = Memory.start("saboteur2" if state.edition == "saboteur2" else "base", state.goal_cells)
     for event in events[start:]:
         memory = memory.observe(describe(event, None))
     return memory

@@ -52,6 +52,10 @@ HIDE_HARM: Final = 0.5  # how much of a saboteur's caution holds back its attack
 BURN: Final = 0.5
 NEAR: Final = 2.0  # cards from the treasure within which burning the pile counts less
 NEVER: Final = -100.0
+# The greedy dwarf: what mending itself is worth more to a gold-digger with the treasure
+# one card away (a share of its gold), down to nothing this many cards away.
+GREEDY_SHARE: Final = 1.5
+GREEDY_NEAR: Final = 6.0
 
 
 def action_worth(seat: Seat, move: PlayAction, held: Card) -> float:
@@ -99,8 +103,8 @@ def action_worth(seat: Seat, move: PlayAction, held: Card) -> float:
 def _harm(seat: Seat, target: PlayerId, suspect: float, action: Action) -> float:
     """Break a tool of, or trap, ``target``."""
     who = seat.who
-    if target == seat.me:
-        return NEVER
+    if target == seat.me or target in seat.view.allies:
+        return NEVER  # nor a saboteur it knows (docs/rules.md §8)
     front = seat.fronts.get(target, ())
     stopped = any(k.startswith("broken_") for k in front) or "trapped" in front
     strength = 0.35 if stopped else 1.0
@@ -128,7 +132,13 @@ def _help(seat: Seat, target: PlayerId, suspect: float) -> float:
     still = sum(1 for k in front if k.startswith("broken_") or k == "trapped") - 1
     freed = 1.0 if still == 0 else 0.45
     if target == seat.me:
-        return (0.6 if who.saboteur else 0.4 + 0.7 * abs(who.dig)) * freed
+        value = (0.6 if who.saboteur else 0.4 + 0.7 * abs(who.dig)) * freed
+        if not who.saboteur and "greedy_dwarf" in seat.view.variants:
+            # The greedy dwarf (docs/rules.md §8): a gold-digger with a broken tool when the
+            # treasure is reached gets nothing. The nearer the treasure, the sooner it mends.
+            near = min(max((GREEDY_NEAR - seat.expected) / (GREEDY_NEAR - 1.0), 0.0), 1.0)
+            value += GREEDY_SHARE * near * (1.0 if still == 0 else 0.5)
+        return value
     if who.saboteur:
         return who.attack * 0.6 * (2.0 * suspect - 1.0) * freed
     return who.attack * 0.8 * (1.0 - 2.0 * suspect) * freed

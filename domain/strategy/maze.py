@@ -107,7 +107,7 @@ class Maze:
     def __init__(self, board: geo.Board, avoid: Door | None = None) -> None:
         self.board = board
         self.avoid = avoid
-        self.goals = tuple(c for c in geo.GOAL_CELLS if c in board and not board[c].face_up)
+        self.goals = tuple(c for c in geo.goals_on(board) if not board[c].face_up)
         self.live = live_openings(board, avoid)
         # Empty cells faced by a connected opening (the open ends), with the goals they reach.
         ends: set[Cell] = set()

@@ -81,8 +81,11 @@ class Memory:
     spent: frozenset[int] = frozenset()
 
     @classmethod
-    def start(cls, edition: Edition) -> Memory:
-        board = geo.initial_board((HIDDEN_GOAL,) * 3)
+    def start(cls, edition: Edition, goal_cells: tuple[geo.Cell, ...] = geo.GOAL_CELLS) -> Memory:
+        """A round's memory before its first move; ``goal_cells``: where its goals lie
+        (a variant may move them, docs/rules.md §8)."""
+        cells = (goal_cells[0], goal_cells[1], goal_cells[2])
+        board = geo.initial_board((HIDDEN_GOAL,) * 3, cells)
         return cls(edition, board, public_distance(board))
 
     def conduct(self, player: PlayerId) -> Conduct:
@@ -92,7 +95,7 @@ class Memory:
         """The memory after one more event, given as ``describe(event, None)``."""
         kind = described.get("type")
         if kind == "round_started":
-            return Memory.start(self.edition)
+            return Memory.start(self.edition, geo.goals_on(self.board))
         if kind == "path_placed":
             return self._placed(described)
         if kind == "goal_revealed":
@@ -256,7 +259,7 @@ def public_distance(board: geo.Board) -> float:
     """How far the network is from the goals still face down, as anyone can judge it: the
     mean over those goals of the fewest cards (counted on the grid, ignoring what is in the
     way) from an open end to the goal. 0 once a goal is reached; 0 with none face down."""
-    goals = [c for c in geo.GOAL_CELLS if c in board and not board[c].face_up]
+    goals = [c for c in geo.goals_on(board) if not board[c].face_up]
     if not goals:
         return 0.0
     ends = list(frontier(board))

@@ -56,6 +56,7 @@ LEEWAY: Final = 1.0  # own turns left before the saboteur stops hiding
 CAUTION: Final = 0.9  # the most a saboteur holds back while the tunnel is far
 FINISH: Final = 0.5  # the chance a player free to place holds a card that ends the tunnel
 SABOTEUR: Final = "saboteur"
+SELFISH: Final = "selfish_dwarf"
 FOUND_OUT: Final = 0.7  # past this suspicion at the table, a saboteur stops hiding
 
 
@@ -209,8 +210,11 @@ def _seat(view: View, memory: Memory) -> _Seat:
     edition: Edition = "saboteur2" if view.edition == "saboteur2" else "base"
     seating = tuple(s.player for s in view.seats)
     who = profile(view.role)
-    odds = suspicion(seating, me, view.role, edition, memory, view.inspected)
-    seen_by_table = suspicion(seating, me, None, edition, memory, {})
+    # Saboteurs who know each other (docs/rules.md §8) are as sure of one another as of a
+    # dwarf card inspected.
+    known = {**view.inspected, **{p: SABOTEUR for p in view.allies}}
+    odds = suspicion(seating, me, view.role, edition, memory, known, view.variants)
+    seen_by_table = suspicion(seating, me, None, edition, memory, {}, view.variants)
     # A team's tunnel is the part its diggers can pass: the other colour's doors block it.
     maze = Maze(view.board, _OTHER.get(who.door) if who.door is not None else None)
     treasure = _treasure_odds(view, memory, odds)
@@ -280,7 +284,7 @@ def _treasure_odds(
     the stones turned, and a trusted player mapping a second goal after a first (the first
     was a stone, most likely)."""
     board = view.board
-    down = [c for c in geo.GOAL_CELLS if c in board and not board[c].face_up]
+    down = [c for c in view.goal_cells if c in board and not board[c].face_up]
     known = view.known_goals
     for cell in down:
         if known.get(cell) == TREASURE:
@@ -336,6 +340,8 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
     gained = seat.worth(outcome)
     if seat.rivals is not None:
         gained -= _left_to_rivals(seat, seat.rivals, move, held.kind, board)
+    if seat.view.role == SELFISH:
+        gained -= _left_to_others(seat, move, held.kind, board)
     if seat.teams:
         # A team's gold-digger digs only the tunnel its team can pass: a door across the
         # way in stops a whole team, and the doors of both stop them all but the boss.
@@ -366,6 +372,32 @@ def _placement(seat: _Seat, move: PlacePath, exact: bool) -> float:
         value += 0.4 if spec.door is who.door else -0.8
     value += who.crystals * spec.crystals
     return value - seat.keep(held)
+
+
+def _left_to_others(seat: _Seat, move: PlacePath, kind: str, board: geo.Board | None) -> float:
+    """The selfish dwarf is paid only for a treasure he reaches himself (docs/rules.md §8):
+    what a placement loses him by leaving the treasure one card away for the others, the
+    chance one of them free to place takes it before his next turn."""
+    if board is not None:
+        outcome = seat.maze.after(board, move.cell, seat.view.known_goals)
+    else:
+        outcome = seat.maze.placement(kind, move.cell, move.rotated)
+    if outcome.reached:
+        return 0.0
+    threat = sum(
+        p
+        for g, p in seat.treasure.items()
+        if 0 < outcome.distance.get(g, CAP) <= 1 < seat.maze.distance.get(g, CAP)
+    )
+    if threat <= 0:
+        return 0.0
+    still = 1.0
+    for player in seat.seating:
+        front = seat.fronts.get(player, ())
+        if player == seat.me or any(k.startswith("broken_") for k in front):
+            continue
+        still *= 1.0 - FINISH * (1.0 - seat.odds.get(player, 0.0))
+    return REACH * (1.0 - still) * threat
 
 
 def _left_to_rivals(

@@ -128,7 +128,7 @@ def _world(view: View, memory: Memory, seat: _Seat, seed: int) -> GameState:
         by_kind.setdefault(c.kind, c.id)
     front_cards = {p: tuple(by_kind.get(k, 0) for k in f) for p, f in fronts.items()}
     known: dict[PlayerId, Mapping[geo.Cell, str]] = {me: view.known_goals}
-    true_kinds = {c: t.kind for c, t in board.items() if c in geo.GOAL_CELLS}
+    true_kinds = {c: t.kind for c, t in board.items() if c in view.goal_cells}
     for player, cell in memory.maps:
         if player != me and cell in true_kinds:
             mapped = dict(known.get(player, {}))
@@ -145,7 +145,9 @@ def _world(view: View, memory: Memory, seat: _Seat, seed: int) -> GameState:
         seating=seating,
         round=view.round,
         board=geo.frozen(board),
-        goals=tuple(true_kinds.get(c, TREASURE) for c in geo.GOAL_CELLS),
+        goals=tuple(true_kinds.get(c, TREASURE) for c in view.goal_cells),
+        variants=view.variants,
+        goal_cells=(view.goal_cells[0], view.goal_cells[1], view.goal_cells[2]),
         hands=frozen_map(hands),
         roles=frozen_map(roles),
         draw_pile=pile,
@@ -169,8 +171,8 @@ def _world(view: View, memory: Memory, seat: _Seat, seed: int) -> GameState:
 def _goals(view: View, seat: _Seat, numbers: Iterator[int]) -> dict[geo.Cell, str]:
     """What each face-down goal hides: as the seat's maps showed, the treasure elsewhere
     drawn by the seat's odds, stones in the rest."""
-    down = [c for c in geo.GOAL_CELLS if c in view.board and not view.board[c].face_up]
-    shown = {view.board[c].kind for c in geo.GOAL_CELLS if c in view.board}
+    down = [c for c in view.goal_cells if c in view.board and not view.board[c].face_up]
+    shown = {view.board[c].kind for c in view.goal_cells if c in view.board}
     kinds = {c: view.known_goals[c] for c in down if c in view.known_goals}
     left = [k for k in GOAL_KINDS if k not in shown and k not in kinds.values()]
     open_cells = [c for c in down if c not in kinds]
@@ -200,7 +202,7 @@ def _roles(
     """Every seat's dwarf: its own, those it inspected, the others drawn from the dwarf
     cards left, each weighted by the chance the suspicion model gives it of a saboteur."""
     me = seat.me
-    pool = list(dwarf_cards(seat.edition, len(seat.seating)))
+    pool = list(dwarf_cards(seat.edition, len(seat.seating), view.variants))
     roles: dict[PlayerId, Role] = {}
     fixed = {me: view.role, **dict(view.inspected)}
     for player, role in fixed.items():

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from domain.cards import BASE_DWARVES, EXPANSION_DWARVES, Edition, Role
+from domain.cards import BASE_DWARVES, EXPANSION_DWARVES, Edition, Role, dwarf_cards
 from domain.strategy.memory import HARMS, HELPS, Memory
 
 PlayerId = int
@@ -31,16 +31,21 @@ DEED: Final = 1.6  # log-odds of harming someone fully trusted (or helping a sur
 ROUNDS: Final = 3
 
 
-def prior(players: int, edition: Edition, my_role: str | None) -> float:
-    """The chance another player's dwarf card is a saboteur, given the seat's own.
+def prior(
+    players: int, edition: Edition, my_role: str | None, variants: tuple[str, ...] = ()
+) -> float:
+    """The chance another player's dwarf card is a saboteur, given the seat's own (and
+    the dwarf cards the variants deal, docs/rules.md §8).
 
     >>> round(prior(5, "base", "gold_digger"), 3), round(prior(5, "saboteur2", "saboteur"), 3)
     (0.4, 0.143)
+    >>> round(prior(5, "base", "gold_digger", ("maximum_saboteurs",)), 3)
+    0.5
     """
     mine = 1 if my_role == Role.SABOTEUR.value else 0
     if edition == "base":
-        saboteurs, diggers, _ = BASE_DWARVES[players]
-        cards = saboteurs + diggers
+        saboteurs = BASE_DWARVES[players][0]
+        cards = len(dwarf_cards(edition, players, variants))
     else:
         saboteurs = dict(EXPANSION_DWARVES)[Role.SABOTEUR]
         cards = sum(count for _, count in EXPANSION_DWARVES)
@@ -54,9 +59,11 @@ def suspicion(
     edition: Edition,
     memory: Memory,
     inspected: Mapping[PlayerId, str],
+    variants: tuple[str, ...] = (),
 ) -> dict[PlayerId, float]:
-    """Per seat, the chance it is a saboteur now, as ``me`` sees the table."""
-    base = prior(len(seating), edition, my_role)
+    """Per seat, the chance it is a saboteur now, as ``me`` sees the table. ``inspected``:
+    the roles the seat knows (inspections; the saboteurs who know each other, §8)."""
+    base = prior(len(seating), edition, my_role, variants)
     start = _logit(min(max(base, 0.02), 0.98))
     evidence: dict[PlayerId, float] = {}
     for player in seating:

@@ -51,6 +51,9 @@ PROFILES: Final[dict[str, Profile]] = {
     # it, so they lean a little against the tunnel.
     Role.GEOLOGIST.value: Profile(-0.2, attack=0.3, crystals=0.7),
     Role.SABOTEUR.value: Profile(-1.0),
+    # The selfish dwarf (docs/rules.md §8) digs like a gold-digger, but is paid only for a
+    # treasure he reaches himself: see domain.strategy.player's "selfish".
+    Role.SELFISH_DWARF.value: Profile(1.0),
 }
 
 

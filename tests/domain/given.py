@@ -50,8 +50,13 @@ def ids(edition: Edition, kind: str) -> list[int]:
     return [c.id for c in deck(edition) if c.kind == kind]
 
 
-def lobby(edition: Edition = "base", players: int = 3, house_rule: bool = False) -> list[Event]:
-    events: list[Event] = [GameCreated(1, "P1", edition, -100, TURN, house_rule)]
+def lobby(
+    edition: Edition = "base",
+    players: int = 3,
+    house_rule: bool = False,
+    variants: tuple[str, ...] = (),
+) -> list[Event]:
+    events: list[Event] = [GameCreated(1, "P1", edition, -100, TURN, house_rule, variants=variants)]
     events += [PlayerJoined(p, f"P{p}") for p in range(2, players + 1)]
     return events
 
@@ -66,8 +71,10 @@ def dealt(
     round: int = 1,
     nuggets: tuple[int, ...] = (3, 2, 1, 1, 2, 3, 1, 1, 1, 1, 2, 2, 3, 1, 1),
     house_rule: bool = False,
+    variants: tuple[str, ...] = (),
 ) -> list[Event]:
-    """A game whose round ``round`` was just dealt as given, with player ``first`` on turn.
+    """A game whose round ``round`` was just dealt as given, with player ``first`` on turn
+    (``variants``: the base game's, docs/rules.md §8).
 
     Players are 1..players; unlisted hands get 4 unused cards; the draw pile is every
     card left (or ``draw_pile``). Roles default to what the edition's dwarves allow.
@@ -79,12 +86,12 @@ def dealt(
     for p in seating:
         if p not in hands:
             hands[p], spare = tuple(spare[:4]), spare[4:]
-    pool = list(dwarf_cards(edition, players))
+    pool = list(dwarf_cards(edition, players, variants))
     given_roles = dict(roles or {})
     for role in given_roles.values():
         pool.remove(next(r for r in pool if r.value == role))
     all_roles = {p: given_roles.get(p) or pool.pop(0).value for p in seating}
-    events: list[Event] = lobby(edition, players, house_rule)
+    events: list[Event] = lobby(edition, players, house_rule, variants)
     events.append(GameStarted(seating, nuggets if edition == "base" else ()))
     events.append(
         RoundStarted(

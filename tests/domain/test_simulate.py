@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from domain.cards import VARIANTS
 from domain.simulate import main, simulate
 
 
@@ -22,10 +23,26 @@ def test_random_games_of_every_player_count_break_no_invariant(
     assert report["events"] > games * 100
 
 
+@pytest.mark.parametrize(
+    ("variants", "players", "games"),
+    [((v,), (3 + i, 10), 3) for i, v in enumerate(VARIANTS)] + [(VARIANTS, (3, 10), 8)],
+)
+def test_random_games_with_each_variant_and_all_together_break_no_invariant(
+    variants: tuple[str, ...], players: tuple[int, int], games: int
+) -> None:
+    report = simulate(games, "base", players, seed=2026, variants=variants)
+    assert report["finished"] == games and report["variants"] == list(variants)
+    assert report["violations"] == 0, report["violation_samples"]
+
+
 def test_main_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--games", "2", "--edition", "base", "--players", "3-4"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["games"] == 2 and report["violations"] == 0
+    assert main(["--games", "1", "--edition", "base", "--players", "5", "--variants", "all"]) == 0
+    assert json.loads(capsys.readouterr().out)["variants"] == list(VARIANTS)
+    with pytest.raises(SystemExit):
+        main(["--edition", "saboteur2", "--variants", "greedy_dwarf"])
 
 
 def test_the_simulator_reads_no_clock_of_its_own_and_times_with_the_callers() -> None:

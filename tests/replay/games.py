@@ -48,8 +48,10 @@ def play(
     name_prefix: str = "P",
     computers: int = 0,
     practice: bool = False,
+    variants: tuple[str, ...] = (),
 ) -> PlayedGame:
-    """``players`` people, then ``computers`` computer players (moving at random too)."""
+    """``players`` people, then ``computers`` computer players (moving at random too);
+    ``variants``: the base game's (docs/rules.md §8)."""
     rng = random.Random(seed)
     state = initial_state()
     events: list[Event] = []
@@ -64,7 +66,11 @@ def play(
 
     ids = [first_player_id + i for i in range(players)]
     name = f"{name_prefix}{ids[0]}"
-    run(CreateGame(ids[0], name, edition, chat_id=chat_id, at=1_000, practice=practice))
+    run(
+        CreateGame(
+            ids[0], name, edition, chat_id=chat_id, at=1_000, practice=practice, variants=variants
+        )
+    )
     for player in ids[1:]:
         run(JoinGame(player, f"{name_prefix}{player}", at=2_000))
     for _ in range(computers):

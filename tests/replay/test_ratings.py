@@ -249,6 +249,20 @@ def test_practice_imported_and_variant_games_are_not_rated(fresh_db_url: str) ->
     assert rated == {played}
 
 
+def test_a_variant_game_stays_unrated_when_a_later_settings_change_leaves_its_variants(
+    fresh_db_url: str,
+) -> None:
+    """The creation event switches a variant on; a timer change in the lobby records no
+    variants (None: unchanged), which must not switch them off for the projector."""
+    store = EventStore(make_engine(fresh_db_url))
+    played = play(64, players=3, chat_id=CHAT, variants=("greedy_dwarf",)).events
+    timer = ev.SettingsChanged("base", 90)
+    assert codec.encode(timer)[1]["variants"] is None
+    store_game(store, [played[0], timer, *played[1:]], 0)
+    RatingsProjector(store.engine, store).catch_up()
+    assert rows(store.engine) == {}
+
+
 def test_nobody_is_ranked_before_five_rated_games(fresh_db_url: str) -> None:
     store = EventStore(make_engine(fresh_db_url))
     games = [play(70 + i, players=3, chat_id=CHAT) for i in range(5)]

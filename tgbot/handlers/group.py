@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
-from domain.cards import PLAYER_LIMITS, Edition
+from domain.cards import PLAYER_LIMITS, VARIANTS, Edition
 from domain.commands import (
     LEVELS,
     AddComputerPlayer,
@@ -366,6 +366,16 @@ async def change_setting(
             too_many = texts.t("lobby.too_many", edition=name, max=most, count=count)
             return Reply(too_many, alert=True)
         command = ChangeSettings(actor, edition=edition)
+        error = await run(context, game_id, command, update, acted_by(user))
+        if error:
+            return Reply(error_text(texts, error), alert=True)
+    elif press.action == kb.SET_VARIANT:
+        if not 0 <= value < len(VARIANTS):
+            return Reply(texts.t("error.forged_button"), alert=True)
+        # The button switches its variant on or off; the others stay as they are.
+        name = VARIANTS[value]
+        variants = tuple(v for v in VARIANTS if (v in state.variants) != (v == name))
+        command = ChangeSettings(actor, variants=variants)
         error = await run(context, game_id, command, update, acted_by(user))
         if error:
             return Reply(error_text(texts, error), alert=True)

@@ -13,6 +13,7 @@ from tgbot.presenter.audience import Audience, Table
 from tgbot.presenter.caption import deadline_line, fit_caption
 from tgbot.presenter.icons import FRONT, Icon
 from tgbot.presenter.messages import HandCard, Picture
+from tgbot.presenter.variants import variants_line
 from tgbot.texts import Texts, mention, name_html
 
 BOARD_MOVES: Final = 24  # move lines a board caption shows at most (as many as fit)
@@ -113,13 +114,15 @@ def caption(
         status.append(texts.t(key, name=who))  # the mention first: it notifies them
         if not computer:
             status.append(deadline_line(audience, pending.deadline, table.now_ms))
-    head = texts.t("turn.round_pile", round=view.round, count=view.draw_pile)
+    head = [texts.t("turn.round_pile", round=view.round, count=view.draw_pile)]
+    if view.variants:  # the variants played stay in sight (docs/rules.md §8)
+        head.append(variants_line(view.variants, texts, len(view.seats)))
     shown = list(moves[-BOARD_MOVES:])
     seats = seat_lines(view)
-    lines = [*status, head, *shown, "", *seats]
+    lines = [*status, *head, *shown, "", *seats]
     # Who is on turn and until when come first and stay; too long, the older moves
     # go first, then the seats from the last, then the last move.
-    first_move = len(status) + 1
+    first_move = len(status) + len(head)
     first_seat = first_move + len(shown) + 1
     drop = [
         *range(first_move, first_move + len(shown) - 1),

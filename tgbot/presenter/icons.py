@@ -58,6 +58,7 @@ class Icon(Enum):
     RATING = ("📈", (60, 160, 80), "▶")
     ACHIEVEMENT = ("🏅", (240, 190, 40), "★")
     LOG = ("📜", (116, 80, 52), "■")  # the round's moves, on the board's button
+    VARIANTS = ("🎲", (116, 80, 52), "V")  # the base game's variants played (lobby settings)
 
     @property
     def emoji(self) -> str:

@@ -11,6 +11,7 @@ from tgbot.presenter.audience import Table
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Lobby, LobbyClosed, PrivateText, Text
 from tgbot.presenter.standings import season_name
+from tgbot.presenter.variants import variants_line
 from tgbot.texts import Texts, esc, name_html, seat_html
 
 
@@ -31,6 +32,7 @@ def lobby_text(
         *([champion_line(texts, *champion)] if champion else []),
         texts.t("lobby.settings", timer=texts.timer(state.turn_seconds), min=low, max=high),
         " · ".join(settings_said(state, texts)),
+        *([variants_line(state.variants, texts, len(state.seating))] if state.variants else []),
         texts.t("lobby.joined", count=len(names), max=high, names=", ".join(names))
         if names
         else texts.t("lobby.nobody"),

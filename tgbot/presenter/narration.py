@@ -12,7 +12,6 @@ is over).
 from __future__ import annotations
 
 from domain import events as ev
-from domain.board import GOAL_CELLS
 from domain.events import Event
 from tgbot.presenter import results
 from tgbot.presenter.icons import ACTION, Icon, Line
@@ -185,7 +184,7 @@ def _round_started(event: ev.RoundStarted, scene: Scene) -> list[Line]:
         lines.append(line(Icon.DWARF, t("move.roles", roles=dwarves)))
         goals = ", ".join(
             t("story.goal_is", goal=scene.goal(c), kind=t(f"goal.{k}"))
-            for c, k in zip(GOAL_CELLS, event.goals, strict=True)
+            for c, k in zip(scene.after.goal_cells, event.goals, strict=True)
         )
         lines.append(line(None, t("story.goals", goals=goals)))
         if scene.edition == "base" and event.dwarf_pile:
@@ -199,6 +198,16 @@ def _round_started(event: ev.RoundStarted, scene: Scene) -> list[Line]:
     elif dealt:
         role = hidden(scene.role(roles[scene.viewer]))  # type: ignore[index]
         lines.append(line(Icon.DWARF, t("turn.your_role", role=role), own=True))
+        told = "saboteurs_know_each_other" in scene.after.variants
+        if told and roles[scene.viewer] == "saboteur":  # type: ignore[index]
+            # The saboteurs who know each other (docs/rules.md §8) are told the others.
+            allies = scene.after.allies
+            text = (
+                t("move.allies", names=hidden(scene.names_of(allies)))
+                if allies
+                else t("move.allies_none")
+            )
+            lines.append(line(Icon.DWARF, text, own=True))
     return lines
 
 

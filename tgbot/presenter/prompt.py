@@ -50,6 +50,9 @@ def status_lines(state: GameState, player: PlayerId, texts: Texts, *, hand: bool
             f"{Icon.DWARF.emoji} "
             + texts.t("turn.your_role", role=hidden(texts.role_name(view.role)))
         )
+    if view.allies:  # the saboteurs who know each other (docs/rules.md §8)
+        mates = ", ".join(name_html(s.name) for s in view.seats if s.player in view.allies)
+        lines.append(f"{Icon.DWARF.emoji} {texts.t('move.allies', names=hidden(mates))}")
     if view.gold is not None:
         lines.append(f"{Icon.GOLD.emoji} {texts.t('turn.your_gold', count=view.gold)}")
     if hand:

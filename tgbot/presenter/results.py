@@ -15,6 +15,7 @@ from domain.cards import Role
 from domain.scoring import SABOTEUR2_DISCOUNT, base_saboteur_share, saboteur2_share
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.scene import Scene
+from tgbot.presenter.variants import variant_names
 
 TEAMS = (Role.BLUE_DIGGER.value, Role.GREEN_DIGGER.value)
 
@@ -72,11 +73,28 @@ def _base(event: ev.RoundEnded, scene: Scene) -> list[Line]:
         # Nobody wins: the tunnel failed and nobody held the dwarf card that wins then.
         lines = [Line(Icon.WINNERS, t("move.no_winners_no_saboteur"))]
     if event.treasure_reached:
-        lines.append(Line(Icon.GOLD, t("results.base_diggers")))
+        lines.extend(_treasure_paid(event, scene))
     elif saboteurs:
         share = base_saboteur_share(len(saboteurs))
         key = "results.base_saboteurs" if len(saboteurs) > 1 else "results.base_saboteur"
         lines.append(Line(Icon.GOLD, t(key, count=share)))
+    return lines
+
+
+def _treasure_paid(event: ev.RoundEnded, scene: Scene) -> list[Line]:
+    """Who shares a base treasure's gold: the gold-diggers, or under the variants
+    (docs/rules.md §8) the selfish dwarf alone, and not the greedy ones with a broken tool."""
+    t = scene.texts.t
+    roles = dict(event.roles)
+    finder = event.reached_by
+    selfish = finder is not None and roles.get(finder) == Role.SELFISH_DWARF.value
+    if selfish and event.winners == (finder,):
+        return [Line(Icon.GOLD, t("results.selfish_alone", name=scene.name(finder)))]
+    lines = [Line(Icon.GOLD, t("results.base_diggers"))] if event.winners else []
+    if "greedy_dwarf" in scene.after.variants:
+        left = [p for p, r in event.roles if r == Role.GOLD_DIGGER.value and p not in event.winners]
+        if left:
+            lines.append(Line(Icon.GOLD, t("results.greedy_left_out", names=scene.names_of(left))))
     return lines
 
 
@@ -176,4 +194,8 @@ def game_ended(event: ev.GameEnded, scene: Scene) -> list[Line]:
         Line(None, t("move.score_line", name=scene.name(p), count=g))
         for p, g in sorted(event.gold, key=lambda pg: -pg[1])
     )
+    variants = scene.after.variants
+    if variants:  # a game with variants is counted apart (docs/rules.md §8): say which
+        named = variant_names(variants, scene.texts, len(scene.after.seats))
+        lines.append(Line(Icon.VARIANTS, t("lobby.variants", variants=named)))
     return lines

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from domain.board import GOAL_CELLS, Cell
+from domain.board import GOAL_CELLS, MIDDLE_TREASURE_CELLS, Cell
 from domain.state import PlayerId
 from domain.view import View
 from tgbot.texts import Texts, cell_text, name_html
@@ -14,6 +14,7 @@ from tgbot.texts import Texts, cell_text, name_html
 GOAL_PLACES = {
     GOAL_CELLS[0]: "goal.top",
     GOAL_CELLS[1]: "goal.middle",
+    MIDDLE_TREASURE_CELLS[1]: "goal.middle",  # the middle treasure variant's
     GOAL_CELLS[2]: "goal.bottom",
 }
 
