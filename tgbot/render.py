@@ -436,10 +436,12 @@ def render_image(
     highlight: Mapping[Cell, str] | Cell | None = None,
     show_goal_kinds: Mapping[Cell, str] | None = None,
     cell_size: int = CELL,
+    framed: Iterable[Cell] = (),
 ) -> Image.Image:
-    """The board as a Pillow image (see :func:`render_board`)."""
+    """The board as a Pillow image (see :func:`render_board`); ``framed``: more cells
+    framed as the last move is (the moves a replay's frame shows together)."""
     labels: Mapping[Cell, str] = highlight if isinstance(highlight, Mapping) else {}
-    framed: Cell | None = highlight if isinstance(highlight, tuple) else None
+    marked = [*framed, *([highlight] if isinstance(highlight, tuple) else [])]
     peeks = show_goal_kinds or {}
     crystals = sum(t.spec.crystals for t in board.values() if t.face_up)
     extra: list[Cell] = list(labels)
@@ -473,8 +475,8 @@ def render_image(
     if crystals:
         _draw_crystal_count(draw, grid.origin((grid.min_x, grid.max_y)), size, crystals)
 
-    if framed is not None:
-        x0, y0 = grid.origin(framed)
+    for cell in dict.fromkeys(marked):
+        x0, y0 = grid.origin(cell)
         draw.rectangle(
             [x0, y0, x0 + size - 1, y0 + size - 1], outline=MARK, width=max(3, size // 16)
         )
