@@ -110,9 +110,10 @@ def test_one_day_is_one_day_in_polish() -> None:
 
 
 def test_polish_keeps_a_players_name_and_a_cards_name_in_the_nominative() -> None:
-    # "psuje wózek gracza Łucja": the name would need the genitive ("Łucji").
+    # "psuje wózek gracza Łucja": the name would need the genitive ("Łucji"); each name is
+    # the subject of its own clause instead (no arrow either: "Łucja → zepsuty wózek").
     broke = t("pl", "move.action.broken_cart", name="Łucja", target="Bob")
-    assert broke == "Łucja → zepsuty wózek (Bob)."
+    assert broke == "Łucja psuje wózek: Bob nie może kłaść kart korytarza."
     declined = re.compile(r"\b(gracza|graczowi|graczem|graczu)\s*\{(name|target|victim)\}")
     placed_as_object = re.compile(r"\b(kładzie|dobiera|zagrać|położyć)\s+\{card\}")
     for key, message in messages("pl").messages.items():
