@@ -38,6 +38,7 @@ from PIL import Image, ImageDraw, ImageFont
 from domain.board import Board, Cell, Tile
 from domain.cards import SIDES, Door, E, N, S, W
 from tgbot import action_icons
+from tgbot.texts import is_symmetric
 
 if TYPE_CHECKING:
     from tgbot.presenter.messages import HandCard
@@ -226,7 +227,9 @@ def _wrap(label: str, font: ImageFont.FreeTypeFont, room: float) -> list[str]:
 
 
 def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.Image:
-    """``board`` with a strip below it: the card ``kind`` as it is, and turned (↻)."""
+    """``board`` with a strip below it: the card ``kind`` as it is, and turned (↻); a
+    card that looks the same turned (:func:`tgbot.texts.is_symmetric`) lies one way only,
+    as its buttons offer it, and is drawn once."""
     gap = size // 4
     strip = size + 2 * gap
     width = max(board.width, 5 * size)
@@ -237,6 +240,8 @@ def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.
     draw.line([(0, board.height + 1), (width, board.height + 1)], fill=GRID, width=2)
     left = gap
     image.paste(_tile_image(kind, False, True, None, size), (left, top))
+    if is_symmetric(kind):
+        return image
     turned = left + size + gap * 3
     _draw_turn_sign(draw, (turned + size // 2, top + size // 2), size // 2)
     image.paste(_tile_image(kind, True, True, None, size), (turned + size + gap, top))

@@ -192,7 +192,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         stats = await reply(api, sent, "finished games")
         assert "2 games played" in stats["text"] and "2 finished games" in stats["text"]
         games, wins, gold, (roles, rounds), _top = folded_group(group_games[:2], GROUP)
-        win_s = "win" if wins == 1 else "wins"
+        win_s = "winner" if wins == 1 else "winners"  # one per winner of each game
         assert f"{games} finished games, {wins} {win_s}, gold mined: {gold}" in stats["text"]
         names = ", ".join(text("en", f"role.{role}") for role in roles)
         round_s = "round" if rounds == 1 else "rounds"

@@ -66,6 +66,7 @@ POLISH = {
     "count.games_played": ("rozegranych gier", "rozegrana gra", "rozegrane gry"),
     "count.games_finished": ("zakończonych gier", "zakończona gra", "zakończone gry"),
     "count.wins": ("wygranych", "wygrana", "wygrane"),
+    "count.winners": ("zwycięzców", "zwycięzca", "zwycięzców"),
     "count.gold": ("bryłek złota", "bryłka złota", "bryłki złota"),
     "count.rounds": ("rund", "runda", "rundy"),
     "bot.duration_days": ("dni", "dzień", "dni"),

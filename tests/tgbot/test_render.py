@@ -387,3 +387,17 @@ def test_broken_and_repaired_tools_are_drawn_struck_or_ticked_as_in_the_mini_app
     for i, a in enumerate(pictures):
         for b in pictures[i + 1 :]:
             assert differs(a, b)
+
+
+@pytest.mark.parametrize("kind", ["cross", "straight_ns", "bridge"])
+def test_a_card_that_looks_the_same_turned_is_previewed_once(kind: str) -> None:
+    # "as printed ↻ turned" drew a cross twice, though its buttons offer it one way.
+    board = initial_board(GOALS)
+    plain = decode(render_board(board))
+    preview = decode(render_board(board, orientations=kind))
+    strip = preview.crop((0, plain.height + 4, preview.width, preview.height))  # under its line
+    assert not differs(
+        strip.crop((120, 0, strip.width, strip.height)),
+        Image.new("RGB", (strip.width - 120, strip.height), BACKGROUND),
+    )
+    assert differs(strip.crop((20, 20, 100, 100)), Image.new("RGB", (80, 80), BACKGROUND))
