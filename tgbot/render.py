@@ -200,25 +200,26 @@ def name_lines(label: str, size: int) -> tuple[int, tuple[str, ...]]:
     (at most three), whole words as large as fits; a word longer than the card is split
     with a hyphen, as the Mini App splits it."""
     room = size
-    lines: list[str] = []
-    for points in range(round(size * 0.19), round(size * 0.15) - 1, -1):
-        font = font_of(points)
-        lines = _wrap(label, font, room)
-        if len(lines) <= 3 and all(font.getlength(x) <= room for x in lines):
-            return points, tuple(lines)
+    sizes = range(round(size * 0.19), round(size * 0.15) - 1, -1)
+    for split in (False, True):  # whole words at any of these sizes first
+        for points in sizes:
+            font = font_of(points)
+            lines = _wrap(label, font, room, split=split)
+            if len(lines) <= 3 and all(font.getlength(x) <= room for x in lines):
+                return points, tuple(lines)
     return points, tuple(lines[:3])
 
 
-def _wrap(label: str, font: ImageFont.FreeTypeFont, room: float) -> list[str]:
+def _wrap(label: str, font: ImageFont.FreeTypeFont, room: float, *, split: bool) -> list[str]:
     lines: list[str] = []
     for word in label.split():
         if lines and font.getlength(f"{lines[-1]} {word}") <= room:
             lines[-1] += f" {word}"
             continue
-        while font.getlength(word) > room and len(word) > 3:
-            cut = max(
-                (n for n in range(2, len(word) - 1) if font.getlength(word[:n] + "-") <= room),
-                default=2,
+        while split and font.getlength(word) > room and len(word) > 5:
+            cut = max(  # at least three letters on each side of the hyphen
+                (n for n in range(3, len(word) - 2) if font.getlength(word[:n] + "-") <= room),
+                default=3,
             )
             lines.append(word[:cut] + "-")
             word = word[cut:]
