@@ -65,6 +65,7 @@ INK: Final = (240, 232, 216)
 SYMBOL_INK: Final = (20, 20, 20)  # a badge's symbol, on its colour
 PATH_BADGE: Final = (116, 80, 52)  # a card laid on the maze: a card's colour
 TAG: Final = re.compile(r"<[^>]*>")
+COMPUTER_MARK: Final = "⚙"  # 🤖 before a computer player's name, as the font draws it
 
 
 @cache
@@ -73,8 +74,9 @@ def _font() -> ImageFont.FreeTypeFont:
 
 
 def plain(line: Line) -> str:
-    """A narrated line's text as drawn: no tags, entities read back, no emoji icon."""
-    return html.unescape(TAG.sub("", line.text))
+    """A narrated line's text as drawn: no tags, entities read back, no emoji icon; a
+    computer player's 🤖 drawn as the font's ⚙ (the font has no emoji)."""
+    return html.unescape(TAG.sub("", line.text)).replace(Icon.COMPUTER.emoji, COMPUTER_MARK)
 
 
 GIF_CELL: Final = 48  # pixels per card in the animation (the photo uses the full size)

@@ -12,7 +12,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 from domain.board import Cell
 from tests.replay.games import PlayedGame
 from tgbot.handlers.history import GifCache
-from tgbot.presenter.icons import Icon
+from tgbot.presenter.icons import Icon, Line
 from tgbot.render import FONT_FILE, GRID
 from tgbot.replay import LANGUAGES, MOVE, Replay, Step, lines
 from tgbot.replay_gif import (
@@ -22,6 +22,7 @@ from tgbot.replay_gif import (
     frames,
     hidden_goals,
     main_replay,
+    plain,
     replay_gif,
     shots,
     shown,
@@ -149,6 +150,14 @@ def missing_glyphs(text: str, font: ImageFont.FreeTypeFont) -> set[str]:
 
     unknown = drawn("\U0010fffd")  # a private-use character no font has
     return {c for c in set(text) if not c.isspace() and drawn(c) == unknown}
+
+
+def test_a_computer_players_mark_is_drawn_not_a_missing_glyph() -> None:
+    # "🤖 Finn" was drawn "▯ Finn": the font has no emoji.
+    font = ImageFont.truetype(str(FONT_FILE), 15)
+    drawn = plain(Line(Icon.TRAPPED, "🤖 Sigrid ha dejado atrapado a Bo."))
+    assert drawn == "⚙ Sigrid ha dejado atrapado a Bo."
+    assert missing_glyphs(drawn, font) == set()
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

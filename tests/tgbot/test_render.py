@@ -364,6 +364,7 @@ def test_an_action_card_is_its_icon_and_its_whole_name_is_written_under_it() -> 
         assert x0 >= left - 2 and x1 <= right + 2 and y1 - y0 > 0
         assert FORBIDDEN not in set(rgb(image.crop(under)))
     size = right - left
+    assert name_lines("Spitzhacke reparieren", size)[1] == ("Spitzhacke", "reparieren")
     points, lines = name_lines(name, size)
     assert "".join(lines).replace("-", "").replace(" ", "") == name.replace(" ", "")
     assert all(font_of(points).getlength(line) <= size for line in lines)
