@@ -38,7 +38,7 @@ from PIL import Image, ImageDraw, ImageFont
 from domain.board import Board, Cell, Tile
 from domain.cards import SIDES, Door, E, N, S, W
 from tgbot import action_icons
-from tgbot.texts import is_symmetric
+from tgbot.texts import coordinate, is_symmetric
 
 if TYPE_CHECKING:
     from tgbot.presenter.messages import HandCard
@@ -407,12 +407,6 @@ def layout(board: Board, extra: Iterable[Cell] = (), cell_size: int = CELL) -> L
         size = max(MIN_CELL, (MAX_SIDE - axis) // longest)
         font, axis = _axis_room(min_x, max_x, min_y, max_y, size)
     return Layout(min_x, max_x, min_y, max_y, size, axis, font)
-
-
-def coordinate(number: int) -> str:
-    """A coordinate as the picture writes it: a negative one with a true minus sign
-    (U+2212), as wide as a digit, where a hyphen would shrink to a dot on a phone."""
-    return f"\u2212{-number}" if number < 0 else str(number)
 
 
 def _axis_room(min_x: int, max_x: int, min_y: int, max_y: int, size: int) -> tuple[int, int]:

@@ -486,3 +486,12 @@ def test_a_team_that_wins_though_both_could_pass_is_told_why(lang: str) -> None:
     why = texts.t("results.blue_digger_blue_wins", name="Ann")
     reason = {"en": "whoever reaches it", "es": "quien llega", "pl": "kto dotrze", "de": "Mitglied"}
     assert reason[lang] in why, why
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "pl", "de"])
+def test_a_cell_is_named_as_the_picture_writes_it_with_a_true_minus_sign(lang: str) -> None:
+    # The picture writes "−1" (a hyphen shrank to a dot on a phone): the lines say it alike.
+    state = play(1, players=3)[-1].before
+    event = ev.ActionPlayed(11, 0, "rockfall", target_cell=(-1, 0))
+    (line,) = narrate(event, scene(state, state, None, lang))
+    assert "\u22121,0" in line.text and "-1" not in line.text

@@ -22,13 +22,13 @@ from tgbot.render import (
     PHONE_COLUMNS,
     ROCK,
     TUNNEL,
-    coordinate,
     font_of,
     layout,
     name_lines,
     render_board,
     render_image,
 )
+from tgbot.texts import coordinate
 
 GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
 ALL_KINDS = [spec.kind for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)]
