@@ -11,7 +11,11 @@ run along the edges so players can name cells, and ``highlight`` writes labels (
 Read on a phone: the picture holds the cards and nothing around them (labelled cells
 included), so at a display width of 390 px a cell keeps at least 22 px for mazes up to
 :data:`PHONE_COLUMNS` columns wide, and every marker on a card (door, ladder, crystal,
-dead end) covers at least 0.37 of its cell, 8 px at that size.
+dead end) covers at least 0.37 of its cell, 8 px at that size. The coordinates stand
+:data:`AXIS_PHONE_PX` px tall at that width whatever the maze's width, a negative one
+written with a true minus sign ("−3", never a hyphen that shrinks to a dot); the prompt's
+hand keeps six cards to the picture's width (about 55 px each on a phone), action cards
+drawn as the Mini App's icons with their names under them.
 
 >>> from domain.board import initial_board
 >>> png = render_board(initial_board(("goal_treasure", "goal_stone_a", "goal_stone_b")))
@@ -22,6 +26,7 @@ True
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,6 +37,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from domain.board import Board, Cell, Tile
 from domain.cards import SIDES, Door, E, N, S, W
+from tgbot import action_icons
+from tgbot.texts import coordinate, is_symmetric
 
 if TYPE_CHECKING:
     from tgbot.presenter.messages import HandCard
@@ -43,6 +50,8 @@ MIN_CELL: Final = 28
 MAX_SIDE: Final = 1280  # Telegram shows photos at most 1280 px on the long side
 MARGIN_CELLS: Final = 0  # empty cells drawn around the cards (labelled cells are drawn)
 PHONE_COLUMNS: Final = 16  # mazes up to this wide keep 22 px cells at 390 px
+PHONE: Final = 390  # a phone's display width, in pixels
+AXIS_PHONE_PX: Final = 13  # the coordinates' font size as a phone shows the picture
 FONT_FILE: Final = Path(__file__).parent / "fonts" / "DejaVuSans.ttf"
 HAND_CELL: Final = 64  # pixels per card of the hand drawn under a prompt's board
 
@@ -72,7 +81,6 @@ MARK: Final[Color] = (255, 221, 0)
 WHITE: Final[Color] = (255, 255, 255)
 QUESTION: Final[Color] = (235, 235, 250)
 KEYHOLE: Final[Color] = (20, 20, 20)
-ACTION_CARD: Final[Color] = (70, 58, 96)
 FORBIDDEN: Final[Color] = (220, 40, 40)
 
 # Image-space direction of each side: y grows downwards in the picture, north is up.
@@ -107,28 +115,61 @@ def render_board(
     return png_bytes(image)
 
 
-def with_hand(board: Image.Image, hand: Sequence[HandCard], size: int = HAND_CELL) -> Image.Image:
-    """``board`` with the hand below it: path cards by their shape, action cards by their
-    name; a card that cannot be played now is greyed."""
-    gap = size // 8
-    per_row = max(1, (max(board.width, 4 * size) - gap) // (size + gap))
-    rows = -(-len(hand) // per_row)
-    width = max(board.width, min(len(hand), per_row) * (size + gap) + gap)
-    strip = rows * (size + gap) + gap
+HAND_PER_ROW: Final = 6  # the hand's cards share the picture's width six to a row
+
+
+def hand_card_size(width: int) -> int:
+    """The side of a hand's card under a picture ``width`` pixels wide: a sixth of it, so
+    on a phone a card keeps about 55 px (at 390 px) however wide the maze is."""
+    gap = _hand_gap(width)
+    return max(HAND_CELL, (width - gap) // HAND_PER_ROW - gap)
+
+
+def _hand_gap(width: int) -> int:
+    return max(6, width // 96)
+
+
+def with_hand(board: Image.Image, hand: Sequence[HandCard]) -> Image.Image:
+    """``board`` with the hand below it, as the Mini App shows it: path cards by their
+    shape, action cards by their icon (:mod:`tgbot.action_icons`) with their name under
+    the card; a card that cannot be played now is greyed and crossed (🚫) on its picture,
+    never on its name."""
+    width = max(board.width, HAND_PER_ROW * (HAND_CELL + 8) + 8)
+    gap = _hand_gap(width)
+    size = hand_card_size(width)
+    rows = -(-len(hand) // HAND_PER_ROW)
+    names = [name_lines(card.label, size) if card.label else None for card in hand]
+    font_px = max((n[0] for n in names if n is not None), default=0)
+    label_rows = max((len(n[1]) for n in names if n is not None), default=0)
+    line = round(font_px * 1.2)
+    label = line * label_rows + (gap // 2 if label_rows else 0)
+    strip = rows * (size + label + gap) + gap
     image = Image.new("RGB", (width, board.height + strip), BACKGROUND)
     image.paste(board, (0, 0))
     draw = ImageDraw.Draw(image)
     draw.line([(0, board.height + 1), (width, board.height + 1)], fill=GRID, width=2)
-    for i, card in enumerate(hand):
-        row, col = divmod(i, per_row)
-        at = (gap + col * (size + gap), board.height + gap + row * (size + gap))
-        image.paste(_hand_card(card.kind, card.label, card.playable, size), at)
+    for i, (card, name) in enumerate(zip(hand, names, strict=True)):
+        row, col = divmod(i, HAND_PER_ROW)
+        left = gap + col * (size + gap)
+        top = board.height + gap + row * (size + label + gap)
+        image.paste(_hand_card(card.kind, bool(card.label), card.playable, size), (left, top))
+        if name is None:
+            continue
+        colour = TUNNEL if card.playable else AXIS_TEXT
+        for n, text in enumerate(name[1]):
+            draw.text(
+                (left + size / 2, top + size + gap // 2 + n * line),
+                text,
+                fill=colour,
+                font=font_of(font_px),
+                anchor="ma",
+            )
     return image
 
 
 @cache
-def _hand_card(kind: str, label: str, playable: bool, size: int) -> Image.Image:
-    if not label:  # a path card: its picture
+def _hand_card(kind: str, action: bool, playable: bool, size: int) -> Image.Image:
+    if not action:  # a path card: its picture
         image = _tile_image(kind, False, True, None, size).copy()
     else:
         image = Image.new("RGB", (size, size), BACKGROUND)
@@ -136,9 +177,13 @@ def _hand_card(kind: str, label: str, playable: bool, size: int) -> Image.Image:
         inset = max(1, size // 32)
         box = [inset, inset, size - 1 - inset, size - 1 - inset]
         draw.rounded_rectangle(
-            box, radius=size // 10, fill=ACTION_CARD, outline=CARD_EDGE, width=max(2, size // 24)
+            box,
+            radius=size // 10,
+            fill=action_icons.card_colour(kind),
+            outline=CARD_EDGE,
+            width=max(2, size // 24),
         )
-        _draw_words(draw, label, size)
+        action_icons.draw_action_icon(draw, kind, size)
     if not playable:
         veil = Image.new("RGB", image.size, BACKGROUND)
         image = Image.blend(image, veil, 0.55)
@@ -149,33 +194,43 @@ def _hand_card(kind: str, label: str, playable: bool, size: int) -> Image.Image:
     return image
 
 
-def _draw_words(draw: ImageDraw.ImageDraw, label: str, size: int) -> None:
-    """An action card's name, wrapped to the card, as large as fits."""
-    room = size - size // 6
-    for points in range(max(9, size // 5), 7, -1):
-        font = font_of(points)
-        lines: list[str] = []
-        for word in label.split():
-            if lines and font.getlength(f"{lines[-1]} {word}") <= room:
-                lines[-1] += f" {word}"
-            else:
-                lines.append(word)
-        height = len(lines) * (points + 2)
-        if all(font.getlength(line) <= room for line in lines) and height <= room:
-            break
-    top = (size - height) / 2
-    for n, line in enumerate(lines):
-        draw.text(
-            (size / 2, top + n * (points + 2) + points / 2),
-            line,
-            fill=TUNNEL,
-            font=font,
-            anchor="mm",
-        )
+@cache
+def name_lines(label: str, size: int) -> tuple[int, tuple[str, ...]]:
+    """An action card's name under a card ``size`` px wide: the font size and its lines
+    (at most three), whole words as large as fits; a word longer than the card is split
+    with a hyphen, as the Mini App splits it."""
+    room = size
+    sizes = range(round(size * 0.19), round(size * 0.15) - 1, -1)
+    for split in (False, True):  # whole words at any of these sizes first
+        for points in sizes:
+            font = font_of(points)
+            lines = _wrap(label, font, room, split=split)
+            if len(lines) <= 3 and all(font.getlength(x) <= room for x in lines):
+                return points, tuple(lines)
+    return points, tuple(lines[:3])
+
+
+def _wrap(label: str, font: ImageFont.FreeTypeFont, room: float, *, split: bool) -> list[str]:
+    lines: list[str] = []
+    for word in label.split():
+        if lines and font.getlength(f"{lines[-1]} {word}") <= room:
+            lines[-1] += f" {word}"
+            continue
+        while split and font.getlength(word) > room and len(word) > 5:
+            cut = max(  # at least three letters on each side of the hyphen
+                (n for n in range(3, len(word) - 2) if font.getlength(word[:n] + "-") <= room),
+                default=3,
+            )
+            lines.append(word[:cut] + "-")
+            word = word[cut:]
+        lines.append(word)
+    return lines
 
 
 def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.Image:
-    """``board`` with a strip below it: the card ``kind`` as it is, and turned (↻)."""
+    """``board`` with a strip below it: the card ``kind`` as it is, and turned (↻); a
+    card that looks the same turned (:func:`tgbot.texts.is_symmetric`) lies one way only,
+    as its buttons offer it, and is drawn once."""
     gap = size // 4
     strip = size + 2 * gap
     width = max(board.width, 5 * size)
@@ -186,6 +241,8 @@ def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.
     draw.line([(0, board.height + 1), (width, board.height + 1)], fill=GRID, width=2)
     left = gap
     image.paste(_tile_image(kind, False, True, None, size), (left, top))
+    if is_symmetric(kind):
+        return image
     turned = left + size + gap * 3
     _draw_turn_sign(draw, (turned + size // 2, top + size // 2), size // 2)
     image.paste(_tile_image(kind, True, True, None, size), (turned + size + gap, top))
@@ -249,8 +306,8 @@ def _palette() -> Image.Image:
         WHITE,
         QUESTION,
         KEYHOLE,
-        ACTION_CARD,
         FORBIDDEN,
+        *action_icons.COLOURS,
     ]
     pairs = [
         (AXIS_TEXT, BACKGROUND),
@@ -269,7 +326,9 @@ def _palette() -> Image.Image:
         (START_CARD, TUNNEL),
         (CARD_BACK, BACKGROUND),
         (TUNNEL_UNDER, CARD),
-        (TUNNEL, ACTION_CARD),
+        (TUNNEL, action_icons.BROKEN_CARD),
+        (TUNNEL, action_icons.REPAIR_CARD),
+        (TUNNEL, action_icons.OTHER_CARD),
         (FORBIDDEN, BACKGROUND),
     ]
     colors = list(dict.fromkeys(base))
@@ -295,6 +354,7 @@ class Layout:
     max_y: int
     size: int  # pixels per cell
     axis: int  # width of the coordinate strips, top and left
+    font: int = 10  # the coordinates' font size
 
     @property
     def columns(self) -> int:
@@ -342,7 +402,32 @@ def layout(board: Board, extra: Iterable[Cell] = (), cell_size: int = CELL) -> L
     min_x, max_x, min_y, max_y = min(xs) - m, max(xs) + m, min(ys) - m, max(ys) + m
     longest = max(max_x - min_x, max_y - min_y) + 1
     size = max(MIN_CELL, min(cell_size, int(MAX_SIDE / (longest + 0.5))))
-    return Layout(min_x, max_x, min_y, max_y, size, max(14, size * 2 // 5))
+    font, axis = _axis_room(min_x, max_x, min_y, max_y, size)
+    if axis + longest * size > MAX_SIDE and size > MIN_CELL:  # the strips count too
+        size = max(MIN_CELL, (MAX_SIDE - axis) // longest)
+        font, axis = _axis_room(min_x, max_x, min_y, max_y, size)
+    return Layout(min_x, max_x, min_y, max_y, size, axis, font)
+
+
+def _axis_room(min_x: int, max_x: int, min_y: int, max_y: int, size: int) -> tuple[int, int]:
+    """The coordinates' font size and the strips' width: the figures stand
+    :data:`AXIS_PHONE_PX` px tall once the picture is shown :data:`PHONE` px wide, as
+    long as a column's number fits its cell (else as large as fits)."""
+    columns = max_x - min_x + 1
+    columns_label = max((coordinate(x) for x in (min_x, max_x)), key=len)
+    rows_label = max((coordinate(y) for y in (min_y, max_y)), key=len)
+    # The picture is about columns·size + 2 em wide (the row numbers' strip).
+    wanted = math.ceil(AXIS_PHONE_PX * columns * size / (PHONE - 2 * AXIS_PHONE_PX))
+    font = max(10, size * 3 // 10, wanted)
+    while font > 10 and font_of(font).getlength(columns_label) > size * 0.9:
+        font -= 1
+    axis = max(
+        14,
+        size * 2 // 5,
+        round(font * 1.35),
+        math.ceil(font_of(font).getlength(rows_label) + font * 0.35),
+    )
+    return font, axis
 
 
 def render_image(
@@ -351,10 +436,12 @@ def render_image(
     highlight: Mapping[Cell, str] | Cell | None = None,
     show_goal_kinds: Mapping[Cell, str] | None = None,
     cell_size: int = CELL,
+    framed: Iterable[Cell] = (),
 ) -> Image.Image:
-    """The board as a Pillow image (see :func:`render_board`)."""
+    """The board as a Pillow image (see :func:`render_board`); ``framed``: more cells
+    framed as the last move is (the moves a replay's frame shows together)."""
     labels: Mapping[Cell, str] = highlight if isinstance(highlight, Mapping) else {}
-    framed: Cell | None = highlight if isinstance(highlight, tuple) else None
+    marked = [*framed, *([highlight] if isinstance(highlight, tuple) else [])]
     peeks = show_goal_kinds or {}
     crystals = sum(t.spec.crystals for t in board.values() if t.face_up)
     extra: list[Cell] = list(labels)
@@ -369,7 +456,7 @@ def render_image(
     image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
 
-    font_size = max(10, axis * 3 // 4)
+    font_size = grid.font
     for col in range(grid.columns):
         left = axis + col * size
         draw.line([(left, axis), (left, height)], fill=GRID)
@@ -388,8 +475,8 @@ def render_image(
     if crystals:
         _draw_crystal_count(draw, grid.origin((grid.min_x, grid.max_y)), size, crystals)
 
-    if framed is not None:
-        x0, y0 = grid.origin(framed)
+    for cell in dict.fromkeys(marked):
+        x0, y0 = grid.origin(cell)
         draw.rectangle(
             [x0, y0, x0 + size - 1, y0 + size - 1], outline=MARK, width=max(3, size // 16)
         )
@@ -411,7 +498,7 @@ def _axis_number(number: int, width: int, height: int, font_size: int) -> Image.
     box = Image.new("RGB", (width, height), BACKGROUND)
     ImageDraw.Draw(box).text(
         (width // 2, height // 2),
-        str(number),
+        coordinate(number),
         fill=AXIS_TEXT,
         font=_font(font_size),
         anchor="mm",
@@ -618,7 +705,7 @@ def _draw_ladder(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) 
 
 def _draw_door(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int, color: Color) -> None:
     x, y = at
-    r = size * 0.19
+    r = size * 0.21
     draw.rounded_rectangle(
         [x - r, y - r, x + r, y + r], radius=r / 3, fill=color, outline=WHITE, width=2
     )

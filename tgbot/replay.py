@@ -252,10 +252,11 @@ def text(lang: str, key: str, **params: object) -> str:
     return i18n.t(lang, key, **params)
 
 
-def lines(step: Step, lang: str = "en") -> list[Line]:
+def lines(step: Step, lang: str = "en", *, brief: bool = False) -> list[Line]:
     """Everything that happened in ``step``, secrets included (the game is over): each
     event told as live play told it, the actors' dwarf cards beside their names, the
-    acting player's hand before the move second, the cards drawn last."""
+    acting player's hand before the move second, the cards drawn last (``brief``: the
+    move and what followed from it, without the hand and the cards drawn)."""
     texts = Texts(lang)
     state = step.before
     told: list[Line] = []
@@ -270,6 +271,8 @@ def lines(step: Step, lang: str = "en") -> list[Line]:
         (drawn if isinstance(event, ev.CardDrawn) else told).extend(narrate(event, scene))
     actor = getattr(step.event, "player", None)
     hand = step.before.hand(actor) if isinstance(actor, int) else ()
+    if brief:
+        return told
     if step.kind == MOVE and hand:
         cards = ", ".join(texts.card_name(state.edition, c) for c in sorted(hand))
         told.insert(1, Line(Icon.CARDS, texts.t("replay.hand", cards=cards)))

@@ -216,6 +216,17 @@ def mention(user_id: int, name: str) -> str:
     return f'<a href="tg://user?id={user_id}">{name_html(name)}</a>'
 
 
+def coordinate(number: int) -> str:
+    """A coordinate as the board's picture and every message write it: a negative one with
+    a true minus sign (U+2212), as wide as a digit, where a hyphen shrinks to a dot on a
+    phone.
+
+    >>> coordinate(-3), coordinate(0)
+    ('−3', '0')
+    """
+    return f"\u2212{-number}" if number < 0 else str(number)
+
+
 def cell_text(cell: tuple[int, int]) -> str:
-    """Coordinates as the board image prints them."""
-    return f"{cell[0]},{cell[1]}"
+    """Coordinates as the board image prints them ("−1,0")."""
+    return f"{coordinate(cell[0])},{coordinate(cell[1])}"

@@ -154,7 +154,40 @@ def test_a_lantern_repaired_by_its_owner_agrees_in_gender_in_spanish() -> None:
     assert line.text == "P11 ha reparado su linterna."  # not "su propio linterna"
     other = ev.ActionPlayed(11, 0, "repair_lantern", target_player=12, tool="lantern")
     (line,) = narrate(other, scene(state, state, None, "es"))
-    assert line.text == "P11 ha reparado una herramienta de P12: linterna."
+    assert line.text == "P11 ha reparado la linterna de P12."  # not "una herramienta de P12"
+    cart = ev.ActionPlayed(11, 0, "repair_cart_lantern", target_player=12, tool="cart")
+    (line,) = narrate(cart, scene(state, state, None, "es"))
+    assert line.text == "P11 ha reparado el carrito de P12."  # a two-tool card: by its tool
+    (line,) = narrate(other, scene(state, state, 12, "es"))
+    assert line.text == "P11 te ha reparado la linterna."
+
+
+@pytest.mark.parametrize(
+    ("lang", "action", "tool", "expected"),
+    [
+        ("de", "broken_cart", None, "P11 legt vor P12 eine kaputte Lore aus."),
+        ("de", "trapped", None, "P11 nimmt P12 gefangen."),
+        ("de", "repair_pickaxe_lantern", "lantern", "P11 repariert die Lampe von P12."),
+        ("de", "swap_hats", None, "P11 lässt P12 den Hut wechseln."),
+        ("pl", "broken_cart", None, "P11 psuje wózek: P12 nie może kłaść kart korytarza."),
+        ("pl", "trapped", None, "P11 zastawia pułapkę: P12 nie może kłaść kart korytarza."),
+        (
+            "pl",
+            "repair_lantern",
+            "lantern",
+            "P11 naprawia sprzęt: lampa, którą ma P12, znów jest sprawna.",
+        ),
+        ("pl", "swap_hand", None, "P11 i P12 wymieniają się kartami na ręce."),
+    ],
+)
+def test_a_move_on_another_reads_as_a_sentence_not_an_arrow(
+    lang: str, action: str, tool: str | None, expected: str
+) -> None:
+    # "⛓ Ann → gefangen (🤖 Ulla)" and "🛒✖ Cy → zepsuty wózek (Ann)" read as notation.
+    state = play(1, players=3)[-1].before
+    event = ev.ActionPlayed(11, 0, action, target_player=12, tool=tool)
+    (line,) = narrate(event, scene(state, state, None, lang))
+    assert line.text == expected
 
 
 WHY = [
@@ -455,3 +488,12 @@ def test_a_team_that_wins_though_both_could_pass_is_told_why(lang: str) -> None:
     why = texts.t("results.blue_digger_blue_wins", name="Ann")
     reason = {"en": "whoever reaches it", "es": "quien llega", "pl": "kto dotrze", "de": "Mitglied"}
     assert reason[lang] in why, why
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "pl", "de"])
+def test_a_cell_is_named_as_the_picture_writes_it_with_a_true_minus_sign(lang: str) -> None:
+    # The picture writes "−1" (a hyphen shrank to a dot on a phone): the lines say it alike.
+    state = play(1, players=3)[-1].before
+    event = ev.ActionPlayed(11, 0, "rockfall", target_cell=(-1, 0))
+    (line,) = narrate(event, scene(state, state, None, lang))
+    assert "\u22121,0" in line.text and "-1" not in line.text

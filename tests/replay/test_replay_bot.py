@@ -26,7 +26,7 @@ from tests.replay.test_replay_gif import small_board
 from tests.tgbot.bot_harness import bot_services, running_bot
 from tgbot.handlers import history as handlers
 from tgbot.replay import Replay, text
-from tgbot.replay_gif import replay_gif
+from tgbot.replay_gif import replay_gif, shots
 
 GROUP = -3001
 USER = 101
@@ -150,12 +150,13 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
             sum(c.get("caption", "").startswith("Replay") for c in api.calls_of("sendPhoto")) == 1
         )
 
-        # The GIF button sends the whole game, one frame per move.
+        # The GIF button sends the whole game: its path cards and actions, a few to a frame.
         sent = len(api.calls)
         api.press(GROUP, USER, message["message_id"], button(message, "🎞 GIF"))
         animation = await api.wait_for_call("sendAnimation", 30, after=sent, chat_id=GROUP)
         gif = Image.open(io.BytesIO(next(iter(animation.files.values()))))
-        assert gif.n_frames == len(replay)
+        assert gif.n_frames == len(shots(replay))
+        assert "every path card and action" in animation["caption"]
 
         # A replay button of one game pressed under another game's replay is refused.
         other = handlers.replay_button(first, key, GROUP)
@@ -191,7 +192,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         stats = await reply(api, sent, "finished games")
         assert "2 games played" in stats["text"] and "2 finished games" in stats["text"]
         games, wins, gold, (roles, rounds), _top = folded_group(group_games[:2], GROUP)
-        win_s = "win" if wins == 1 else "wins"
+        win_s = "winner" if wins == 1 else "winners"  # one per winner of each game
         assert f"{games} finished games, {wins} {win_s}, gold mined: {gold}" in stats["text"]
         names = ", ".join(text("en", f"role.{role}") for role in roles)
         round_s = "round" if rounds == 1 else "rounds"

@@ -3,57 +3,106 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
+from domain.board import Cell
 from tests.replay.games import PlayedGame
 from tgbot.handlers.history import GifCache
-from tgbot.presenter.icons import Icon
-from tgbot.render import FONT_FILE
-from tgbot.replay import LANGUAGES, Replay, Step
+from tgbot.presenter.icons import Icon, Line
+from tgbot.render import FONT_FILE, GRID
+from tgbot.replay import LANGUAGES, MOVE, Replay, Step, lines
 from tgbot.replay_gif import (
     HEADER,
+    SHOWN,
     NotAGifFileError,
-    encode_gif,
     frames,
     hidden_goals,
     main_replay,
+    plain,
     replay_gif,
+    shots,
+    shown,
+    step_image,
     step_png,
     wrapped,
     write_gif,
 )
 
 
-def small_board(step: Step) -> Image.Image:
+def small_board(step: Step, cells: Sequence[Cell] = ()) -> Image.Image:
     """A cheap stand-in for the board picture: its size follows the number of cards."""
     cards = len(step.state.board)
     return Image.new("RGB", (40 + 4 * cards, 30), (10 * (cards % 20), 80, 40))
 
 
-def test_the_gif_has_one_frame_per_move_and_opens_as_an_image(base_game: PlayedGame) -> None:
+def test_the_gif_opens_as_a_looping_image_of_its_frames(base_game: PlayedGame) -> None:
     replay = Replay("g", base_game.events)
     gif = replay_gif(replay, lang="es", renderer=small_board)
     image = Image.open(io.BytesIO(gif))
     assert image.format == "GIF"
-    assert image.n_frames == len(replay)
+    assert image.n_frames == len(shots(replay, "es"))
     assert image.info.get("loop") == 0
     image.seek(image.n_frames - 1)
     image.load()
 
 
-def test_frames_show_the_real_board_with_the_caption_underneath(
-    expansion_game: PlayedGame,
+def frame_times(gif: bytes) -> list[int]:
+    image = Image.open(io.BytesIO(gif))
+    times = []
+    for index in range(image.n_frames):
+        image.seek(index)
+        times.append(image.info["duration"])
+    return times
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_frame_stays_a_second_and_shows_every_path_card_and_action(
+    finished_game: PlayedGame, lang: str
 ) -> None:
+    # Each move used to show for 0.18–0.26 s: a frame now stays at least a second, a few
+    # moves of a turn or two to a frame, and no path card nor action is left out.
+    replay = Replay("g", finished_game.events)
+    assert len(replay.round_starts) == 3
+    times = frame_times(replay_gif(replay, lang=lang, renderer=small_board))
+    assert min(times) >= 1000
+    assert sum(times) <= 60_000
+    told = [line.text for shot in shots(replay, lang) for line in shot.told]
+    for step in replay:
+        if any(isinstance(e, SHOWN) for e in step.events) and step.kind == MOVE:
+            assert lines(step, lang, brief=True)[0].text in told, step.index
+    assert len(times) < len(replay) / 2
+
+
+def test_a_frame_frames_the_cells_of_all_its_moves(base_game: PlayedGame) -> None:
+    replay = Replay("g", base_game.events)
+    grouped = [shot for shot in shots(replay) if len(shot.cells) > 1]
+    assert grouped
+    shot = grouped[0]
+    drawn = step_image(shot.step, shot.cells)
+    alone = step_image(shot.step, shot.cells[-1:])
+    assert ImageChops.difference(drawn, alone).getbbox() is not None
+
+
+def test_the_frame_is_cropped_to_the_maze_and_its_captions(expansion_game: PlayedGame) -> None:
+    # Half of every frame was empty beige: the board's grid now spans the frame's width
+    # and most of its height, in every frame.
     replay = Replay("g", expansion_game.events)
-    steps = [replay.step(i) for i in (0, 1, 2, len(replay) - 1)]
-    pictures = frames(steps, lang="pl")
+    pictures = frames(replay, lang="es")
     assert len({p.size for p in pictures}) == 1
-    gif = Image.open(io.BytesIO(encode_gif(pictures)))
-    assert gif.n_frames == 4
-    assert gif.height > Image.open(io.BytesIO(step_png(steps[0]))).height * 0.5
+    width, height = pictures[0].size
+    assert width <= 560
+    for picture in pictures[:: max(1, len(pictures) // 8)]:
+        rgb = picture.convert("RGB")
+        off = ImageChops.difference(rgb, Image.new("RGB", rgb.size, GRID)).convert("L")
+        box = off.point(lambda v: 255 if v == 0 else 0).getbbox()  # the grid's lines
+        assert box is not None
+        left, top, right, bottom = box
+        # Beside the grid: the coordinates' strip on the left, the goals' column right.
+        assert right - left >= 0.7 * width and bottom - top >= 0.5 * height
 
 
 def test_the_replay_photo_is_a_png_that_shows_the_hidden_goals(base_game: PlayedGame) -> None:
@@ -103,6 +152,14 @@ def missing_glyphs(text: str, font: ImageFont.FreeTypeFont) -> set[str]:
     return {c for c in set(text) if not c.isspace() and drawn(c) == unknown}
 
 
+def test_a_computer_players_mark_is_drawn_not_a_missing_glyph() -> None:
+    # "🤖 Finn" was drawn "▯ Finn": the font has no emoji.
+    font = ImageFont.truetype(str(FONT_FILE), 15)
+    drawn = plain(Line(Icon.TRAPPED, "🤖 Sigrid ha dejado atrapado a Bo."))
+    assert drawn == "⚙ Sigrid ha dejado atrapado a Bo."
+    assert missing_glyphs(drawn, font) == set()
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_gif_draws_every_character_of_its_captions(
     finished_game: PlayedGame, lang: str
@@ -118,10 +175,11 @@ def test_the_move_counter_has_a_band_of_its_own_above_the_board(base_game: Playe
     replay = Replay("g", base_game.events)
     red = (255, 0, 0)
 
-    def board(step: Step) -> Image.Image:
+    def board(step: Step, cells: Sequence[Cell] = ()) -> Image.Image:
         return Image.new("RGB", (480, 200), red)
 
-    (frame,) = frames([replay.step(3)], renderer=board)
+    move = next(step for step in replay if step.kind == MOVE and shown(step))
+    (frame,) = frames([move], renderer=board)
     pixels = frame.convert("RGB")
     rows_with_board = [
         y
@@ -139,9 +197,5 @@ def test_the_move_counter_has_a_band_of_its_own_above_the_board(base_game: Playe
 def test_a_whole_game_plays_in_at_most_a_minute(expansion_game: PlayedGame) -> None:
     replay = Replay("g", expansion_game.events)
     assert len(replay) > 60
-    gif = Image.open(io.BytesIO(replay_gif(replay, renderer=small_board)))
-    total = 0
-    for index in range(gif.n_frames):
-        gif.seek(index)
-        total += gif.info["duration"]
-    assert total <= 60_000
+    times = frame_times(replay_gif(replay))  # the real boards
+    assert sum(times) <= 60_000 and min(times) >= 1000

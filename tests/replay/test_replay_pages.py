@@ -10,9 +10,18 @@ from domain.state import GameState
 from tests.replay.games import play
 from tests.replay.test_replay_gif import small_board
 from tgbot.handlers.history import CAPTION_LIMIT, caption_pages, replay_view
+from tgbot.presenter.icons import Icon
 from tgbot.replay import MOVE, ROUND_START, Replay, Step, caption, card_name, text
-from tgbot.replay import lines as told_lines
-from tgbot.replay_gif import INDENT, LINE_HEIGHT, MARGIN, _font, caption_lines, frames, plain
+from tgbot.replay_gif import (
+    INDENT,
+    LINE_HEIGHT,
+    MARGIN,
+    _font,
+    caption_lines,
+    frames,
+    plain,
+    shots,
+)
 from tgbot.telegram_html import length
 from tgbot.texts import name_html
 
@@ -88,13 +97,17 @@ def test_the_arrows_turn_the_pages_of_a_long_step_before_moving_on(crowded: Repl
 
 
 def test_the_gif_caption_area_grows_to_show_every_line(crowded: Replay) -> None:
+    # A round's start in the GIF: the round and every dwarf of 12 long-named players (the
+    # hands are in the replay's pages), every line drawn whole.
     start = crowded.step(crowded.round_starts[0])
-    width = 480  # the frames' width with the small stand-in board
-    text_lines = "\n".join(plain(line) for line in told_lines(start, "pl"))
+    width = 480
+    (shot,) = shots([start], "pl")
+    text_lines = "\n".join(plain(line) for line in shot.told)
+    assert [line.icon for line in shot.told] == [Icon.ROUND, Icon.DWARF]
     lines = caption_lines(text_lines, width - 2 * MARGIN - INDENT)
     assert normal(" ".join(lines)) == normal(text_lines)
     assert all(_font().getlength(line) <= width - 2 * MARGIN - INDENT for line in lines)
-    assert len(lines) > 20
-    (frame,) = frames([start], lang="pl", renderer=small_board)
+    assert len(lines) > 8
+    (frame,) = frames([start], lang="pl", renderer=small_board, min_width=width)
     assert frame.width == width
     assert frame.height >= small_board(start).height + LINE_HEIGHT * len(lines)

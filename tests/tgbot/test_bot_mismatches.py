@@ -134,7 +134,8 @@ async def test_stats_shows_ties_as_ties_and_no_favourite_role_without_a_round_wo
                 # The game's season is not the bot clock's: no season rating line.
                 f"Achievements: {len(earned)} of {len(rules.NAMES)} (/achievements).",
                 "",
-                "This group — 1 finished game, 2 wins, gold mined: 10.",
+                # One game and two who won it: "2 wins" counted winners as wins.
+                "This group — 1 finished game, 2 winners, gold mined: 10.",
                 "Most rounds won, a tie: profiteer, saboteur (1 round each).",
                 "Top winners, a tie: P102, P103 (1 win each).",
             ]

@@ -66,6 +66,7 @@ POLISH = {
     "count.games_played": ("rozegranych gier", "rozegrana gra", "rozegrane gry"),
     "count.games_finished": ("zakończonych gier", "zakończona gra", "zakończone gry"),
     "count.wins": ("wygranych", "wygrana", "wygrane"),
+    "count.winners": ("zwycięzców", "zwycięzca", "zwycięzców"),
     "count.gold": ("bryłek złota", "bryłka złota", "bryłki złota"),
     "count.rounds": ("rund", "runda", "rundy"),
     "bot.duration_days": ("dni", "dzień", "dni"),
@@ -110,9 +111,10 @@ def test_one_day_is_one_day_in_polish() -> None:
 
 
 def test_polish_keeps_a_players_name_and_a_cards_name_in_the_nominative() -> None:
-    # "psuje wózek gracza Łucja": the name would need the genitive ("Łucji").
+    # "psuje wózek gracza Łucja": the name would need the genitive ("Łucji"); each name is
+    # the subject of its own clause instead (no arrow either: "Łucja → zepsuty wózek").
     broke = t("pl", "move.action.broken_cart", name="Łucja", target="Bob")
-    assert broke == "Łucja → zepsuty wózek (Bob)."
+    assert broke == "Łucja psuje wózek: Bob nie może kłaść kart korytarza."
     declined = re.compile(r"\b(gracza|graczowi|graczem|graczu)\s*\{(name|target|victim)\}")
     placed_as_object = re.compile(r"\b(kładzie|dobiera|zagrać|położyć)\s+\{card\}")
     for key, message in messages("pl").messages.items():

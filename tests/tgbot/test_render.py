@@ -9,20 +9,26 @@ from PIL import Image, ImageChops
 
 from domain.board import Board, Cell, Tile, frozen, initial_board
 from domain.cards import BASE_PATHS, EXPANSION_PATHS, Door
+from tgbot import action_icons
 from tgbot.keyboards import placement_label
 from tgbot.presenter.messages import HandCard
 from tgbot.render import (
+    BACKGROUND,
     CRYSTAL,
     DOORS,
+    FORBIDDEN,
     LADDER,
     MAX_SIDE,
     PHONE_COLUMNS,
     ROCK,
     TUNNEL,
+    font_of,
     layout,
+    name_lines,
     render_board,
     render_image,
 )
+from tgbot.texts import coordinate
 
 GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
 ALL_KINDS = [spec.kind for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)]
@@ -273,3 +279,126 @@ def test_a_prompts_picture_shows_the_hand_as_small_cards_below_the_board() -> No
     greyed = decode(render_board(board, hand=(HandCard("cross", "", False),)))
     shown = decode(render_board(board, hand=(HandCard("cross", ""),)))
     assert differs(greyed, shown)  # a card that cannot be played looks it
+
+
+def wide_maze(columns: int) -> Board:
+    """A maze ``columns`` wide: a tunnel west of the start, the goals east."""
+    west = -(columns - 9)
+    return board_with({(x, 0): Tile("straight_ew", card=100 + x) for x in range(west, 0)})
+
+
+def inked_box(image: Image.Image, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The bounding box (in ``image``) of what is drawn on the background inside ``box``."""
+    part = image.crop(box)
+    mask = Image.new("1", part.size)
+    mask.putdata([pixel != BACKGROUND for pixel in rgb(part)])
+    found = mask.getbbox()
+    assert found is not None
+    return box[0] + found[0], box[1] + found[1], box[0] + found[2], box[1] + found[3]
+
+
+@pytest.mark.parametrize("columns", [9, 17])
+def test_on_a_phone_a_coordinate_stands_9_px_tall_with_its_minus_sign(columns: int) -> None:
+    # A Saboteur 2 maze 17 columns wide used to show its coordinates 5 px tall at 390 px,
+    # the hyphen of "-3" a dot; the picture writes a true minus sign, large enough.
+    board = wide_maze(columns)
+    image = decode(render_board(board))
+    grid = layout(board)
+    shown = PHONE / image.width
+    assert image.width >= 3 * PHONE or columns < 10  # enough pixels to zoom in
+    column = -3 if columns > 9 else 3
+    left, _, right, _ = grid.box((column, 0))
+    top_strip = (left, 0, right, grid.box((column, grid.max_y))[1])
+    x0, y0, x1, y1 = inked_box(image, top_strip)
+    assert (y1 - y0) * shown >= 9  # the figures' height
+    label = coordinate(column)
+    assert label == ("\u22123" if column < 0 else "3")
+    assert (x1 - x0) * shown >= (14 if column < 0 else 6)  # the minus sign as wide as a digit
+    row_strip = (0, *grid.box((grid.min_x, -2))[1::2])
+    x0, y0, x1, y1 = inked_box(
+        image, (row_strip[0], row_strip[1], grid.box((grid.min_x, 0))[0], row_strip[2])
+    )
+    assert (y1 - y0) * shown >= 9 and (x1 - x0) * shown >= 14  # "−2" on the left
+
+
+def card_box(
+    image: Image.Image, top: int, colour: tuple[int, int, int]
+) -> tuple[int, int, int, int]:
+    """Where the hand's card of ``colour`` lies, below row ``top`` of the picture."""
+    strip = image.crop((0, top, image.width, image.height))
+    mask = Image.new("1", strip.size)
+    mask.putdata([pixel == colour for pixel in rgb(strip)])
+    box = mask.getbbox()
+    assert box is not None, colour
+    return box[0], top + box[1], box[2], top + box[3]
+
+
+@pytest.mark.parametrize("columns", [9, 17])
+def test_the_hands_action_cards_keep_50_px_on_a_phone_whatever_the_mazes_width(
+    columns: int,
+) -> None:
+    # The hand's tiles were 64 px under any maze: about 19 px on a phone under a wide one.
+    board = wide_maze(columns)
+    alone = decode(render_board(board))
+    hand = (HandCard("rockfall", "desprendimiento de rocas"), HandCard("map", "mapa", False))
+    image = decode(render_board(board, hand=hand))
+    shown = PHONE / image.width
+    left, top, right, bottom = card_box(image, alone.height, action_icons.OTHER_CARD)
+    assert min(right - left, bottom - top) * shown >= 50
+
+
+def test_an_action_card_is_its_icon_and_its_whole_name_is_written_under_it() -> None:
+    board = wide_maze(17)
+    top = decode(render_board(board)).height
+    name = "desprendimiento de rocas"  # drawn "lesprendimientc" in a clipped tile before
+    shown = decode(render_board(board, hand=(HandCard("rockfall", name),)))
+    left, card_top, right, bottom = card_box(shown, top, action_icons.OTHER_CARD)
+    for playable in (True, False):  # the same place, greyed or not
+        image = decode(render_board(board, hand=(HandCard("rockfall", name, playable),)))
+        card = image.crop((left, card_top, right, bottom))
+        assert action_icons.ORANGE in set(rgb(card)) or not playable  # the 💥 burst
+        assert (FORBIDDEN in set(rgb(card))) is not playable  # 🚫 on an unplayable card
+        # Under the card: its name, inside the card's width, and no 🚫 over it.
+        under = (left - 2, bottom + 2, right + 2, image.height)
+        x0, y0, x1, y1 = inked_box(image, under)
+        assert x0 >= left - 2 and x1 <= right + 2 and y1 - y0 > 0
+        assert FORBIDDEN not in set(rgb(image.crop(under)))
+    size = right - left
+    assert name_lines("Spitzhacke reparieren", size)[1] == ("Spitzhacke", "reparieren")
+    points, lines = name_lines(name, size)
+    assert "".join(lines).replace("-", "").replace(" ", "") == name.replace(" ", "")
+    assert all(font_of(points).getlength(line) <= size for line in lines)
+
+
+def test_broken_and_repaired_tools_are_drawn_struck_or_ticked_as_in_the_mini_app() -> None:
+    board = wide_maze(9)
+    top = decode(render_board(board)).height
+    kinds = ["broken_cart", "repair_pickaxe_lantern", "rockfall", "map", "theft", "trapped"]
+    pictures = []
+    for kind in kinds:
+        image = decode(render_board(board, hand=(HandCard(kind, kind),)))
+        colour = action_icons.card_colour(kind)
+        box = card_box(image, top, colour)
+        pictures.append(image.crop(box).resize((60, 60)))
+        seen = set(rgb(image.crop(box)))
+        if kind.startswith("broken_"):
+            assert action_icons.STRIKE in seen
+        if kind.startswith("repair_"):
+            assert action_icons.TICK in seen
+    for i, a in enumerate(pictures):
+        for b in pictures[i + 1 :]:
+            assert differs(a, b)
+
+
+@pytest.mark.parametrize("kind", ["cross", "straight_ns", "bridge"])
+def test_a_card_that_looks_the_same_turned_is_previewed_once(kind: str) -> None:
+    # "as printed ↻ turned" drew a cross twice, though its buttons offer it one way.
+    board = initial_board(GOALS)
+    plain = decode(render_board(board))
+    preview = decode(render_board(board, orientations=kind))
+    strip = preview.crop((0, plain.height + 4, preview.width, preview.height))  # under its line
+    assert not differs(
+        strip.crop((120, 0, strip.width, strip.height)),
+        Image.new("RGB", (strip.width - 120, strip.height), BACKGROUND),
+    )
+    assert differs(strip.crop((20, 20, 100, 100)), Image.new("RGB", (80, 80), BACKGROUND))

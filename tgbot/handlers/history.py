@@ -370,8 +370,9 @@ def stats_message(
         group = group_figures(engine, chat_id)
         lines.append("")
         games = texts.t("count.games_finished", n=group.games)
-        wins = texts.t("count.wins", n=group.wins)
-        lines.append(texts.t("stats.group", games=games, wins=wins, gold=group.gold))
+        # One per winner of each game: counted as winners, not as wins.
+        winners = texts.t("count.winners", n=group.wins)
+        lines.append(texts.t("stats.group", games=games, winners=winners, gold=group.gold))
         roles = _role_names(texts, group.favourite_roles)
         lines.extend(_most_line(texts, ROLES, roles, group.role_rounds))
         lines.extend(_most_line(texts, TOP, list(group.top_winners), group.top_wins))

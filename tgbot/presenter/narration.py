@@ -216,6 +216,10 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
     icon = ACTION.get(event.action)
     target = event.target_player
     key = f"move.action.{event.action}"
+    if event.action.startswith("repair_") and event.tool:
+        # Told by the tool repaired (a two-tool card's too), so a language can give it
+        # its article: "la linterna", "die Lampe", "lampa, którą ma".
+        key = f"move.action.repair_{event.tool}"
     if target is not None and target == event.player and t.has(f"{key}.self"):
         key += ".self"  # "Bob repaired their own pickaxe"
     mine = target is not None and target == scene.viewer and target != event.player
