@@ -19,8 +19,22 @@ from typing import Any
 import pytest
 
 from domain.cards import BREAKS, Action, card
-from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
-from domain.events import CardsDiscarded, GoldPicked, TheftResolved
+from domain.commands import (
+    ChooseTheftVictim,
+    Command,
+    DiscardToRemove,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
+from domain.events import (
+    ActionPlayed,
+    CardsDiscarded,
+    FrontCardRemoved,
+    GoldPicked,
+    TheftResolved,
+)
 from domain.moves import legal_moves
 from domain.state import GameState
 from tests.conftest import unavailable
@@ -208,7 +222,8 @@ class BoardPlayer:
         players = [b for b in await self.choices() if (await b.inner_text()).strip() != back]
         await self.tap(self.rng.choice(players))
         confirm = EN.t("turn.button_confirm")
-        if confirm in [(await b.inner_text()).strip() for b in await self.choices()]:
+        shown = "[...document.querySelectorAll('#choices button')].map((b) => b.innerText.trim())"
+        if confirm in await self.page.evaluate(shown):  # (the tap rendered at once)
             await self.shot("self-harm")  # one's own tool: asked once more
             await self.tap(await self.button(confirm))
         self.moves["player"] = self.moves.get("player", 0) + 1
@@ -694,3 +709,85 @@ async def test_targets_name_you_first_self_harm_asks_and_a_dimmed_card_says_why(
         await until(lambda: services.store.version(game) > version)
     assert CardsDiscarded(mover, (dimmed[0],)) in services.service.events(game, version)
     assert tab.errors == []
+
+
+def situation(state: GameState, kind: str) -> bool:
+    """Whether the player on turn owes a turn with a theft card to play (``theft``), or
+    with one card in front of them to remove by discarding two (``remove``)."""
+    if state.pending is None or state.pending.kind != "turn":
+        return False
+    moves = legal_moves(state, state.pending.player)
+    if kind == "theft":
+        return any(
+            isinstance(m, PlayAction) and card(state.edition, m.card).action is Action.THEFT
+            for m in moves
+        )
+    return len(state.front_of(state.pending.player)) == 1 and any(
+        isinstance(m, DiscardToRemove) for m in moves
+    )
+
+
+def hurting(state: GameState, player: int) -> Command:
+    """A move that breaks another player's tool when it can (so that front cards come),
+    else one that hurries the round on (:func:`digging`)."""
+    for m in legal_moves(state, player):
+        others = isinstance(m, PlayAction) and m.target_player not in (None, player)
+        if others and card(state.edition, m.card).action in BREAKS:
+            return m
+    return digging(state, player)
+
+
+async def test_a_theft_plays_in_one_button_and_one_front_card_needs_no_choosing(
+    browser: Any, db: str, shots: Path
+) -> None:
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, "saboteur2", seed=6) as (app, game),
+    ):
+        services = bot_services(app)
+        async with miniapp_served(app, api) as (page_url, _):
+            for kind in ("theft", "remove"):
+                for _ in range(2000):
+                    state, version = services.load(game)
+                    assert state.phase == "playing" and state.pending is not None
+                    if situation(state, kind):
+                        break
+                    services.service.handle(game, hurting(state, state.pending.player))
+                else:
+                    raise AssertionError(f"no {kind} came")
+                await settle(api, app)
+                mover = state.pending.player
+                url = launch_url(page_url, init_data(api, mover, game=game))
+                tab = await open_tab(browser, url, live=False)
+                await tab.showing(version)
+                player = BoardPlayer(tab, random.Random(6))
+                if kind == "theft":
+                    # card → one button, "theft → you": never the player's own name.
+                    theft = next(
+                        c
+                        for c in state.hands[mover]
+                        if card(state.edition, c).action is Action.THEFT
+                    )
+                    await player.tap(tab.page.locator(f'#hand .card[data-card="{theft}"]'))
+                    name = EN.card_name(state.edition, theft)
+                    want = EN.t("turn.play_on", card=name, target=EN.t("turn.yourself"))
+                    shown = [(await b.inner_text()).strip() for b in await player.choices()]
+                    assert shown == [want, EN.t("turn.button_back")], shown
+                    await tab.page.screenshot(path=str(shots / "theft-card.png"))
+                    await player.tap(await player.button(want))
+                    await until(lambda v=version: services.store.version(game) > v)
+                    told = services.service.events(game, version)
+                    assert any(isinstance(e, ActionPlayed) and e.card == theft for e in told)
+                else:
+                    # One card in front: straight to the two cards to discard for it.
+                    await player.tap(await player.button(EN.t("turn.button_discard_remove")))
+                    assert await tab.prompt() == EN.t("miniapp.choose_remove_cards")
+                    for c in sorted(state.hands[mover])[:2]:
+                        await player.tap(tab.page.locator(f'#hand .card[data-card="{c}"]'))
+                    await tab.page.screenshot(path=str(shots / "remove-one.png"))
+                    await player.tap(await player.button(EN.t("turn.button_confirm")))
+                    await until(lambda v=version: services.store.version(game) > v)
+                    told = services.service.events(game, version)
+                    assert any(isinstance(e, FrontCardRemoved) for e in told), told
+                assert tab.errors == []
+                await tab.page.close()

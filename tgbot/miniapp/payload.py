@@ -276,7 +276,7 @@ def moves_json(
                 if target == view.viewer:
                     label = texts.t("miniapp.you_named", name=label)
                     item["self"] = True
-                    action = card(state.edition, move.card).action  # type: ignore[arg-type]
+                    action = card(state.edition, move.card).action
                     if action in BREAKS:
                         item["harm"] = True
                 item["label"] = f"{label}: {texts.tool_name(tool.value)}" if tool else label

@@ -651,7 +651,9 @@ async function send(move) {
   if (busy || !move) return;
   busy = true;
   render();
-  const { label, ...command } = move;
+  // The words and marks for the page (label, self, harm) stay here: the move goes back
+  // as the server gave it.
+  const { label, self: mine, harm, ...command } = move;
   const answer = await request("POST", `game/${encodeURIComponent(gameId)}/move`, {
     version: state.version,
     key: key(),
