@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from domain.cards import BREAKS, Action, card
+from domain.cards import BREAKS, PATHS, Action, card
 from domain.commands import (
     ChooseTheftVictim,
     Command,
@@ -509,6 +509,13 @@ def longest_card_names(lang: str, count: int) -> list[str]:
     return sorted(names, key=len, reverse=True)[:count]
 
 
+def longest_stub_name(lang: str) -> str:
+    """The longest name of a path card with a dead-end stub ("curva ┌ + ╵") in ``lang``."""
+    texts = Texts(lang)
+    names = {texts.kind_name(kind, turned) for kind in PATHS for turned in (False, True)}
+    return max((n for n in names if " + " in n), key=len)
+
+
 @pytest.mark.parametrize("lang", ["en", "es", "pl"])
 async def test_the_hands_names_are_never_cut_on_a_phone(
     browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path, lang: str
@@ -523,6 +530,7 @@ async def test_the_hands_names_are_never_cut_on_a_phone(
         hand = body["state"]["hand"]
         for held, name in zip(hand, longest_card_names(lang, len(hand)), strict=True):
             held["name"] = name
+        hand[-1]["name"] = longest_stub_name(lang)
         await route.fulfill(response=answer, json=body)
 
     async with miniapp_served(app, api) as (page_url, _):
@@ -544,6 +552,17 @@ async def test_the_hands_names_are_never_cut_on_a_phone(
               .map((l) => l.textContent)"""
         )
         assert cut == [], cut
+        # A path card's shape stays on one line ("curva ┌ + ╵", never "curva ┌ +⏎╵").
+        lines = await labels.last.evaluate(
+            """l => {
+                 const text = l.firstChild, at = text.data.search(/[\\u2500-\\u257f]/);
+                 const range = document.createRange();
+                 range.setStart(text, at);
+                 range.setEnd(text, text.data.length);
+                 return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+               }"""
+        )
+        assert lines == 1, await labels.last.inner_text()
 
 
 TAP_PX = 44  # a comfortable tap, in CSS px
