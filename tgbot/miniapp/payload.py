@@ -54,6 +54,9 @@ PLAYER_COMMANDS: Final = {
         ComeBack,
     )
 }
+# What a move carries for the page alone (its button's words; oneself as its target; a
+# card that breaks one's own tool): a move sent back with them is the same move.
+PAGE_ONLY: Final = frozenset({"label", "self", "harm"})
 NEWS_LINES: Final = 80  # a round's moves, and the last round's end
 TAG: Final = re.compile(r"<[^>]*>")
 
@@ -162,6 +165,8 @@ def command_from_json(player: PlayerId, data: object) -> Command:
 
     >>> command_from_json(7, {"type": "PickGold", "value": 3})
     PickGold(actor=7, value=3, at=0, seed=0)
+    >>> command_from_json(7, {"type": "PickGold", "value": 3, "label": "3 gold"})
+    PickGold(actor=7, value=3, at=0, seed=0)
     >>> command_from_json(7, {"type": "TimeOut", "decision": 3})
     Traceback (most recent call last):
     ...
@@ -169,7 +174,7 @@ def command_from_json(player: PlayerId, data: object) -> Command:
     """
     if not isinstance(data, dict) or data.get("type") not in PLAYER_COMMANDS:
         raise ValueError("not a player's move")
-    fields = {k: v for k, v in data.items() if k != "type"}
+    fields = {k: v for k, v in data.items() if k != "type" and k not in PAGE_ONLY}
     if {"actor", "at", "seed"} & fields.keys():
         raise ValueError("fields the server sets")
     try:
