@@ -674,6 +674,10 @@ function toast(message, kind = "refused") {
   box.textContent = message;
   box.className = kind;
   box.hidden = false;
+  // A card's reason shows just above the panel, by the hand that was tapped; a refusal
+  // at the top, over the board.
+  box.style.top = "";
+  if (kind === "why") box.style.top = `${Math.max(0, $("panel").getBoundingClientRect().top - box.offsetHeight - 8)}px`;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
 }

@@ -105,8 +105,11 @@ export class BoardView {
     return this.view ? (CELL * this.size()[0]) / this.view.w : 0;
   }
 
+  // A new size (the panel below grew, the hand came): the view as it was chosen again,
+  // unless the player moved it.
   resized() {
     if (!this.view) return this.fit();
+    if (!this.touched) return this.focus ? this.zoomTo(JSON.parse(this.focus)) : this.fit();
     const [pw, ph] = this.size();
     this.view.h = this.view.w * (ph / pw);
     this.apply();
