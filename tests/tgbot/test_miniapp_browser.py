@@ -354,6 +354,7 @@ window.Telegram = { WebApp: {
   initData: INIT_DATA,
   initDataUnsafe: { start_param: GAME },
   version: "8.0",
+  platform: "tdesktop",
   colorScheme: "light",
   themeParams: {
     bg_color: "#ffffff", text_color: "#222222", hint_color: "#707579",
@@ -401,6 +402,8 @@ async def test_inside_telegram_the_page_takes_its_theme_back_button_and_haptics(
         background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(255, 255, 255)"
         assert {"ready", "expand", "disableVerticalSwipes"} <= set(await calls())
+        # On a desktop, no full screen: it would cover the chats beside the window.
+        assert "requestFullscreen" not in await calls()
 
         player = BoardPlayer(tab, random.Random(2))
         await player.tap(page.locator("#hand .card:not(.idle)").first)
@@ -571,7 +574,7 @@ CONTENT_INSETS = {"top": 46, "bottom": 0, "left": 0, "right": 0}  # Telegram's b
 
 # Telegram's WebApp object on a phone (Bot API 8.0): full screen when asked, safe areas.
 PHONE_STUB = TELEGRAM_STUB.replace(
-    'version: "8.0",', 'version: "8.0", platform: "ios", isFullscreen: false,'
+    'platform: "tdesktop",', 'platform: "ios", isFullscreen: false,'
 ).replace(
     "isVersionAtLeast: () => true,",
     f"""isVersionAtLeast: (v) => parseFloat(v) <= 8.0,
