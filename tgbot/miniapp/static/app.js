@@ -527,7 +527,6 @@ function renderHand() {
   hand.replaceChildren();
   hand.hidden = state.me == null || state.phase !== "playing";
   const mine = state.pending && state.pending.player === state.me && state.pending.kind === "turn";
-  hand.classList.toggle("passing", mine && ui.mode === "pass");
   for (const c of state.hand) {
     const playable = movesOf(c.id).length > 0;
     const selecting = ui.mode === "pass" || (ui.mode === "remove" && ui.removeKind);
@@ -651,8 +650,8 @@ async function send(move) {
   if (busy || !move) return;
   busy = true;
   render();
-  // The words and marks for the page (label, self, harm) stay here: the move goes back
-  // as the server gave it.
+  // The page's own words and marks (label, self, harm) are not sent back: the move goes
+  // as the codec knows it (the server would drop them anyway).
   const { label, self: mine, harm, ...command } = move;
   const answer = await request("POST", `game/${encodeURIComponent(gameId)}/move`, {
     version: state.version,
