@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from domain import events as ev
-from domain.cards import card
+from domain.cards import BREAKS, card
 from domain.moves import legal_moves
 from domain.view import HIDDEN_GOAL
 from infra.settings import LANGUAGES
@@ -30,9 +30,10 @@ from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served, 
 from tgbot.app import BotApplication
 from tgbot.context import WakeUp
 from tgbot.handlers.common import error_text
+from tgbot.keyboards import unplayable_reason
 from tgbot.miniapp.api import DemoPlayer, MiniApp, mini_app
 from tgbot.miniapp.feed import Following
-from tgbot.miniapp.payload import PAGE_TEXTS, move_json
+from tgbot.miniapp.payload import PAGE_ONLY, PAGE_TEXTS, move_json
 from tgbot.miniapp.server import serving
 from tgbot.presenter.icons import Icon, legend
 from tgbot.texts import Texts
@@ -106,9 +107,47 @@ async def test_a_player_sees_their_seat_their_hand_and_only_their_legal_moves(
     assert shown["me"] == player and shown["version"] == version
     assert [c["id"] for c in shown["hand"]] == sorted(state.hand(player))
     assert shown["role"] is not None and shown["gold"] == 0
-    offered = [{k: v for k, v in m.items() if k != "label"} for m in shown["moves"]]
+    offered = [{k: v for k, v in m.items() if k not in PAGE_ONLY} for m in shown["moves"]]
     assert offered == [move_json(m) for m in legal_moves(state, player)]
     assert body["texts"]["miniapp.your_turn"] == Texts("en").t("miniapp.your_turn")
+
+
+@pytest.fixture
+async def dealt_dimmed(db: str) -> AsyncIterator[Served]:
+    """A game whose first player holds cards they cannot play, and a broken tool (seed 5)."""
+    async with FakeBotAPI() as api, game_running(api, db, GROUP, PLAYERS, seed=5) as (app, game):
+        await settle(api, app)
+        async with miniapp_served(app, api) as (page, miniapp), aiohttp.ClientSession() as http:
+            yield Served(api, app, game, page, miniapp, http)
+
+
+async def test_a_dimmed_card_says_why_and_oneself_as_a_target_is_marked(
+    dealt_dimmed: Served,
+) -> None:
+    served = dealt_dimmed
+    player = served.on_turn()
+    state, version = served.state()
+    _, body = await served.get(player)
+    shown = body["state"]
+    en = Texts("en")
+    played = {m["card"] for m in shown["moves"] if "card" in m}
+    why = {c["id"]: c.get("why") for c in shown["hand"]}
+    assert why == {
+        c: None if c in played else en.t(unplayable_reason(state, player, c))
+        for c in state.hand(player)
+    }
+    assert any(why.values()), "the first hand holds a card that cannot be played"
+    assert any(m.get("harm") for m in shown["moves"]), "and a broken tool"
+    for move in shown["moves"]:
+        if move.get("target_player") == player:
+            breaks = card(state.edition, move["card"]).action in BREAKS
+            assert move["self"] and move.get("harm", False) == breaks, move
+            assert move["label"].startswith(en.t("miniapp.you_named", name=state.names[player]))
+        else:
+            assert "self" not in move and "harm" not in move, move
+    # A move sent back as it came, its words and marks included, is played.
+    status, _ = await served.post(player, shown["moves"][0], version)
+    assert status == 200
 
 
 async def test_a_player_not_on_turn_sees_their_hand_but_no_moves(served: Served) -> None:

@@ -18,9 +18,23 @@ from typing import Any
 
 import pytest
 
-from domain.cards import Action, card
-from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
-from domain.events import GoldPicked, TheftResolved
+from domain.cards import BREAKS, PATHS, Action, card
+from domain.commands import (
+    ChooseTheftVictim,
+    Command,
+    DiscardToRemove,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
+from domain.events import (
+    ActionPlayed,
+    CardsDiscarded,
+    FrontCardRemoved,
+    GoldPicked,
+    TheftResolved,
+)
 from domain.moves import legal_moves
 from domain.state import GameState
 from tests.conftest import unavailable
@@ -35,6 +49,7 @@ from tests.tgbot.bot_harness import (
 from tests.tgbot.miniapp_harness import GROUP, init_data, launch_url, miniapp_served
 from tgbot.app import BotApplication
 from tgbot.handlers.common import error_text
+from tgbot.keyboards import unplayable_reason
 from tgbot.presenter.icons import Icon, legend
 from tgbot.texts import Texts
 
@@ -177,10 +192,12 @@ class BoardPlayer:
                 await self.act()
             return
         await self.tap(await self.button(EN.t("turn.button_pass")))
+        await self.shot("pass")
         hand = self.page.locator("#hand .card")
         await self.tap(hand.nth(self.rng.randrange(await hand.count())))
-        await self.shot("pass")
-        await self.tap(await self.button(EN.t("turn.button_confirm")))
+        if await self.page.evaluate("document.body.dataset.mode") == "pass":
+            # Saboteur 2 ticks 1 to 3 cards, then confirms; the base game's tap discards.
+            await self.tap(await self.button(EN.t("turn.button_confirm")))
         self.moves["pass"] = self.moves.get("pass", 0) + 1
 
     async def place(self, cells: Any, confirm: str) -> None:
@@ -204,6 +221,11 @@ class BoardPlayer:
         back = EN.t("turn.button_back")
         players = [b for b in await self.choices() if (await b.inner_text()).strip() != back]
         await self.tap(self.rng.choice(players))
+        confirm = EN.t("turn.button_confirm")
+        shown = "[...document.querySelectorAll('#choices button')].map((b) => b.innerText.trim())"
+        if confirm in await self.page.evaluate(shown):  # (the tap rendered at once)
+            await self.shot("self-harm")  # one's own tool: asked once more
+            await self.tap(await self.button(confirm))
         self.moves["player"] = self.moves.get("player", 0) + 1
 
 
@@ -332,6 +354,7 @@ window.Telegram = { WebApp: {
   initData: INIT_DATA,
   initDataUnsafe: { start_param: GAME },
   version: "8.0",
+  platform: "tdesktop",
   colorScheme: "light",
   themeParams: {
     bg_color: "#ffffff", text_color: "#222222", hint_color: "#707579",
@@ -379,6 +402,8 @@ async def test_inside_telegram_the_page_takes_its_theme_back_button_and_haptics(
         background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(255, 255, 255)"
         assert {"ready", "expand", "disableVerticalSwipes"} <= set(await calls())
+        # On a desktop, no full screen: it would cover the chats beside the window.
+        assert "requestFullscreen" not in await calls()
 
         player = BoardPlayer(tab, random.Random(2))
         await player.tap(page.locator("#hand .card:not(.idle)").first)
@@ -487,6 +512,13 @@ def longest_card_names(lang: str, count: int) -> list[str]:
     return sorted(names, key=len, reverse=True)[:count]
 
 
+def longest_stub_name(lang: str) -> str:
+    """The longest name of a path card with a dead-end stub ("curva ┌ + ╵") in ``lang``."""
+    texts = Texts(lang)
+    names = {texts.kind_name(kind, turned) for kind in PATHS for turned in (False, True)}
+    return max((n for n in names if " + " in n), key=len)
+
+
 @pytest.mark.parametrize("lang", ["en", "es", "pl"])
 async def test_the_hands_names_are_never_cut_on_a_phone(
     browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path, lang: str
@@ -501,6 +533,7 @@ async def test_the_hands_names_are_never_cut_on_a_phone(
         hand = body["state"]["hand"]
         for held, name in zip(hand, longest_card_names(lang, len(hand)), strict=True):
             held["name"] = name
+        hand[-1]["name"] = longest_stub_name(lang)
         await route.fulfill(response=answer, json=body)
 
     async with miniapp_served(app, api) as (page_url, _):
@@ -522,3 +555,261 @@ async def test_the_hands_names_are_never_cut_on_a_phone(
               .map((l) => l.textContent)"""
         )
         assert cut == [], cut
+        # A path card's shape stays on one line ("curva ┌ + ╵", never "curva ┌ +⏎╵").
+        lines = await labels.last.evaluate(
+            """l => {
+                 const text = l.firstChild, at = text.data.search(/[\\u2500-\\u257f]/);
+                 const range = document.createRange();
+                 range.setStart(text, at);
+                 range.setEnd(text, text.data.length);
+                 return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+               }"""
+        )
+        assert lines == 1, await labels.last.inner_text()
+
+
+TAP_PX = 44  # a comfortable tap, in CSS px
+INSETS = {"top": 47, "bottom": 34, "left": 0, "right": 0}  # an iPhone's safe area
+CONTENT_INSETS = {"top": 46, "bottom": 0, "left": 0, "right": 0}  # Telegram's buttons
+
+# Telegram's WebApp object on a phone (Bot API 8.0): full screen when asked, safe areas.
+PHONE_STUB = TELEGRAM_STUB.replace(
+    'platform: "tdesktop",', 'platform: "ios", isFullscreen: false,'
+).replace(
+    "isVersionAtLeast: () => true,",
+    f"""isVersionAtLeast: (v) => parseFloat(v) <= 8.0,
+  safeAreaInset: {json.dumps(INSETS)},
+  contentSafeAreaInset: {json.dumps(CONTENT_INSETS)},
+  requestFullscreen() {{ window.calls.push(["requestFullscreen"]); this.isFullscreen = true; }},""",
+)
+
+
+async def test_on_a_phone_the_board_fills_the_screen_its_cells_take_a_finger_and_seats_scroll(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
+) -> None:
+    api, app, game = bot_and_game
+    mover, version = on_turn(app, game)
+    stub = PHONE_STUB.replace("INIT_DATA", json.dumps(init_data(api, mover, game=game))).replace(
+        "GAME", json.dumps(game)
+    )
+
+    async def seven_seats(route: Any) -> None:
+        """The game as served, at a table of seven with long names."""
+        answer = await route.fetch()
+        body = await answer.json()
+        seats = body["state"]["seats"]
+        for n in range(4):
+            seats.append({**seats[0], "id": 90 + n, "name": f"Bartholomew {n}", "turn": False})
+        await route.fulfill(response=answer, json=body)
+
+    async with miniapp_served(app, api) as (page_url, _):
+        page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
+        await page.add_init_script(stub)
+        await page.route("https://telegram.org/**", lambda route: route.abort())
+        await page.route("**/live", lambda route: route.abort())
+        await page.route(f"**/api/game/{game}", seven_seats)
+        await page.goto(page_url)
+        tab = Tab(page)
+        await tab.showing(version)
+        rect = "e => ((r) => [r.left, r.top, r.right, r.bottom])(e.getBoundingClientRect())"
+        box = lambda selector: page.locator(selector).first.evaluate(rect)  # noqa: E731
+
+        # Full screen, asked of Telegram; the page keeps out of the notch, Telegram's
+        # buttons and the home bar.
+        assert ["requestFullscreen"] in await page.evaluate("window.calls")
+        assert (await box("#top"))[1] >= INSETS["top"] + CONTENT_INSETS["top"]
+        lowest = await page.evaluate(
+            """Math.max(...[...document.body.children]
+                 .filter((e) => getComputedStyle(e).position !== "fixed" && e.offsetHeight)
+                 .map((e) => e.getBoundingClientRect().bottom))"""
+        )
+        assert lowest <= PHONE["height"] - INSETS["bottom"], lowest
+
+        # The board's drawing fills its whole window: no blank band under the grid.
+        wrap, grid = await box("#board-wrap"), await box("#board #grid")
+        assert grid[1] <= wrap[1] + 1 and grid[3] >= wrap[3] - 1, (wrap, grid)
+        inside = PHONE["height"] - INSETS["top"] - CONTENT_INSETS["top"] - INSETS["bottom"]
+        assert wrap[3] - wrap[1] >= 0.5 * inside, wrap  # over half of the screen it has
+
+        # Seven seats do not fit: an arrow says so, and its taps bring the last one in.
+        more = page.locator("#seats-more")
+        assert await more.is_visible()
+        await page.screenshot(path=str(shots / "phone-seats.png"))
+        last = page.locator("#seats .seat").last
+        for _ in range(10):
+            if not await more.is_visible():
+                break
+            await more.click()
+            await page.wait_for_timeout(400)  # the strip's smooth scroll
+        assert not await more.is_visible()
+        assert await page.locator("#seats-back").is_visible()
+        assert (await last.evaluate(rect))[2] <= PHONE["width"]
+
+        # A picked card: the board zooms to where it goes, each lit cell a finger wide.
+        player = BoardPlayer(tab, random.Random(2))
+        await player.tap(page.locator("#hand .card:not(.idle)").first)
+        assert await page.evaluate("document.body.dataset.mode") == "path"
+        await page.screenshot(path=str(shots / "phone-card-picked.png"))
+        lit = await page.locator("#marks g.ghost").evaluate_all(
+            "gs => gs.map((g) => g.getBoundingClientRect()).map((r) => Math.min(r.width, r.height))"
+        )
+        assert lit and min(lit) >= TAP_PX, lit
+        tapped = page.locator("#marks g.ghost").first
+        await player.tap(tapped)
+        assert await page.locator("#marks g.ghost.chosen").count() == 1
+
+        # A ticked toggle never wears the action button's colour.
+        colours = await page.evaluate(
+            """() => ["primary", "on"].map((cls) => {
+                 const b = document.createElement("button");
+                 b.className = cls;
+                 document.getElementById("choices").append(b);
+                 const colour = getComputedStyle(b).backgroundColor;
+                 b.remove();
+                 return colour;
+               })"""
+        )
+        assert colours[0] != colours[1], colours
+    assert tab.errors == []
+
+
+async def test_targets_name_you_first_self_harm_asks_and_a_dimmed_card_says_why(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
+) -> None:
+    api, app, game = bot_and_game
+    services = bot_services(app)
+    mover, version = on_turn(app, game)
+    state, _ = services.load(game)
+    moves = legal_moves(state, mover)
+    playable = {m.card for m in moves if isinstance(m, PlacePath | PlayAction)}
+    hand = sorted(state.hands[mover])
+    dimmed = [c for c in hand if c not in playable]
+    breaking = [c for c in hand if card(state.edition, c).action in BREAKS]
+    assert dimmed and breaking, "seed 5 deals the first player dimmed cards and a broken tool"
+
+    async with miniapp_served(app, api) as (page_url, _):
+        tab = await open_tab(
+            browser, launch_url(page_url, init_data(api, mover, game=game)), live=False
+        )
+        page = tab.page
+        await tab.showing(version)
+        player = BoardPlayer(tab, random.Random(5))
+
+        # A dimmed card says why it cannot be played, in the chat's words.
+        toast = page.locator("#toast")
+        for c in dimmed:
+            await player.tap(page.locator(f'#hand .card[data-card="{c}"]'))
+            want = EN.t(unplayable_reason(state, mover, c))
+            await page.wait_for_function(
+                "t => document.getElementById('toast').innerText === t", arg=want
+            )
+            assert await toast.is_visible()
+        await page.screenshot(path=str(shots / "dimmed-why.png"))
+
+        # A broken tool: every player by name, oneself first and marked as such.
+        await player.tap(page.locator(f'#hand .card[data-card="{breaking[0]}"]'))
+        back = EN.t("turn.button_back")
+        labels = [(await b.inner_text()).strip() for b in await player.choices()]
+        you = EN.t("miniapp.you_named", name=state.names[mover])
+        others = [state.names[p] for p in state.seating if p != mover]
+        assert labels == [you, *others, back], labels
+        await page.screenshot(path=str(shots / "targets.png"))
+
+        # On oneself, it asks first; Back plays nothing.
+        await player.tap(await player.button(you))
+        name = EN.card_name(state.edition, breaking[0])
+        assert await tab.prompt() == EN.t("miniapp.self_harm", card=name)
+        await page.screenshot(path=str(shots / "self-harm.png"))
+        await player.tap(await player.button(back))
+        assert [(await b.inner_text()).strip() for b in await player.choices()] == labels
+        await player.tap(await player.button(back))
+        assert services.store.version(game) == version
+
+        # The base game's pass: one tap on the card to discard, no Confirm.
+        await player.tap(await player.button(EN.t("turn.button_pass")))
+        await player.tap(page.locator(f'#hand .card[data-card="{dimmed[0]}"]'))
+        await until(lambda: services.store.version(game) > version)
+    assert CardsDiscarded(mover, (dimmed[0],)) in services.service.events(game, version)
+    assert tab.errors == []
+
+
+def situation(state: GameState, kind: str) -> bool:
+    """Whether the player on turn owes a turn with a theft card to play (``theft``), or
+    with one card in front of them to remove by discarding two (``remove``)."""
+    if state.pending is None or state.pending.kind != "turn":
+        return False
+    moves = legal_moves(state, state.pending.player)
+    if kind == "theft":
+        return any(
+            isinstance(m, PlayAction) and card(state.edition, m.card).action is Action.THEFT
+            for m in moves
+        )
+    return len(state.front_of(state.pending.player)) == 1 and any(
+        isinstance(m, DiscardToRemove) for m in moves
+    )
+
+
+def hurting(state: GameState, player: int) -> Command:
+    """A move that breaks another player's tool when it can (so that front cards come),
+    else one that hurries the round on (:func:`digging`)."""
+    for m in legal_moves(state, player):
+        others = isinstance(m, PlayAction) and m.target_player not in (None, player)
+        if others and card(state.edition, m.card).action in BREAKS:
+            return m
+    return digging(state, player)
+
+
+async def test_a_theft_plays_in_one_button_and_one_front_card_needs_no_choosing(
+    browser: Any, db: str, shots: Path
+) -> None:
+    async with (
+        FakeBotAPI() as api,
+        game_running(api, db, GROUP, PLAYERS, "saboteur2", seed=6) as (app, game),
+    ):
+        services = bot_services(app)
+        async with miniapp_served(app, api) as (page_url, _):
+            for kind in ("theft", "remove"):
+                for _ in range(2000):
+                    state, version = services.load(game)
+                    assert state.phase == "playing" and state.pending is not None
+                    if situation(state, kind):
+                        break
+                    services.service.handle(game, hurting(state, state.pending.player))
+                else:
+                    raise AssertionError(f"no {kind} came")
+                await settle(api, app)
+                mover = state.pending.player
+                url = launch_url(page_url, init_data(api, mover, game=game))
+                tab = await open_tab(browser, url, live=False)
+                await tab.showing(version)
+                player = BoardPlayer(tab, random.Random(6))
+                if kind == "theft":
+                    # card → one button, "theft → you": never the player's own name.
+                    theft = next(
+                        c
+                        for c in state.hands[mover]
+                        if card(state.edition, c).action is Action.THEFT
+                    )
+                    await player.tap(tab.page.locator(f'#hand .card[data-card="{theft}"]'))
+                    name = EN.card_name(state.edition, theft)
+                    want = EN.t("turn.play_on", card=name, target=EN.t("turn.yourself"))
+                    shown = [(await b.inner_text()).strip() for b in await player.choices()]
+                    assert shown == [want, EN.t("turn.button_back")], shown
+                    await tab.page.screenshot(path=str(shots / "theft-card.png"))
+                    await player.tap(await player.button(want))
+                    await until(lambda v=version: services.store.version(game) > v)
+                    told = services.service.events(game, version)
+                    assert any(isinstance(e, ActionPlayed) and e.card == theft for e in told)
+                else:
+                    # One card in front: straight to the two cards to discard for it.
+                    await player.tap(await player.button(EN.t("turn.button_discard_remove")))
+                    assert await tab.prompt() == EN.t("miniapp.choose_remove_cards")
+                    for c in sorted(state.hands[mover])[:2]:
+                        await player.tap(tab.page.locator(f'#hand .card[data-card="{c}"]'))
+                    await tab.page.screenshot(path=str(shots / "remove-one.png"))
+                    await player.tap(await player.button(EN.t("turn.button_confirm")))
+                    await until(lambda v=version: services.store.version(game) > v)
+                    told = services.service.events(game, version)
+                    assert any(isinstance(e, FrontCardRemoved) for e in told), told
+                assert tab.errors == []
+                await tab.page.close()

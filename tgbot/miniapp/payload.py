@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from domain import events as ev
 from domain.board import Tile
-from domain.cards import PATHS, card
+from domain.cards import BREAKS, PATHS, card
 from domain.codec import decode_command, encode_command
 from domain.commands import (
     ChooseTheftVictim,
@@ -35,6 +35,7 @@ from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import HIDDEN_GOAL, View, view_for
 from tgbot import i18n
+from tgbot.keyboards import unplayable_reason
 from tgbot.presenter.icons import ACTION, Icon, legend
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.presenter.roundlog import NOT_MOVES, fold_lines
@@ -53,6 +54,9 @@ PLAYER_COMMANDS: Final = {
         ComeBack,
     )
 }
+# What a move carries for the page alone (its button's words; oneself as its target; a
+# card that breaks one's own tool): a move sent back with them is the same move.
+PAGE_ONLY: Final = frozenset({"label", "self", "harm"})
 NEWS_LINES: Final = 80  # a round's moves, and the last round's end
 TAG: Final = re.compile(r"<[^>]*>")
 
@@ -84,6 +88,9 @@ PAGE_TEXTS: Final = (
     "miniapp.draw_pile",
     "miniapp.gold_pick",
     "miniapp.theft",
+    "miniapp.self_harm",
+    "turn.play_on",
+    "turn.yourself",
     "legend.button",
     "turn.your_role",
     "turn.your_gold",
@@ -158,6 +165,8 @@ def command_from_json(player: PlayerId, data: object) -> Command:
 
     >>> command_from_json(7, {"type": "PickGold", "value": 3})
     PickGold(actor=7, value=3, at=0, seed=0)
+    >>> command_from_json(7, {"type": "PickGold", "value": 3, "label": "3 gold"})
+    PickGold(actor=7, value=3, at=0, seed=0)
     >>> command_from_json(7, {"type": "TimeOut", "decision": 3})
     Traceback (most recent call last):
     ...
@@ -165,7 +174,7 @@ def command_from_json(player: PlayerId, data: object) -> Command:
     """
     if not isinstance(data, dict) or data.get("type") not in PLAYER_COMMANDS:
         raise ValueError("not a player's move")
-    fields = {k: v for k, v in data.items() if k != "type"}
+    fields = {k: v for k, v in data.items() if k != "type" and k not in PAGE_ONLY}
     if {"actor", "at", "seed"} & fields.keys():
         raise ValueError("fields the server sets")
     try:
@@ -220,32 +229,61 @@ def seats_json(view: View, texts: Texts) -> list[dict[str, Any]]:
     ]
 
 
-def hand_json(view: View, texts: Texts) -> list[dict[str, Any]]:
+def hand_json(view: View, texts: Texts, why: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """The viewer's hand; a card they cannot play on their turn says why (``why``: the
+    chat's reason for it, :func:`tgbot.keyboards.unplayable_reason`)."""
     cards = []
     for card_id in sorted(view.hand):
         found = card(view.edition, card_id)  # type: ignore[arg-type]
-        cards.append(
-            {
-                "id": card_id,
-                "kind": found.kind,
-                "name": texts.card_name(view.edition, card_id),
-                "path": found.path is not None,
-            }
-        )
+        item: dict[str, Any] = {
+            "id": card_id,
+            "kind": found.kind,
+            "name": texts.card_name(view.edition, card_id),
+            "path": found.path is not None,
+        }
+        if why and card_id in why:
+            item["why"] = why[card_id]
+        cards.append(item)
     return cards
 
 
-def moves_json(state: GameState, view: View, texts: Texts) -> list[dict[str, Any]]:
-    """The viewer's legal moves, each with the words a button for it shows."""
+def unplayable(
+    state: GameState, view: View, moves: Sequence[Command], texts: Texts
+) -> dict[int, str]:
+    """Why each card of the viewer's hand that no move plays cannot be played, in the
+    chat's words, while the viewer owes a turn (else nothing: it is not their turn)."""
+    pending = view.pending
+    if view.viewer is None or pending is None or pending.player != view.viewer:
+        return {}
+    if pending.kind != "turn":
+        return {}
+    played = {m.card for m in moves if isinstance(m, PlacePath | PlayAction)}
+    return {
+        c: texts.t(unplayable_reason(state, view.viewer, c)) for c in view.hand if c not in played
+    }
+
+
+def moves_json(
+    state: GameState, view: View, texts: Texts, moves: Sequence[Command] | None = None
+) -> list[dict[str, Any]]:
+    """The viewer's legal moves, each with the words a button for it shows. A move on
+    a player names them, the viewer too ("Ann (you)", with ``self``); a card that breaks
+    the viewer's own tool has ``harm`` (the page asks before it plays it)."""
     if view.viewer is None:
         return []
     names = state.names
-    moves = []
-    for move in legal_moves(state, view.viewer):
+    found = []
+    for move in legal_moves(state, view.viewer) if moves is None else moves:
         item = move_json(move)
         match move:
             case PlayAction(target_player=target, tool=tool) if target is not None:
                 label = names.get(target, "?")
+                if target == view.viewer:
+                    label = texts.t("miniapp.you_named", name=label)
+                    item["self"] = True
+                    action = card(state.edition, move.card).action
+                    if action in BREAKS:
+                        item["harm"] = True
                 item["label"] = f"{label}: {texts.tool_name(tool.value)}" if tool else label
             case ChooseTheftVictim(victim=victim):
                 item["label"] = names.get(victim, "?")
@@ -253,8 +291,8 @@ def moves_json(state: GameState, view: View, texts: Texts) -> list[dict[str, Any
                 item["label"] = texts.t("turn.gold_pick_button", count=value)
             case _:
                 pass
-        moves.append(item)
-    return moves
+        found.append(item)
+    return found
 
 
 def finished_json(view: View, texts: Texts) -> dict[str, Any] | None:
@@ -322,7 +360,8 @@ def game_json(
 ) -> dict[str, Any]:
     """Everything the page shows of ``game_id`` to ``viewer`` (None: a spectator)."""
     view = view_for(state, viewer)
-    hand = hand_json(view, texts)
+    moves = legal_moves(state, viewer) if viewer is not None else []
+    hand = hand_json(view, texts, unplayable(state, view, moves, texts))
     board = board_json(view)
     kinds = {t.kind for t in view.board.values() if t.face_up}
     kinds.update(c["kind"] for c in hand if c["path"])
@@ -350,7 +389,7 @@ def game_json(
         else {"player": pending.player, "kind": pending.kind, "deadline": pending.deadline},
         "offer": sorted(view.gold_pick_offer),
         "hand": hand,
-        "moves": moves_json(state, view, texts),
+        "moves": moves_json(state, view, texts, moves),
         "news": list(news),
         "finished": finished_json(view, texts),
     }

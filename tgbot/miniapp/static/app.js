@@ -23,7 +23,7 @@ let gameId = "";
 let board = null;
 
 function fresh() {
-  return { mode: "root", card: null, rotated: false, cell: null, selected: [], removeKind: null };
+  return { mode: "root", card: null, rotated: false, cell: null, selected: [], removeKind: null, confirm: null };
 }
 
 // An icon of the legend by its name ("turn", "gold" ...), "" before the server said.
@@ -91,6 +91,10 @@ async function main() {
   await telegram.start();
   board = new BoardView($("board"), tapCell);
   $("fit").addEventListener("click", () => board.fit());
+  $("seats").addEventListener("scroll", seatCues, { passive: true });
+  new ResizeObserver(seatCues).observe($("seats"));
+  $("seats-more").addEventListener("click", () => scrollSeats(1));
+  $("seats-back").addEventListener("click", () => scrollSeats(-1));
   $("legend-open").addEventListener("click", () => showLegend(true));
   $("legend").addEventListener("click", () => showLegend(false));
   gameId = telegram.startParam();
@@ -289,6 +293,29 @@ function renderSeats() {
     if (s.inspected) chip.append(el("div", { class: "inspected" }, `${icon("inspection")} ${s.inspected}`));
     list.append(chip);
   }
+  // Whoever is on turn is in view when the turn comes to them.
+  const turn = list.querySelector(".seat.turn");
+  const onTurn = state.pending?.player ?? null;
+  if (turn && onTurn !== shownTurn) turn.scrollIntoView({ block: "nearest", inline: "nearest" });
+  shownTurn = onTurn;
+  seatCues();
+}
+
+let shownTurn = null;
+
+// The seats that do not fit are a swipe away: an arrow at the strip's end says so (and
+// a tap on it scrolls).
+function seatCues() {
+  const list = $("seats");
+  const left = list.scrollLeft;
+  const hidden = list.scrollWidth - list.clientWidth - left;
+  $("seats-more").hidden = hidden <= 1;
+  $("seats-back").hidden = left <= 1;
+}
+
+function scrollSeats(direction) {
+  const list = $("seats");
+  list.scrollBy({ left: direction * list.clientWidth * 0.7, behavior: "smooth" });
 }
 
 // The moves of the selected card, by kind.
@@ -299,6 +326,7 @@ function movesOf(card) {
 function renderBoard() {
   const extra = [];
   let marks = "";
+  const focus = [];
   if (state.last) marks += frame(state.last[0], state.last[1], COLOR.mark, 5);
   if (ui.mode === "path") {
     // Every cell where the card fits lights up, with a ghost of it the way it fits there
@@ -309,6 +337,7 @@ function renderBoard() {
       const [x, y] = cell;
       const way = ways.includes(ui.rotated) ? ui.rotated : ways[0];
       extra.push(cell);
+      focus.push(cell);
       const chosen = same(ui.cell, cell);
       const [px, py] = origin(x, y);
       marks += `<g class="ghost${chosen ? " chosen" : ""}" data-cell="${x},${y}" transform="translate(${px},${py})" opacity="${chosen ? 0.95 : 0.45}">${tile(card.kind, way, true, null, shape)}</g>`;
@@ -318,6 +347,7 @@ function renderBoard() {
     for (const m of movesOf(ui.card)) {
       if (!m.target_cell) continue;
       const [x, y] = m.target_cell;
+      focus.push(m.target_cell);
       const chosen = ui.cell && ui.cell[0] === x && ui.cell[1] === y;
       const [px, py] = origin(x, y);
       marks += frame(x, y, COLOR.mark, chosen ? 6 : 4, chosen ? 'class="pulse"' : "");
@@ -325,7 +355,7 @@ function renderBoard() {
     }
   }
   const box = bounds(state.board, extra.length ? extra : state.moves.filter((m) => m.type === "PlacePath").map((m) => m.cell));
-  board.draw(box, boardMarkup(state, box), marks);
+  board.draw(box, boardMarkup(state, box), marks, focus);
 }
 
 function button(label, onclick, cls = "") {
@@ -403,7 +433,23 @@ function turnPanel(choices) {
         choices.append(back());
         return t(kind === "map" ? "miniapp.choose_goal" : "miniapp.choose_rockfall");
       }
-      for (const m of moves) choices.append(button(m.label, () => send(m)));
+      if (ui.confirm) {
+        // A card that breaks one's own tool: asked once more, never played by one tap.
+        choices.append(button(t("turn.button_confirm"), () => send(ui.confirm), "primary"));
+        choices.append(button(t("turn.button_back"), () => { ui.confirm = null; render(); }));
+        return t("miniapp.self_harm", { card: cardName(ui.card) });
+      }
+      const pick = (m) => (m.harm ? () => { ui.confirm = m; telegram.haptic("select"); render(); } : () => send(m));
+      if (moves.length === 1 && moves[0].self && !moves[0].harm) {
+        // One target, oneself (a theft): the card is played with one button, as in the chat.
+        const target = t("turn.yourself");
+        choices.append(button(t("turn.play_on", { card: cardName(ui.card), target }), pick(moves[0]), "primary"));
+        choices.append(back());
+        return cardName(ui.card);
+      }
+      // Oneself first, named and marked as such; then the others in seating order.
+      const ordered = [...moves.filter((m) => m.self), ...moves.filter((m) => !m.self)];
+      for (const m of ordered) choices.append(button(m.label, pick(m), m.self ? "self" : ""));
       choices.append(back());
       return t("turn.choose_player", { card: cardName(ui.card) });
     }
@@ -435,8 +481,11 @@ function turnPanel(choices) {
       if (state.moves.some((m) => m.type === "Pass")) {
         choices.append(button(t("turn.button_pass"), () => { ui = { ...fresh(), mode: "pass" }; telegram.haptic("select"); render(); }));
       }
-      if (state.moves.some((m) => m.type === "DiscardToRemove")) {
-        choices.append(button(t("turn.button_discard_remove"), () => { ui = { ...fresh(), mode: "remove" }; telegram.haptic("select"); render(); }));
+      const removable = [...new Set(state.moves.filter((m) => m.type === "DiscardToRemove").map((m) => m.removed))];
+      if (removable.length) {
+        // One card in front: nothing to ask, straight to the two cards to discard.
+        const removeKind = removable.length === 1 ? removable[0] : null;
+        choices.append(button(t("turn.button_discard_remove"), () => { ui = { ...fresh(), mode: "remove", removeKind }; telegram.haptic("select"); render(); }));
       }
       return t("miniapp.your_turn");
     }
@@ -492,11 +541,16 @@ function renderHand() {
         onclick: () => tapCard(c),
       },
       el("span", { class: "picture", html: `<svg viewBox="0 0 ${CELL} ${CELL}">${picture}</svg>` }),
-      el("span", { class: "label" }, c.name),
+      el("span", { class: "label" }, unbroken(c.name)),
     );
     hand.append(node);
   }
   for (const label of hand.querySelectorAll(".label")) fitLabel(label);
+}
+
+// A path card's shape ("curva ┌ + ╵") never breaks across lines: no-break spaces in it.
+function unbroken(name) {
+  return name.replace(/([\u2500-\u257f]) \+ (?=[\u2500-\u257f])/g, "$1\u00a0+\u00a0");
 }
 
 // A card's name fits its card: whole words, a size smaller if need be; a word longer
@@ -528,6 +582,10 @@ function renderNews() {
 function tapCard(c) {
   if (busy) return;
   telegram.haptic("select");
+  if (ui.mode === "pass" && state.edition === "base") {
+    // The base game discards exactly one card: the tap is the choice, as in the chat.
+    return send(state.moves.find((m) => m.type === "Pass" && same(m.cards, [c.id])));
+  }
   if (ui.mode === "pass" || (ui.mode === "remove" && ui.removeKind)) {
     const most = ui.mode === "remove" ? 2 : state.edition === "base" ? 1 : 3;
     if (ui.selected.includes(c.id)) ui.selected = ui.selected.filter((id) => id !== c.id);
@@ -540,7 +598,11 @@ function tapCard(c) {
     return render();
   }
   const moves = movesOf(c.id);
-  if (!moves.length) return;
+  if (!moves.length) {
+    // A dimmed card says why it cannot be played, in the chat's words.
+    if (c.why) toast(c.why, "why");
+    return;
+  }
   const path = moves[0].type === "PlacePath";
   ui = { ...fresh(), mode: path ? "path" : "action", card: c.id };
   if (path) ui.rotated = !symmetric(c.id) && !moves.some((m) => !m.rotated);
@@ -588,7 +650,9 @@ async function send(move) {
   if (busy || !move) return;
   busy = true;
   render();
-  const { label, ...command } = move;
+  // The page's own words and marks (label, self, harm) are not sent back: the move goes
+  // as the codec knows it (the server would drop them anyway).
+  const { label, self: mine, harm, ...command } = move;
   const answer = await request("POST", `game/${encodeURIComponent(gameId)}/move`, {
     version: state.version,
     key: key(),
@@ -604,10 +668,15 @@ async function send(move) {
 }
 
 let toastTimer = 0;
-function toast(message) {
+function toast(message, kind = "refused") {
   const box = $("toast");
   box.textContent = message;
+  box.className = kind;
   box.hidden = false;
+  // A card's reason shows just above the panel, by the hand that was tapped; a refusal
+  // at the top, over the board.
+  box.style.top = "";
+  if (kind === "why") box.style.top = `${Math.max(0, $("panel").getBoundingClientRect().top - box.offsetHeight - 8)}px`;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
 }

@@ -6,6 +6,9 @@
 
 const SCRIPT = "https://telegram.org/js/telegram-web-app.js";
 const LOAD_TIMEOUT_MS = 3000;
+// Full screen on phones only: on a desktop it would cover the chats beside the window.
+const FULL_SCREEN_PLATFORMS = ["android", "ios"];
+const SIDES = ["top", "right", "bottom", "left"];
 
 const launch = new URLSearchParams(location.hash.slice(1));
 let app = null;
@@ -35,6 +38,37 @@ export async function start() {
   }
   applyTheme();
   app?.onEvent?.("themeChanged", applyTheme);
+  fullScreen();
+}
+
+// Telegram's full-screen mode (Bot API 8.0) on a phone, and its safe areas: the
+// device's (a notch, the home bar) and, inside it, the one Telegram's own buttons
+// cover in full screen. The page keeps its content inside both.
+function fullScreen() {
+  if (!app?.isVersionAtLeast?.("8.0")) return;
+  for (const event of ["safeAreaChanged", "contentSafeAreaChanged", "fullscreenChanged", "viewportChanged"]) {
+    app.onEvent?.(event, applyInsets);
+  }
+  applyInsets();
+  if (FULL_SCREEN_PLATFORMS.includes(app.platform) && !app.isFullscreen) {
+    try {
+      app.requestFullscreen();
+    } catch (error) {
+      console.warn("requestFullscreen failed", error);
+    }
+  }
+}
+
+// --inset-top ... : the device's safe area plus Telegram's content safe area, in px.
+function applyInsets() {
+  const device = app?.safeAreaInset || {};
+  const content = app?.contentSafeAreaInset || {};
+  const root = document.documentElement.style;
+  for (const side of SIDES) {
+    const px = (Number(device[side]) || 0) + (Number(content[side]) || 0);
+    root.setProperty(`--inset-${side}`, `${px}px`);
+  }
+  document.documentElement.dataset.fullscreen = app?.isFullscreen ? "yes" : "no";
 }
 
 export function initData() {

@@ -5,17 +5,21 @@ import { CELL, COLOR } from "./board.js";
 const SVG = "http://www.w3.org/2000/svg";
 const TAP_SLOP = 10; // px a finger may wander and still tap
 const AXIS_PX = 20; // thickness of the coordinate strips on screen
+export const TAP_PX = 46; // a cell when a card is picked: at least a finger's tap (44 CSS px)
+const CLOSEST_PX = 64; // and no larger, so that some maze around it stays in view
 
 export class BoardView {
   constructor(svg, onTap) {
     this.svg = svg;
     this.onTap = onTap;
+    this.grid = this.layer("grid");
     this.tiles = this.layer("tiles");
     this.marks = this.layer("marks");
     this.axes = this.layer("axes");
     this.box = null;
     this.view = null; // {x, y, w, h} in board units
     this.touched = false; // the player moved the view: keep it when the board grows
+    this.focus = ""; // the cells the view was zoomed to (a picked card's), as a key
     this.pointers = new Map();
     this.gesture = null;
     this.frame = 0;
@@ -35,13 +39,22 @@ export class BoardView {
   }
 
   // New content. ``box``: the cells drawn (bounds()); the view follows the board when it
-  // grows unless the player has moved it.
-  draw(box, tilesMarkup, marksMarkup) {
+  // grows unless the player has moved it. ``focus``: the cells a picked card may go to
+  // (or act on): the view zooms to them, cells a finger's size; when the card is put
+  // down, back to the whole board.
+  draw(box, tilesMarkup, marksMarkup, focus = null) {
     const grew = !this.box || ["minX", "maxX", "minY", "maxY"].some((k) => this.box[k] !== box[k]);
     this.box = box;
     this.tiles.innerHTML = tilesMarkup;
     this.marks.innerHTML = marksMarkup;
-    if (!this.view || (grew && !this.touched)) this.fit();
+    const key = focus && focus.length ? JSON.stringify(focus) : "";
+    if (key !== this.focus) {
+      const zoomed = this.focus;
+      this.focus = key;
+      if (key) return this.zoomTo(focus);
+      if (zoomed && !this.touched) return this.fit();
+    }
+    if (!this.view || (grew && !this.touched && !this.focus)) this.fit();
     else this.apply();
   }
 
@@ -54,25 +67,49 @@ export class BoardView {
     return [Math.max(1, r.width), Math.max(1, r.height)];
   }
 
-  // The whole board in view, with room for the coordinate strips.
+  // The whole board in view, with room for the coordinate strips, centred both ways
+  // (the grid goes on around it: the board fills its space).
   fit() {
     if (!this.box) return;
+    this.show(this.box, Infinity, 0);
+  }
+
+  // The cells ``cells`` in view, each at least a finger's tap wide; when they cannot all
+  // be at that size, their middle is.
+  zoomTo(cells) {
+    const xs = cells.map((c) => c[0]), ys = cells.map((c) => c[1]);
+    const box = { minX: Math.min(...xs) - 1, maxX: Math.max(...xs) + 1, minY: Math.min(...ys) - 1, maxY: Math.max(...ys) + 1 };
+    this.show(box, CLOSEST_PX, TAP_PX);
+  }
+
+  // ``box`` centred in the view, its cells as large as fit but within [smallest, largest]
+  // CSS px.
+  show(box, largest, smallest) {
     const [pw, ph] = this.size();
-    const { minX, maxX, minY, maxY } = this.box;
+    const { minX, maxX, minY, maxY } = box;
     const bw = (maxX - minX + 1) * CELL, bh = (maxY - minY + 1) * CELL;
-    const scale = Math.max(bw / (pw - AXIS_PX), bh / (ph - AXIS_PX)); // units per px
+    const fits = Math.min((pw - AXIS_PX) / bw, (ph - AXIS_PX) / bh) * CELL; // px per cell
+    const cell = Math.max(smallest, Math.min(largest, fits));
+    const scale = CELL / cell; // units per px
     const w = pw * scale, h = ph * scale;
     const axis = AXIS_PX * scale;
-    // Centred across; from the top down, next to the column numbers.
     const x = minX * CELL - axis - (w - axis - bw) / 2;
-    const y = -maxY * CELL - axis;
+    const y = -maxY * CELL - axis - (h - axis - bh) / 2;
     this.view = { x, y, w, h };
     this.touched = false;
     this.apply();
   }
 
+  // CSS px per cell as the board is shown now.
+  cellPx() {
+    return this.view ? (CELL * this.size()[0]) / this.view.w : 0;
+  }
+
+  // A new size (the panel below grew, the hand came): the view as it was chosen again,
+  // unless the player moved it.
   resized() {
     if (!this.view) return this.fit();
+    if (!this.touched) return this.focus ? this.zoomTo(JSON.parse(this.focus)) : this.fit();
     const [pw, ph] = this.size();
     this.view.h = this.view.w * (ph / pw);
     this.apply();
@@ -82,6 +119,7 @@ export class BoardView {
     if (!this.view) return;
     const { x, y, w, h } = this.view;
     this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+    this.drawGrid();
     this.drawAxes();
   }
 
@@ -91,6 +129,19 @@ export class BoardView {
       this.frame = 0;
       this.apply();
     });
+  }
+
+  // The grid on past the board's edges, so that the whole window is the mine.
+  drawGrid() {
+    const { x, y, w, h } = this.view;
+    let out = "";
+    for (let gx = Math.floor(x / CELL) * CELL; gx <= x + w; gx += CELL) {
+      out += `<line x1="${gx}" y1="${y}" x2="${gx}" y2="${y + h}" stroke="${COLOR.grid}" stroke-width="1"/>`;
+    }
+    for (let gy = Math.floor(y / CELL) * CELL; gy <= y + h; gy += CELL) {
+      out += `<line x1="${x}" y1="${gy}" x2="${x + w}" y2="${gy}" stroke="${COLOR.grid}" stroke-width="1"/>`;
+    }
+    this.grid.innerHTML = out;
   }
 
   // Column numbers along the top edge of the view, row numbers along its left edge.
