@@ -36,6 +36,8 @@ class CreateGame:
     away_play: AwayPlay = "computer"
     # base: every gold-digger takes the largest nugget left ("auto"), or picks ("manual").
     gold_pick: GoldPick = "auto"
+    # The forum topic (thread id) of the chat the game is opened in; None: no topic.
+    topic: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

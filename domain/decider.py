@@ -327,6 +327,7 @@ def _create(state: GameState, cmd: CreateGame) -> _Log:
             practice=cmd.practice,
             away_play=cmd.away_play,
             gold_pick=cmd.gold_pick,
+            topic=cmd.topic,
         ),
     )
 
@@ -1008,6 +1009,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 practice=e.practice,
                 away_play=e.away_play,
                 gold_pick=e.gold_pick,
+                topic=e.topic,
                 names=frozen_map({e.creator: e.creator_name}),
                 seating=(e.creator,),
             )

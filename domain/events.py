@@ -33,6 +33,7 @@ class GameCreated:
     practice: bool = False  # one human with computer players only; statistics ignore it
     away_play: str = "pass"  # "computer": an away player's seat is played by the computer
     gold_pick: str = "manual"  # base: "auto", every gold-digger takes the largest nugget
+    topic: int | None = None  # the forum topic (thread id) it was opened in; None: none
 
 
 @dataclass(frozen=True, slots=True)

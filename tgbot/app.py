@@ -52,6 +52,7 @@ from tgbot.handlers import (
     seats,
     standings,
     timezone,
+    topics,
 )
 from tgbot.outage import OUTAGE, unreachable
 from tgbot.outbox import Outbox
@@ -159,6 +160,8 @@ def register(app: BotApplication) -> None:
     command = CommandHandler
     # First of all: a user or chat sending faster than people play gets "slow down".
     app.add_handler(TypeHandler(Update, throttle.on_update), group=-2)
+    # What a forum's topics are called and whether they are open, as messages tell it.
+    app.add_handler(MessageHandler(filters.ChatType.SUPERGROUP, topics.heard), group=-1)
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, private.migrated))
     app.add_handler(ChatMemberHandler(private.member_changed, ChatMemberHandler.CHAT_MEMBER))
     app.add_handler(command("newgame", group.newgame))
@@ -217,6 +220,7 @@ async def start_background(app: BotApplication) -> None:
         services.callback_key,
         services.shown,
         limiter=services.limiter,
+        places=services,
     )
     services.outbox = outbox
     announcer = Announcer(

@@ -362,7 +362,12 @@ class FakeBotAPI:
         return self.users.get(admins[0], self.bot) if admins else self.bot
 
     def create_topic(
-        self, chat: JSON | int, name: str, *, by: JSON | int | None = None, icon_color: int = 7322096
+        self,
+        chat: JSON | int,
+        name: str,
+        *,
+        by: JSON | int | None = None,
+        icon_color: int = 7322096,
     ) -> int:
         """A topic created in forum ``chat`` (by an admin): its ``forum_topic_created``
         service message is delivered; returns its thread id (that message's id)."""
@@ -383,7 +388,9 @@ class FakeBotAPI:
         self._push({"message": created})
         return thread
 
-    def _topic_service(self, chat: JSON, thread: int, by: JSON | int | None, **content: Any) -> None:
+    def _topic_service(
+        self, chat: JSON, thread: int, by: JSON | int | None, **content: Any
+    ) -> None:
         sender = self._topic_admin(chat, by)
         topic = self.topics[chat["id"]][thread]
         message = self._incoming(

@@ -10,6 +10,11 @@ are the gateway's (:mod:`tgbot.gateway`); the outbox says how each message is pa
 redraws; a board redraw still waiting is replaced by a newer one of the same game and
 chat. A recorded delivery (:mod:`tgbot.delivering`) is handed in with its message
 (:meth:`Outbox.deliver_one`) and carried by each of its calls.
+
+A game opened in a forum topic is played there: each of its group messages goes to that
+topic (:meth:`Outbox.topic_for`, from the game's creation event). While the topic is
+closed or deleted, they go to General, where one notice names the topic, and the game's
+lobby and board are posted anew there; once it is open again, they go back.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import secrets
 from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from PIL import Image
 from telegram import (
@@ -43,7 +48,7 @@ from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
 from tgbot.edits import TEXT, Shown, ShownEdits, fingerprint
-from tgbot.gateway import DIRECT, REPLACED, Delivery, Gateway, Place, Via
+from tgbot.gateway import DIRECT, REPLACED, Delivery, Gateway, Place, TopicClosed, Via
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
 from tgbot.presenter import messages as m
@@ -66,6 +71,26 @@ EDITS: Final = (
     "edit_message_reply_markup",
 )
 SENDS: Final = ("send_message", "send_photo")  # what they show is noted, for later edits
+
+
+class Places(Protocol):
+    """Where a game's group messages go, in a forum (see :meth:`Outbox.topic_for`)."""
+
+    def game_place(self, game: str) -> tuple[int, int | None]:
+        """The game's group (its id now) and the topic it was opened in (None: none)."""
+        ...
+
+    def topic_open(self, chat_id: int, topic: int) -> bool:
+        """Whether the topic may be written to (as far as the bot heard)."""
+        ...
+
+    def topic_lost(self, chat_id: int, topic: int, state: str) -> None:
+        """Telegram refused a send to the topic: it is ``state`` ("closed", "deleted")."""
+        ...
+
+    def moved_notice(self, game: str, chat_id: int, topic: int) -> str:
+        """The notice (HTML) that the game's messages come to General meanwhile."""
+        ...
 
 
 def _unknown_after(via: Via) -> int | None:
@@ -119,8 +144,11 @@ class Outbox:
         shown: ShownEdits | None = None,
         locks: Locks | None = None,
         limiter: RateLimiter | None = None,
+        places: Places | None = None,
     ) -> None:
         self.gateway = Gateway(bot, botstate, limiter)
+        self.places = places  # None: no forum topics (every message to its chat itself)
+        self._moving = asyncio.Lock()  # one "moved to General" notice at a time
         self.botstate = botstate
         self.photos = photos
         self.key = key
@@ -155,7 +183,58 @@ class Outbox:
         """Deliver ``message``: what Telegram answered (None: nothing was sent or it was
         refused). Its calls carry out ``delivery``, if given (see :class:`Delivery`)."""
         priority, coalesce = pace(message)
-        return await self._deliver_one(Via(priority, coalesce, delivery), message)
+        thread = await self.topic_for(message, delivery)
+        game = getattr(message, "game", "")
+        return await self._deliver_one(Via(priority, coalesce, delivery, thread, game), message)
+
+    async def topic_for(self, message: m.Message, delivery: Delivery | None = None) -> int | None:
+        """The forum topic a game's group message goes to: the one the game was opened in,
+        while it is open; None: the chat itself (no topic, or General). A topic found
+        closed or deleted sends one notice to General, and the game's lobby and board
+        are posted anew there; found open again, anew in the topic."""
+        chat, game = getattr(message, "chat", 0), getattr(message, "game", "")
+        if self.places is None or chat >= 0 or not game or isinstance(message, m.Photo):
+            return None
+        places = self.places
+        home, topic = await asyncio.to_thread(places.game_place, game)
+        chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
+        if topic is None or home != chat:
+            return None
+        is_open = await asyncio.to_thread(places.topic_open, chat, topic)
+        moved = await asyncio.to_thread(self.botstate.message, game, chat, Slot.MOVED)
+        if is_open and moved is not None:
+            for slot in (Slot.MOVED, Slot.BOARD, Slot.LOBBY, Slot.SETTINGS):
+                await self._forget(game, chat, slot)
+        elif not is_open and moved is None:
+            await self._moved(Via(delivery=delivery), game, chat, topic)
+        return topic if is_open else None
+
+    async def _lost(self, via: Via, chat: int, closed: TopicClosed) -> None:
+        """Telegram refused a send to the game's topic, closed or deleted without the bot
+        hearing of it: noted, and General told."""
+        topic = closed.place.thread
+        if self.places is None or topic is None:
+            return
+        await asyncio.to_thread(self.places.topic_lost, chat, topic, closed.state)
+        await self._moved(via, via.game, chat, topic)
+
+    async def _moved(self, via: Via, game: str, chat: int, topic: int) -> None:
+        """The game's messages come to General while its topic is closed or gone: one
+        notice there says so (once), and its lobby and board are posted anew there."""
+        if self.places is None or not game:
+            return
+        async with self._moving:
+            if await asyncio.to_thread(self.botstate.fresh_message, game, chat, Slot.MOVED):
+                return
+            text = await asyncio.to_thread(self.places.moved_notice, game, chat, topic)
+            general = replace(via, thread=None)
+            sent = await self.gateway.call(
+                Place(chat), "send_message", via=general, text=text, parse_mode=HTML
+            )
+            message_id = sent.message_id if isinstance(sent, Message) else 0
+            await self._save(game, chat, Slot.MOVED, message_id, 0)
+            for slot in (Slot.BOARD, Slot.LOBBY, Slot.SETTINGS):
+                await self._forget(game, chat, slot)
 
     async def _deliver_one(self, via: Via, message: m.Message) -> Any:
         match message:
@@ -688,9 +767,17 @@ class Outbox:
         """
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
         if method not in EDITS or "message_id" not in kwargs:
-            result = await self.gateway.call(
-                Place(chat_id), method, via=via, strict=strict, **kwargs
-            )
+            place = Place(chat_id, via.thread if chat_id < 0 else None)
+            try:
+                result = await self.gateway.call(place, method, via=via, strict=strict, **kwargs)
+            except TopicClosed as closed:
+                # Closed or deleted unknown to the bot: noted, the notice sent, and the
+                # message goes to General.
+                await self._lost(via, chat_id, closed)
+                via = replace(via, thread=None)
+                result = await self.gateway.call(
+                    Place(chat_id), method, via=via, strict=strict, **kwargs
+                )
             if method in SENDS and isinstance(result, Message):
                 shows = _shows(method, kwargs, picture)
                 await self.shown.remember((result.chat.id, result.message_id), shows, anew=True)

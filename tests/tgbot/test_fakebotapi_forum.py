@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 from telegram import Bot, Message, Update
 from telegram.error import BadRequest
-from telegram.ext import Application, MessageHandler, filters
+from telegram.ext import MessageHandler, filters
 
 from tests.fakebotapi import FakeBotAPI, fake_bot_api
 
@@ -63,10 +63,10 @@ async def test_general_and_unknown_threads_are_not_found(
     api = fake_bot_api
     world(api)
     for thread in (1, 999):  # General's id in the client apps; no topic at all
-        with pytest.raises(BadRequest, match="(?i)message thread not found"):
+        with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
             await bot.send_message(FORUM, "hi", message_thread_id=thread)
     api.group(-5, "Plain")
-    with pytest.raises(BadRequest, match="(?i)message thread not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
         await bot.send_message(-5, "hi", message_thread_id=77)
     assert [r.description for r in api.refusals] == 3 * ["Bad Request: message thread not found"]
 
@@ -77,9 +77,9 @@ async def test_a_closed_topic_refuses_the_bot_unless_it_manages_topics(
     api = fake_bot_api
     one, two = world(api)
     api.close_topic(FORUM, one)
-    with pytest.raises(BadRequest, match="(?i)topic_closed"):
+    with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
         await bot.send_message(FORUM, "hi", message_thread_id=one)
-    with pytest.raises(BadRequest, match="(?i)topic_closed"):
+    with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
         await bot.send_chat_action(FORUM, "typing", message_thread_id=one)
     assert (await bot.send_message(FORUM, "other", message_thread_id=two)).message_thread_id
     api.topic_managers.add(FORUM)  # an admin with can_manage_topics writes there
@@ -88,7 +88,7 @@ async def test_a_closed_topic_refuses_the_bot_unless_it_manages_topics(
     api.reopen_topic(FORUM, one)
     assert (await bot.send_message(FORUM, "back", message_thread_id=one)).is_topic_message
     api.close_general(FORUM)
-    with pytest.raises(BadRequest, match="(?i)topic_closed"):
+    with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
         await bot.send_message(FORUM, "to general")
 
 
@@ -100,7 +100,7 @@ async def test_a_deleted_topic_refuses_and_loses_its_messages(
     sent = await bot.send_message(FORUM, "hi", message_thread_id=one)
     api.delete_topic(FORUM, one)
     assert api.in_topic(FORUM, one) == []
-    with pytest.raises(BadRequest, match="(?i)topic_deleted"):
+    with pytest.raises(BadRequest, match=r"(?i)topic_deleted"):
         await bot.send_message(FORUM, "hi", message_thread_id=one)
     with pytest.raises(BadRequest, match="not found"):
         await bot.edit_message_text("gone", chat_id=FORUM, message_id=sent.message_id)

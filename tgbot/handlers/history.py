@@ -459,7 +459,7 @@ async def replay_command(update: Update, context: BotContext) -> None:
             raise ApplicationHandlerStop
         game_id = await asyncio.to_thread(_last_finished, services, chat.id)
         if game_id is None:
-            running = await asyncio.to_thread(services.active_game, chat.id) is not None
+            running = bool(await asyncio.to_thread(services.running_games, chat.id, every=True))
             key = "replay.not_finished" if running else "replay.not_found"
             await gateway.reply(message, text(lang, key))
             raise ApplicationHandlerStop
