@@ -160,8 +160,6 @@ def register(app: BotApplication) -> None:
     command = CommandHandler
     # First of all: a user or chat sending faster than people play gets "slow down".
     app.add_handler(TypeHandler(Update, throttle.on_update), group=-2)
-    # What a forum's topics are called and whether they are open, as messages tell it.
-    app.add_handler(MessageHandler(filters.ChatType.SUPERGROUP, topics.heard), group=-1)
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, private.migrated))
     app.add_handler(ChatMemberHandler(private.member_changed, ChatMemberHandler.CHAT_MEMBER))
     app.add_handler(command("newgame", group.newgame))
@@ -181,6 +179,9 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("notify", between_games.notify))
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
+    # After the others (a group runs only its first matching handler): what a forum's
+    # topics are called and whether they are open, as the messages seen tell it.
+    app.add_handler(MessageHandler(filters.ChatType.SUPERGROUP, topics.heard), group=1)
     app.add_error_handler(on_error)
     history.register(app)  # /history, /stats, /replay and the replay's buttons
     standings.register(app)  # /top

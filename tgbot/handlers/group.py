@@ -41,7 +41,7 @@ from tgbot.handlers.common import (
     run,
     username,
 )
-from tgbot.handlers.topics import go_button, list_games, topic_of
+from tgbot.handlers.topics import go_button, heard, list_games, topic_of
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Text
@@ -83,6 +83,8 @@ async def newgame(update: Update, context: BotContext) -> None:
         await gateway.reply(message, texts.t("bot.newgame_usage"))
         return
     topic = topic_of(message)
+    if topic is not None:  # the topic's name, for the private messages to say
+        await heard(update, context)
     error = await create_game(update, context, chat.id, user, texts, edition, topic=topic)
     if error == "game_already_created" and topic is not None:
         # A forum's topic has one game at a time: to it, or to another topic.
