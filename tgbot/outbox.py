@@ -193,7 +193,9 @@ class Outbox:
         closed or deleted sends one notice to General, and the game's lobby and board
         are posted anew there; found open again, anew in the topic."""
         chat, game = getattr(message, "chat", 0), getattr(message, "game", "")
-        if self.places is None or chat >= 0 or not game or isinstance(message, m.Photo):
+        if isinstance(message, m.Photo | m.Animation):  # a replay: where it was asked for
+            return message.topic if chat < 0 else None
+        if self.places is None or chat >= 0 or not game:
             return None
         places = self.places
         home, topic = await asyncio.to_thread(places.game_place, game)

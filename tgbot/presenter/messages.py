@@ -161,6 +161,7 @@ class Photo:
     message_id: int | None = None
     game: str = ""
     version: int = 0
+    topic: int | None = None  # the forum topic it is sent to (None: the chat itself)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +172,7 @@ class Animation:
     gif: bytes
     filename: str
     caption: str = ""
+    topic: int | None = None  # the forum topic it is sent to (None: the chat itself)
 
 
 @dataclass(frozen=True, slots=True)
