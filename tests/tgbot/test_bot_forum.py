@@ -161,6 +161,7 @@ async def test_two_tables_side_by_side_each_message_in_its_topic(db: str) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 async def test_two_games_at_once_in_two_topics_played_to_the_end(db: str) -> None:
     async with FakeBotAPI() as api:
         one, two = forum(api)
