@@ -82,6 +82,7 @@ class WakeUp(asyncio.Event):
 
 SERVICES_KEY = "services"
 CACHED_TITLES = 2048  # games whose group's title is kept in memory
+CACHED_PLACES = 4096  # games whose chat and forum topic are kept in memory
 ACTIVE = ("lobby", "playing")
 
 
@@ -113,6 +114,8 @@ class BotServices:
     memory: FreeMemory = field(default_factory=FreeMemory)
     # What the bot heard of forum topics (names, closed or not); on the store's database.
     topics: ForumTopics = field(init=False)
+    # Each game's chat (as it was opened) and topic: set by its first event, never changed.
+    _places: LRU[str, tuple[int, int | None]] = field(default_factory=lambda: LRU(CACHED_PLACES))
 
     def __post_init__(self) -> None:
         self.topics = ForumTopics(self.store.engine)
@@ -208,6 +211,7 @@ class BotServices:
         self.service.forget(game_id)
         self.botstate.forget_game(game_id)
         self._titles.pop(game_id, None)
+        self._places.pop(game_id, None)
         self.memory.release()  # and what the C heap keeps free meanwhile goes back
 
     def next_game_id(self, chat_id: int, topic: int | None = None) -> str:
@@ -225,8 +229,13 @@ class BotServices:
 
     def game_place(self, game_id: str) -> tuple[int, int | None]:
         """The game's group (its id now) and the forum topic it was opened in."""
-        state = self.service.load(game_id).state
-        return self.botstate.resolve_chat(state.chat_id), state.topic
+        found = self._places.get(game_id)
+        if found is None:
+            state = self.service.load(game_id).state
+            found = (state.chat_id, state.topic)
+            if state.phase != "new":  # (a game not yet created has no place yet)
+                self._places[game_id] = found
+        return self.botstate.resolve_chat(found[0]), found[1]
 
     def topic_open(self, chat_id: int, topic: int) -> bool:
         return self.topics.topic(chat_id, topic).open
