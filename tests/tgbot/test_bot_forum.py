@@ -226,6 +226,11 @@ async def test_newgame_in_a_topic_with_a_game_points_to_it_and_general_lists_the
             await settle(api, app)
             left = dict((t, g) for g, t in services.running_games(FORUM, every=True))
             assert set(left) == {one, two}
+            # In a topic, /cancel cancels that topic's game, and no other.
+            api.send_text(FORUM, CAT, "/cancel", thread=two)
+            await settle(api, app)
+            left = dict((t, g) for g, t in services.running_games(FORUM, every=True))
+            assert set(left) == {one}
             assert all(c.get("message_thread_id") != 1 for c in sends_to_forum(api))
 
 
