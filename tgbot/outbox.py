@@ -229,9 +229,11 @@ class Outbox:
             if await asyncio.to_thread(self.botstate.fresh_message, game, chat, Slot.MOVED):
                 return
             text = await asyncio.to_thread(self.places.moved_notice, game, chat, topic)
-            general = replace(via, thread=None)
+            # Apart from the message's own delivery: should the notice go and the message
+            # fail, the delivery is still tried again.
+            notice = Via(priority=via.priority)
             sent = await self.gateway.call(
-                Place(chat), "send_message", via=general, text=text, parse_mode=HTML
+                Place(chat), "send_message", via=notice, text=text, parse_mode=HTML
             )
             message_id = sent.message_id if isinstance(sent, Message) else 0
             await self._save(game, chat, Slot.MOVED, message_id, 0)
