@@ -180,6 +180,12 @@ async def test_two_games_at_once_in_two_topics_played_to_the_end(db: str) -> Non
             in_one, in_two = each_in_its_topic(api, first, second, one, two)
             assert any("Game over" in (m.get("text") or m.get("caption") or "") for m in in_one)
             assert any("Game over" in (m.get("text") or m.get("caption") or "") for m in in_two)
+            # A replay is posted where it was asked for.
+            api.send_text(FORUM, DAN, "/replay", thread=two)
+            await settle(api, app)
+            replay = api.in_topic(FORUM, two)[-1]
+            assert "photo" in replay and game_of(replay, api) & {first, second}
+            assert api.in_topic(FORUM, None) == []
             # The group's history covers both tables.
             api.send_text(FORUM, BEN, "/history")
             await settle(api, app)
