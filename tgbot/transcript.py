@@ -149,7 +149,7 @@ def _topic(api: FakeBotAPI, chat: int, result: Any) -> str:
         return ""
     if not isinstance(result, dict) or not result.get("is_topic_message"):
         return " › General"
-    thread = result.get("message_thread_id")
+    thread = int(result.get("message_thread_id") or 0)
     topic = api.topics.get(chat, {}).get(thread)
     return f" › {topic['name']}" if topic else f" › topic #{thread}"
 
