@@ -30,6 +30,7 @@ TABLE_MODULES = (
     "infra.deliveries",
     "infra.ratings",
     "infra.achievements",
+    "infra.topics",
 )
 for _name in TABLE_MODULES:
     with suppress(ImportError):

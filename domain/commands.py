@@ -42,6 +42,8 @@ class CreateGame:
     gold_pick: GoldPick = "auto"
     # base: the variants switched on (docs/rules.md §8), names of domain.cards.Variant.
     variants: tuple[str, ...] = ()
+    # The forum topic (thread id) of the chat the game is opened in; None: no topic.
+    topic: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

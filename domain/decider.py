@@ -339,6 +339,7 @@ def _create(state: GameState, cmd: CreateGame) -> _Log:
             away_play=cmd.away_play,
             gold_pick=cmd.gold_pick,
             variants=variants,
+            topic=cmd.topic,
         ),
     )
 
@@ -1099,6 +1100,7 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 gold_pick=e.gold_pick,
                 variants=e.variants,
                 goal_cells=geo.goal_cells(e.variants),
+                topic=e.topic,
                 names=frozen_map({e.creator: e.creator_name}),
                 seating=(e.creator,),
             )

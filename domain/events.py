@@ -36,6 +36,7 @@ class GameCreated:
     # base: the variants switched on (docs/rules.md §8), names of domain.cards.Variant in
     # its order; () in games created before them
     variants: tuple[str, ...] = ()
+    topic: int | None = None  # the forum topic (thread id) it was opened in; None: none
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,8 @@ class GameState:
     phase: Phase = "new"
     edition: Edition = "base"
     chat_id: int = 0
+    # The forum topic (its thread id) the game was opened in; None: the chat itself.
+    topic: int | None = None
     creator: PlayerId | None = None
     turn_seconds: int = 180
     gold_house_rule: bool = False

@@ -455,6 +455,7 @@ def _edition(value: Any) -> str | None:
 def _created(conn: Connection, game: Row, p: dict[str, Any], e: StoredEvent) -> Row:
     return {
         "chat_id": p.get("chat_id"),
+        "topic": p.get("topic"),
         "practice": bool(p.get("practice", False)),
         "status": "lobby",
         "edition": _edition(p.get("edition")),

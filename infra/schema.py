@@ -88,6 +88,8 @@ games = Table(
     metadata,
     Column("stream_id", String(200), primary_key=True),
     Column("chat_id", BigInteger, nullable=True),
+    # The forum topic (thread id) the game was opened in; None: the chat itself.
+    Column("topic", BigInteger, nullable=True),
     Column("status", String(20), nullable=False),
     Column("edition", String(20), nullable=True),
     Column("players", Json, nullable=False),

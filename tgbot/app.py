@@ -52,6 +52,7 @@ from tgbot.handlers import (
     seats,
     standings,
     timezone,
+    topics,
 )
 from tgbot.outage import OUTAGE, unreachable
 from tgbot.outbox import Outbox
@@ -178,6 +179,9 @@ def register(app: BotApplication) -> None:
     app.add_handler(command("notify", between_games.notify))
     app.add_handler(CallbackQueryHandler(callbacks.on_press))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, private.private_message))
+    # After the others (a group runs only its first matching handler): what a forum's
+    # topics are called and whether they are open, as the messages seen tell it.
+    app.add_handler(MessageHandler(filters.ChatType.SUPERGROUP, topics.heard), group=1)
     app.add_error_handler(on_error)
     history.register(app)  # /history, /stats, /replay and the replay's buttons
     standings.register(app)  # /top
@@ -217,6 +221,7 @@ async def start_background(app: BotApplication) -> None:
         services.callback_key,
         services.shown,
         limiter=services.limiter,
+        places=services,
     )
     services.outbox = outbox
     announcer = Announcer(

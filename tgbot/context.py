@@ -34,6 +34,7 @@ from infra.projector import Projector
 from infra.ratelimit import RateLimiter
 from infra.ratings import previous_season, season_of
 from infra.schema import events, games
+from infra.topics import DELETED, OPEN, ForumTopics
 from tgbot.callback import keys_from_secrets
 from tgbot.edits import ShownEdits
 from tgbot.i18n import pick_language
@@ -41,7 +42,7 @@ from tgbot.membership import Memberships
 from tgbot.photos import PhotoCache
 from tgbot.presenter.audience import Table
 from tgbot.presenter.messages import Message
-from tgbot.texts import Texts
+from tgbot.texts import Texts, esc
 from tgbot.throttle import Throttle, limits_of, throttle_for
 from tgbot.zones import zone
 
@@ -84,6 +85,7 @@ class WakeUp(asyncio.Event):
 
 SERVICES_KEY = "services"
 CACHED_TITLES = 2048  # games whose group's title is kept in memory
+CACHED_PLACES = 4096  # games whose chat and forum topic are kept in memory
 ACTIVE = ("lobby", "playing")
 
 
@@ -113,6 +115,13 @@ class BotServices:
     miniapp_url: str = ""
     _titles: LRU[str, tuple[str, str]] = field(default_factory=lambda: LRU(CACHED_TITLES))
     memory: FreeMemory = field(default_factory=FreeMemory)
+    # What the bot heard of forum topics (names, closed or not); on the store's database.
+    topics: ForumTopics = field(init=False)
+    # Each game's chat (as it was opened) and topic: set by its first event, never changed.
+    _places: LRU[str, tuple[int, int | None]] = field(default_factory=lambda: LRU(CACHED_PLACES))
+
+    def __post_init__(self) -> None:
+        self.topics = ForumTopics(self.store.engine)
 
     @classmethod
     def from_services(cls, services: Services) -> BotServices:
@@ -155,17 +164,30 @@ class BotServices:
         loaded = self.service.load(game_id)
         return loaded.state, loaded.version
 
-    def active_game(self, chat_id: int) -> str | None:
-        """The chat's game in the lobby or being played (the ``games`` read model)."""
+    def active_game(self, chat_id: int, topic: int | None = None) -> str | None:
+        """The chat's game in the lobby or being played (the ``games`` read model): in a
+        forum, the one of ``topic`` (None: of General, or of a chat without topics)."""
+        found = self.running_games(chat_id, topic)
+        return found[0][0] if found else None
+
+    def running_games(
+        self, chat_id: int, topic: int | None = None, *, every: bool = False
+    ) -> list[tuple[str, int | None]]:
+        """The chat's games in the lobby or being played, newest first, each with its
+        forum topic: the one of ``topic`` (None: of General, or of a chat without topics);
+        ``every``: those of every topic and General."""
         self.projector.catch_up()
         chats = [chat_id, *self.botstate.chats_migrated_to(chat_id)]
+        query = (
+            select(games.c.stream_id, games.c.topic)
+            .where(games.c.chat_id.in_(chats), games.c.status.in_(ACTIVE))
+            .order_by(games.c.created_at.desc())
+        )
+        if not every:
+            same = games.c.topic.is_(None) if topic is None else games.c.topic == topic
+            query = query.where(same).limit(1)
         with reader(self.store.engine) as conn:
-            return conn.execute(
-                select(games.c.stream_id)
-                .where(games.c.chat_id.in_(chats), games.c.status.in_(ACTIVE))
-                .order_by(games.c.created_at.desc())
-                .limit(1)
-            ).scalar()
+            return [(row.stream_id, row.topic) for row in conn.execute(query)]
 
     def games_of(self, user_id: int, statuses: tuple[str, ...] = ("playing",)) -> list[str]:
         """The games being played (or in ``statuses``) with ``user_id`` seated, newest
@@ -192,16 +214,54 @@ class BotServices:
         self.service.forget(game_id)
         self.botstate.forget_game(game_id)
         self._titles.pop(game_id, None)
+        self._places.pop(game_id, None)
         self.memory.release()  # and what the C heap keeps free meanwhile goes back
 
-    def next_game_id(self, chat_id: int) -> str:
+    def next_game_id(self, chat_id: int, topic: int | None = None) -> str:
         """A short id (12 characters at most, as callback data requires) that two racing
-        ``/newgame`` compute alike, so only one of them can create the game."""
+        ``/newgame`` in the same chat (and forum topic) compute alike, so only one of them
+        can create the game."""
+        same = games.c.topic.is_(None) if topic is None else games.c.topic == topic
         with reader(self.store.engine) as conn:
             count = conn.execute(
-                select(func.count()).select_from(games).where(games.c.chat_id == chat_id)
+                select(func.count()).select_from(games).where(games.c.chat_id == chat_id, same)
             ).scalar_one()
-        return game_id_for(chat_id, int(count) + 1, self.callback_key)
+        return game_id_for(chat_id, int(count) + 1, self.callback_key, topic)
+
+    # -- forum topics (the outbox's places) ---------------------------------------
+
+    def game_place(self, game_id: str) -> tuple[int, int | None]:
+        """The game's group (its id now) and the forum topic it was opened in."""
+        found = self._places.get(game_id)
+        if found is None:
+            state = self.service.load(game_id).state
+            found = (state.chat_id, state.topic)
+            if state.phase != "new":  # (a game not yet created has no place yet)
+                self._places[game_id] = found
+        return self.botstate.resolve_chat(found[0]), found[1]
+
+    def topic_open(self, chat_id: int, topic: int) -> bool:
+        return self.topics.topic(chat_id, topic).open
+
+    def topic_lost(self, chat_id: int, topic: int, state: str) -> None:
+        self.topics.learn(chat_id, topic, state=state)
+
+    def topic_name(self, chat_id: int, topic: int | None) -> str:
+        """The topic's name as the bot heard it ("": never heard, or no topic)."""
+        return "" if topic is None else self.topics.topic(chat_id, topic).name
+
+    def moved_notice(self, game_id: str, chat_id: int, topic: int) -> str:
+        """Told in General once the game's topic is closed or deleted (HTML)."""
+        texts = self.texts_for_chat(chat_id)
+        name = self.topic_name(chat_id, topic)
+        named = (
+            texts.t("bot.group_named", title=esc(name)) if name else texts.t("forum.unnamed_topic")
+        )
+        gone = self.topics.topic(chat_id, topic).state == DELETED
+        return texts.t("forum.deleted" if gone else "forum.moved", topic=named)
+
+    def topic_opened(self, chat_id: int, topic: int, name: str | None = None) -> None:
+        self.topics.learn(chat_id, topic, name=name, state=OPEN)
 
     def zone(self, chat_id: int) -> dt.tzinfo:
         """The time zone the group shows times in (UTC unless it chose one)."""
@@ -252,6 +312,7 @@ class BotServices:
             chat,
             now,
             title=self.game_title(game_id),
+            topic_name=self.topic_name(chat, state.topic),
             group_username=self.group_username(game_id),
             group_language=self.texts_for_chat(chat).lang,
             languages={p: self.texts_for_user(p).lang for p in state.seating},
@@ -276,10 +337,11 @@ class BotServices:
         return Texts(pick_language(chosen, learned, telegram_language, self.default_language))
 
 
-def game_id_for(chat_id: int, number: int, key: bytes) -> str:
-    """A game's id: the same for the same chat and number (two racing ``/newgame`` compute
-    the same one, so only one creates the game), short enough for a button, and keyed by
-    the bot's secret so that nobody can work out a group's next id from an earlier one.
+def game_id_for(chat_id: int, number: int, key: bytes, topic: int | None = None) -> str:
+    """A game's id: the same for the same chat (and forum topic) and number (two racing
+    ``/newgame`` compute the same one, so only one creates the game), short enough for a
+    button, and keyed by the bot's secret so that nobody can work out a group's next id
+    from an earlier one.
 
     >>> game_id_for(-100123, 1, b"k") == game_id_for(-100123, 1, b"k")
     True
@@ -287,7 +349,8 @@ def game_id_for(chat_id: int, number: int, key: bytes) -> str:
     ...      game_id_for(-100123, 1, b"other")})
     3
     """
-    digest = hmac.new(key, f"game:{chat_id}:{number}".encode(), hashlib.sha256).digest()
+    place = f"{chat_id}" if topic is None else f"{chat_id}/{topic}"
+    digest = hmac.new(key, f"game:{place}:{number}".encode(), hashlib.sha256).digest()
     return "g" + base64.urlsafe_b64encode(digest).decode()[:10]
 
 

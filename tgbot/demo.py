@@ -13,6 +13,9 @@ buttons, edits, alerts, where each picture went). Who won, the game's id and dat
 the commands to try next are printed last (run as ``$SABOTEUR_COMMAND``, which
 ``./scripts/run`` sets to itself; else ``saboteur-bot``).
 
+``--forum``: the group is a forum supergroup with the topics "Table 1" and "Table 2";
+the game is opened, and played, in "Table 1" (the transcript says each message's topic).
+
 ``--miniapp``: the Mini App is served on localhost and the first seat is yours. Open the
 printed address in a browser (no Telegram needed): it signs you in as that player, with
 initData signed by the fake Bot API's token as Telegram would sign it — a sign-in that
@@ -56,6 +59,7 @@ from tgbot.transcript import save_pictures, transcript
 
 GROUP = -100500
 GROUP_TITLE = "Demo mine"
+TOPICS = ("Table 1", "Table 2")  # --forum: the forum's topics
 NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu")
 
 
@@ -100,6 +104,9 @@ def parser() -> argparse.ArgumentParser:
         "--miniapp", action="store_true", help="play the first seat yourself, on the Mini App"
     )
     p.add_argument("--port", type=int, default=8080, help="the Mini App's local port")
+    p.add_argument(
+        "--forum", action="store_true", help="the group is a forum: the game is in a topic"
+    )
     return p
 
 
@@ -159,9 +166,15 @@ async def play(args: argparse.Namespace, url: str) -> int:
         rate_limit=False,
     )
     players = list(range(1, args.players - args.computers + 1))  # the people
-    api.group(GROUP, GROUP_TITLE, admins=(players[0],))
     for p in players:
         api.user(p, NAMES[(p - 1) % len(NAMES)], args.language)
+    topic: int | None = None
+    if args.forum:  # a forum with two topics; the game is played in the first
+        api.forum(GROUP, GROUP_TITLE, admins=(players[0],))
+        topic = api.create_topic(GROUP, TOPICS[0], by=players[0])
+        api.create_topic(GROUP, TOPICS[1], by=players[0])
+    else:
+        api.group(GROUP, GROUP_TITLE, admins=(players[0],))
     game_id = None
     try:
         await app.initialize()
@@ -172,7 +185,7 @@ async def play(args: argparse.Namespace, url: str) -> int:
         for p in players:
             api.send_text(p, p, "/start")
         await settle(api, app)
-        api.send_text(GROUP, players[0], f"/newgame {args.edition}")
+        api.send_text(GROUP, players[0], f"/newgame {args.edition}", thread=topic)
         await settle(api, app)
         lobby_id = next(m for m in api.messages_in(GROUP) if api.keyboard(m))["message_id"]
 
@@ -196,7 +209,7 @@ async def play(args: argparse.Namespace, url: str) -> int:
             await press(api, app, GROUP, players[0], lobby_id, back)
         await press(api, app, GROUP, players[0], lobby_id, lobby_button(2))  # Start
         bot_services: BotServices = app.bot_data[SERVICES_KEY]
-        game_id = bot_services.active_game(GROUP)
+        game_id = bot_services.active_game(GROUP, topic)
         assert game_id is not None
         progress = Progress(bot_services, game_id, began) if args.show == "progress" else None
         if args.miniapp:

@@ -21,6 +21,18 @@ Failure modes Telegram really produces are available on demand: a user who block
 bot (403), a private chat the user never opened (403), flood control (429 with
 ``retry_after``) and a group upgraded to a supergroup (400 with ``migrate_to_chat_id``).
 
+Forum supergroups (:meth:`FakeBotAPI.forum`) have topics, each with its thread id (the id
+of its ``forum_topic_created`` service message); "General" has none. A message sent with
+``message_thread_id`` goes to that topic, one sent without it to General, and a reply
+follows the message it answers. A thread id that is no topic (General's, a reply chain's)
+is refused "message thread not found", a deleted topic "TOPIC_DELETED", a closed one
+"TOPIC_CLOSED" unless the bot manages topics there (an admin with ``can_manage_topics``);
+edits and deletes need no thread id. A user's message in a topic carries
+``message_thread_id`` and ``is_topic_message`` (and, as Telegram sends it, the topic's
+creation message as ``reply_to_message``); closing, reopening and renaming a topic post
+their service messages (``forum_topic_closed``, ``forum_topic_reopened``,
+``forum_topic_edited``); deleting one posts none, and its messages go.
+
 >>> api = FakeBotAPI()
 >>> alice = api.user(1, "Alice", "es")
 >>> alice["language_code"]
@@ -220,6 +232,13 @@ class FakeBotAPI:
         self.blocked: set[int] = set()  # users who blocked the bot
         self.opened: set[int] = set()  # users who opened the private chat with the bot
         self.migrated: dict[int, int] = {}  # old group id -> supergroup id
+        # Forum supergroups: chat id -> thread id -> the topic (its name, whether closed,
+        # its creation message); deleted topics' ids; chats whose General is closed; chats
+        # where the bot is an admin with can_manage_topics (it may write to closed topics).
+        self.topics: dict[int, dict[int, JSON]] = {}
+        self.deleted_topics: dict[int, set[int]] = {}
+        self.general_closed: set[int] = set()
+        self.topic_managers: set[int] = set()
         self.admins: dict[int, set[int]] = {}  # chat id -> user ids (first one: creator)
         self.members: dict[int, set[int]] = {}
         self.answered: dict[str, JSON] = {}  # callback query id -> answer params
@@ -325,6 +344,114 @@ class FakeBotAPI:
     def supergroup(self, chat_id: int, title: str = "Mine", admins: tuple[int, ...] = ()) -> JSON:
         return self.group(chat_id, title, kind="supergroup", admins=admins)
 
+    def forum(self, chat_id: int, title: str = "Mine", admins: tuple[int, ...] = ()) -> JSON:
+        """A forum supergroup (``is_forum``): its messages are in topics (see
+        :meth:`create_topic`), or in General, which has no thread id."""
+        chat = self.group(chat_id, title, kind="supergroup", admins=admins)
+        chat["is_forum"] = True
+        self.topics.setdefault(chat_id, {})
+        self._next_message_id(chat_id)  # 1: General's, which no thread id names
+        return chat
+
+    def _topic_admin(self, chat: JSON, by: JSON | int | None) -> JSON:
+        if not chat.get("is_forum"):
+            raise ValueError(f"chat {chat['id']} is not a forum")
+        if by is not None:
+            return self._user(by)
+        admins = sorted(self.admins.get(chat["id"], set()))
+        return self.users.get(admins[0], self.bot) if admins else self.bot
+
+    def create_topic(
+        self,
+        chat: JSON | int,
+        name: str,
+        *,
+        by: JSON | int | None = None,
+        icon_color: int = 7322096,
+    ) -> int:
+        """A topic created in forum ``chat`` (by an admin): its ``forum_topic_created``
+        service message is delivered; returns its thread id (that message's id)."""
+        chat_json = self._chat(chat)
+        sender = self._topic_admin(chat_json, by)
+        thread = self._next_message_id(chat_json["id"])
+        created: JSON = {
+            "message_id": thread,
+            "message_thread_id": thread,
+            "is_topic_message": True,
+            "date": next(self._clock),
+            "chat": chat_json,
+            "from": sender,
+            "forum_topic_created": {"name": name, "icon_color": icon_color},
+        }
+        self.messages.setdefault(chat_json["id"], {})[thread] = created
+        self.topics[chat_json["id"]][thread] = {"name": name, "closed": False, "created": created}
+        self._push({"message": created})
+        return thread
+
+    def _topic_service(
+        self, chat: JSON, thread: int, by: JSON | int | None, **content: Any
+    ) -> None:
+        sender = self._topic_admin(chat, by)
+        topic = self.topics[chat["id"]][thread]
+        message = self._incoming(
+            chat,
+            sender,
+            message_thread_id=thread,
+            is_topic_message=True,
+            reply_to_message=topic["created"],
+            **content,
+        )
+        self._push({"message": message})
+
+    def close_topic(self, chat: JSON | int, thread: int, *, by: JSON | int | None = None) -> None:
+        """An admin closes a topic (``forum_topic_closed``): only admins who manage topics
+        may write there now."""
+        chat_json = self._chat(chat)
+        self.topics[chat_json["id"]][thread]["closed"] = True
+        self._topic_service(chat_json, thread, by, forum_topic_closed={})
+
+    def reopen_topic(self, chat: JSON | int, thread: int, *, by: JSON | int | None = None) -> None:
+        """An admin reopens a closed topic (``forum_topic_reopened``)."""
+        chat_json = self._chat(chat)
+        self.topics[chat_json["id"]][thread]["closed"] = False
+        self._topic_service(chat_json, thread, by, forum_topic_reopened={})
+
+    def rename_topic(
+        self, chat: JSON | int, thread: int, name: str, *, by: JSON | int | None = None
+    ) -> None:
+        """An admin renames a topic (``forum_topic_edited`` with its new name)."""
+        chat_json = self._chat(chat)
+        topic = self.topics[chat_json["id"]][thread]
+        topic["name"] = name
+        topic["created"] = {
+            **topic["created"],
+            "forum_topic_created": {**topic["created"]["forum_topic_created"], "name": name},
+        }
+        self._topic_service(chat_json, thread, by, forum_topic_edited={"name": name})
+
+    def delete_topic(self, chat: JSON | int, thread: int) -> None:
+        """An admin deletes a topic with all its messages; no service message tells of it."""
+        chat_json = self._chat(chat)
+        del self.topics[chat_json["id"]][thread]
+        self.deleted_topics.setdefault(chat_json["id"], set()).add(thread)
+        kept = self.messages.get(chat_json["id"], {})
+        for message_id in [i for i, m in kept.items() if m.get("message_thread_id") == thread]:
+            if kept[message_id].get("is_topic_message"):
+                del kept[message_id]
+
+    def close_general(self, chat: JSON | int) -> None:
+        """An admin closes General: a send without a thread id is refused there too."""
+        self.general_closed.add(self._chat(chat)["id"])
+
+    def in_topic(self, chat: JSON | int, thread: int | None) -> list[JSON]:
+        """The bot's messages in a forum's topic (``thread`` None: in General), oldest
+        first, as edited."""
+        return [
+            m
+            for m in self.messages_in(chat)
+            if (m.get("message_thread_id") if m.get("is_topic_message") else None) == thread
+        ]
+
     def block(self, user_id: int) -> None:
         """The user blocked the bot: messages to them fail with 403."""
         self.blocked.add(user_id)
@@ -373,16 +500,24 @@ class FakeBotAPI:
     # ---------------------------------------------------------------- injecting updates
 
     def send_text(
-        self, chat: JSON | int, user: JSON | int, text: str, reply_to: JSON | None = None
+        self,
+        chat: JSON | int,
+        user: JSON | int,
+        text: str,
+        reply_to: JSON | None = None,
+        *,
+        thread: int | None = None,
     ) -> JSON:
-        """The user writes ``text`` in ``chat`` (in reply to message ``reply_to``); a leading
-        ``/command`` (optionally ``/command@botname``) gets its ``bot_command`` entity, as
-        Telegram sends it."""
+        """The user writes ``text`` in ``chat`` (in reply to message ``reply_to``; in a
+        forum, in topic ``thread``, or in General when None); a leading ``/command``
+        (optionally ``/command@botname``) gets its ``bot_command`` entity, as Telegram
+        sends it."""
         chat_json = self._chat(chat)
         user_json = self._user(user)
         extra: JSON = {"text": text}
         if reply_to is not None:
             extra["reply_to_message"] = reply_to
+        extra.update(self._user_thread(chat_json, thread, reply_to))
         if text.startswith("/"):
             command = text.split(maxsplit=1)[0]
             extra["entities"] = [
@@ -436,6 +571,27 @@ class FakeBotAPI:
             }
         )
         return query_id
+
+    def _user_thread(self, chat: JSON, thread: int | None, reply_to: JSON | None) -> JSON:
+        """Where a user's message in ``chat`` goes, as its fields say: in a topic, its
+        thread id and ``is_topic_message`` (and the topic's creation message as the one it
+        answers, unless it answers another); a reply in General, the thread id of the
+        reply chain, which is no topic (no ``is_topic_message``)."""
+        if not chat.get("is_forum"):
+            if thread is not None:
+                raise ValueError(f"chat {chat['id']} is not a forum")
+            return {}
+        if thread is None:
+            if reply_to is None:
+                return {}
+            return {"message_thread_id": reply_to.get("message_thread_id", reply_to["message_id"])}
+        topic = self.topics[chat["id"]].get(thread)
+        if topic is None:
+            raise ValueError(f"no topic {thread} in chat {chat['id']}")
+        fields: JSON = {"message_thread_id": thread, "is_topic_message": True}
+        if reply_to is None:
+            fields["reply_to_message"] = topic["created"]
+        return fields
 
     def _label(self, message: JSON, callback_data: str) -> str:
         """The text of the button carrying ``callback_data``: on the message as it is, else
@@ -914,8 +1070,39 @@ class FakeBotAPI:
             content["caption"] = params["caption"]
         return content
 
+    def _thread(self, chat: JSON, params: JSON) -> int | None:
+        """The topic a message sent with ``params`` goes to (None: General, or a chat
+        without topics), as Telegram decides it; refused when it may not go there."""
+        thread = params.get("message_thread_id")
+        if thread is None:
+            reply = params.get("reply_parameters") or {}
+            replied_id = reply.get("message_id") if isinstance(reply, dict) else None
+            replied_id = replied_id or params.get("reply_to_message_id")
+            replied = self.messages.get(chat["id"], {}).get(replied_id)  # type: ignore[arg-type]
+            if replied is not None and replied.get("is_topic_message"):
+                thread = replied["message_thread_id"]  # a reply follows what it answers
+        else:
+            thread = int(thread)
+        if not chat.get("is_forum"):
+            if thread is not None and thread not in self.messages.get(chat["id"], {}):
+                raise ApiError(400, "Bad Request: message thread not found")
+            return None
+        if thread is None:
+            if chat["id"] in self.general_closed and chat["id"] not in self.topic_managers:
+                raise ApiError(400, "Bad Request: TOPIC_CLOSED")
+            return None
+        if thread in self.deleted_topics.get(chat["id"], set()):
+            raise ApiError(400, "Bad Request: TOPIC_DELETED")
+        topic = self.topics[chat["id"]].get(thread)
+        if topic is None:  # General's id, a reply chain's, any other number
+            raise ApiError(400, "Bad Request: message thread not found")
+        if topic["closed"] and chat["id"] not in self.topic_managers:
+            raise ApiError(400, "Bad Request: TOPIC_CLOSED")
+        return thread
+
     def _bot_message(self, chat: JSON, params: JSON, content: JSON) -> JSON:
         self._check_markup(chat, params.get("reply_markup"))
+        thread = self._thread(chat, params)
         message: JSON = {
             "message_id": self._next_message_id(chat["id"]),
             "date": next(self._clock),
@@ -923,6 +1110,9 @@ class FakeBotAPI:
             "from": self.bot,
             **content,
         }
+        if thread is not None:
+            message["message_thread_id"] = thread
+            message["is_topic_message"] = True
         markup = params.get("reply_markup")
         if isinstance(markup, dict) and any(markup.get("inline_keyboard") or ()):
             message["reply_markup"] = markup
@@ -1062,6 +1252,11 @@ class FakeBotAPI:
             empty="message text is empty",
         )
         return self._bot_message(chat, params, {"text": text})
+
+    async def _api_sendChatAction(self, params: JSON, files: dict[str, bytes]) -> bool:
+        chat = self._writable_chat(params)
+        self._thread(chat, params)
+        return True
 
     async def _send_media(self, kind: str, params: JSON, files: dict[str, bytes]) -> JSON:
         chat = self._writable_chat(params)

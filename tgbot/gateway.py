@@ -20,7 +20,9 @@ There are two ways through it:
   or the application's error handler.
 
 A message goes to a :class:`Place`: what addresses a call to it is
-:meth:`Place.target`'s alone (a forum topic's thread id would be added there).
+:meth:`Place.target`'s alone: its chat, and in a forum the topic's thread id. A send to a
+topic Telegram refuses because the topic is closed or gone raises :class:`TopicClosed`,
+so the caller can send it to General instead.
 
 Every edit, by either way, goes through :meth:`ShownEdits.once <tgbot.edits.ShownEdits.once>`:
 an edit that would change nothing the message shows is not sent at all (Telegram would
@@ -66,19 +68,55 @@ UNSENT: Final = (
 NETWORK_BACKOFF: Final = 0.25  # seconds before the second try; doubled each time
 
 
+# What Telegram answers a send to a topic that is closed, deleted or no topic (the last
+# also for a deleted one, on some servers), lower-cased: the state the topic is then in.
+TOPIC_REFUSALS: Final = (
+    ("topic_closed", "closed"),
+    ("topic_deleted", "deleted"),
+    ("message thread not found", "deleted"),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where a message goes: a chat.
+    """Where a message goes: a chat, and in a forum supergroup a topic (``thread``, its
+    thread id; None: the chat itself, a forum's General). Only a new message is addressed
+    to a topic: an edit or a delete names its message, wherever it is.
 
     >>> Place(-100).target()
+    {'chat_id': -100}
+    >>> Place(-100, 7).target("send_photo")
+    {'chat_id': -100, 'message_thread_id': 7}
+    >>> Place(-100, 7).target("edit_message_text")
     {'chat_id': -100}
     """
 
     chat_id: int
+    thread: int | None = None
 
-    def target(self) -> dict[str, Any]:
-        """The arguments that address a call to this place."""
-        return {"chat_id": self.chat_id}
+    def target(self, method: str = "") -> dict[str, Any]:
+        """The arguments that address a call of ``method`` to this place."""
+        if self.thread is None or not method.startswith(("send_", "copy_", "forward_")):
+            return {"chat_id": self.chat_id}
+        return {"chat_id": self.chat_id, "message_thread_id": self.thread}
+
+
+class TopicClosed(Exception):
+    """Telegram refused a send to a forum topic: it is ``state`` ("closed" or
+    "deleted")."""
+
+    def __init__(self, place: Place, state: str) -> None:
+        super().__init__(f"topic {place.thread} of {place.chat_id} is {state}")
+        self.place = place
+        self.state = state
+
+
+def topic_refusal(place: Place, error: BadRequest) -> str | None:
+    """The state of ``place``'s topic when ``error`` says it cannot be written to."""
+    if place.thread is None:
+        return None
+    said = error.message.lower()
+    return next((state for words, state in TOPIC_REFUSALS if words in said), None)
 
 
 @dataclass
@@ -139,6 +177,10 @@ class Via:
     priority: Priority = Priority.MESSAGE
     coalesce: Hashable | None = None
     delivery: Delivery | None = None
+    # The forum topic its new messages go to (None: the chat itself, or General), and the
+    # game it is about (whose messages move to General should the topic be closed).
+    thread: int | None = None
+    game: str = ""
 
 
 DIRECT: Final = Via()  # a message of no recorded delivery, paced as any other
@@ -229,7 +271,7 @@ class Gateway:
             if delivery is not None:
                 await delivery.begun()
             try:
-                result = await getattr(self.bot, method)(**place.target(), **kwargs)
+                result = await getattr(self.bot, method)(**place.target(method), **kwargs)
             except RetryAfter as error:
                 last = error
                 if self.limiter is not None:  # the chat (or the bot) waits; so will we
@@ -244,6 +286,9 @@ class Gateway:
             except BadRequest as error:
                 if "not modified" in error.message.lower():
                     return True
+                gone = topic_refusal(place, error)
+                if gone is not None:
+                    raise TopicClosed(place, gone) from error
                 if strict:
                     raise
                 log.info("%s to %s refused: %s", method, chat_id, error.message)
@@ -373,7 +418,7 @@ def _modified(
 
 async def post_text(bot: Bot, place: Place, text: str, **kwargs: Any) -> Message:
     """A message sent to ``place``."""
-    return await bot.send_message(**place.target(), text=text, **kwargs)
+    return await bot.send_message(**place.target("send_message"), text=text, **kwargs)
 
 
 async def chat_member(bot: Bot, chat_id: int, user_id: int) -> ChatMember:

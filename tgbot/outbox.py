@@ -10,6 +10,11 @@ are the gateway's (:mod:`tgbot.gateway`); the outbox says how each message is pa
 redraws; a board redraw still waiting is replaced by a newer one of the same game and
 chat. A recorded delivery (:mod:`tgbot.delivering`) is handed in with its message
 (:meth:`Outbox.deliver_one`) and carried by each of its calls.
+
+A game opened in a forum topic is played there: each of its group messages goes to that
+topic (:meth:`Outbox.topic_for`, from the game's creation event). While the topic is
+closed or deleted, they go to General, where one notice names the topic, and the game's
+lobby and board are posted anew there; once it is open again, they go back.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import logging
 from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from PIL import Image
 from telegram import (
@@ -42,7 +47,7 @@ from infra.ratelimit import Priority, RateLimiter
 from tgbot import render
 from tgbot.callback import encode
 from tgbot.edits import ShownEdits, fingerprint
-from tgbot.gateway import DIRECT, REPLACED, Delivery, Gateway, Place, Via
+from tgbot.gateway import DIRECT, REPLACED, Delivery, Gateway, Place, TopicClosed, Via
 from tgbot.keyboards import Keyboard
 from tgbot.photos import PhotoCache
 from tgbot.presenter import messages as m
@@ -57,6 +62,26 @@ UNKNOWN_PROMPTS: Final = 3
 PROMPT_RECHECK_SECONDS: Final = 2.0
 HTML: Final = ParseMode.HTML
 DRAWN_PICTURES: Final = 256  # pictures kept as PNG bytes (about 10 kB each)
+
+
+class Places(Protocol):
+    """Where a game's group messages go, in a forum (see :meth:`Outbox.topic_for`)."""
+
+    def game_place(self, game: str) -> tuple[int, int | None]:
+        """The game's group (its id now) and the topic it was opened in (None: none)."""
+        ...
+
+    def topic_open(self, chat_id: int, topic: int) -> bool:
+        """Whether the topic may be written to (as far as the bot heard)."""
+        ...
+
+    def topic_lost(self, chat_id: int, topic: int, state: str) -> None:
+        """Telegram refused a send to the topic: it is ``state`` ("closed", "deleted")."""
+        ...
+
+    def moved_notice(self, game: str, chat_id: int, topic: int) -> str:
+        """The notice (HTML) that the game's messages come to General meanwhile."""
+        ...
 
 
 def _unknown_after(via: Via) -> int | None:
@@ -110,9 +135,12 @@ class Outbox:
         shown: ShownEdits | None = None,
         locks: Locks | None = None,
         limiter: RateLimiter | None = None,
+        places: Places | None = None,
     ) -> None:
         self.shown = shown if shown is not None else ShownEdits()
         self.gateway = Gateway(bot, botstate, limiter, self.shown)
+        self.places = places  # None: no forum topics (every message to its chat itself)
+        self._moving = asyncio.Lock()  # one "moved to General" notice at a time
         self.botstate = botstate
         self.photos = photos
         self.key = key
@@ -146,7 +174,62 @@ class Outbox:
         """Deliver ``message``: what Telegram answered (None: nothing was sent or it was
         refused). Its calls carry out ``delivery``, if given (see :class:`Delivery`)."""
         priority, coalesce = pace(message)
-        return await self._deliver_one(Via(priority, coalesce, delivery), message)
+        thread = await self.topic_for(message, delivery)
+        game = getattr(message, "game", "")
+        return await self._deliver_one(Via(priority, coalesce, delivery, thread, game), message)
+
+    async def topic_for(self, message: m.Message, delivery: Delivery | None = None) -> int | None:
+        """The forum topic a game's group message goes to: the one the game was opened in,
+        while it is open; None: the chat itself (no topic, or General). A topic found
+        closed or deleted sends one notice to General, and the game's lobby and board
+        are posted anew there; found open again, anew in the topic."""
+        chat, game = getattr(message, "chat", 0), getattr(message, "game", "")
+        if isinstance(message, m.Photo | m.Animation):  # a replay: where it was asked for
+            return message.topic if chat < 0 else None
+        if self.places is None or chat >= 0 or not game:
+            return None
+        places = self.places
+        home, topic = await asyncio.to_thread(places.game_place, game)
+        chat = await asyncio.to_thread(self.botstate.resolve_chat, chat)
+        if topic is None or home != chat:
+            return None
+        is_open = await asyncio.to_thread(places.topic_open, chat, topic)
+        moved = await asyncio.to_thread(self.botstate.message, game, chat, Slot.MOVED)
+        if is_open and moved is not None:
+            for slot in (Slot.MOVED, Slot.BOARD, Slot.LOBBY, Slot.SETTINGS):
+                await self._forget(game, chat, slot)
+        elif not is_open and moved is None:
+            await self._moved(Via(delivery=delivery), game, chat, topic)
+        return topic if is_open else None
+
+    async def _lost(self, via: Via, chat: int, closed: TopicClosed) -> None:
+        """Telegram refused a send to the game's topic, closed or deleted without the bot
+        hearing of it: noted, and General told."""
+        topic = closed.place.thread
+        if self.places is None or topic is None:
+            return
+        await asyncio.to_thread(self.places.topic_lost, chat, topic, closed.state)
+        await self._moved(via, via.game, chat, topic)
+
+    async def _moved(self, via: Via, game: str, chat: int, topic: int) -> None:
+        """The game's messages come to General while its topic is closed or gone: one
+        notice there says so (once), and its lobby and board are posted anew there."""
+        if self.places is None or not game:
+            return
+        async with self._moving:
+            if await asyncio.to_thread(self.botstate.fresh_message, game, chat, Slot.MOVED):
+                return
+            text = await asyncio.to_thread(self.places.moved_notice, game, chat, topic)
+            # Apart from the message's own delivery: should the notice go and the message
+            # fail, the delivery is still tried again.
+            notice = Via(priority=via.priority)
+            sent = await self.gateway.call(
+                Place(chat), "send_message", via=notice, text=text, parse_mode=HTML
+            )
+            message_id = sent.message_id if isinstance(sent, Message) else 0
+            await self._save(game, chat, Slot.MOVED, message_id, 0)
+            for slot in (Slot.BOARD, Slot.LOBBY, Slot.SETTINGS):
+                await self._forget(game, chat, slot)
 
     async def _deliver_one(self, via: Via, message: m.Message) -> Any:
         match message:
@@ -677,9 +760,20 @@ class Outbox:
         sent (True; see :meth:`Gateway.call`, ``picture``: the digest of its file).
         """
         chat_id = await asyncio.to_thread(self.botstate.resolve_chat, chat_id)
-        result = await self.gateway.call(
-            Place(chat_id), method, via=via, strict=strict, picture=picture, **kwargs
-        )
+        # A new message goes to the game's topic (Place.target leaves it out of edits).
+        place = Place(chat_id, via.thread if chat_id < 0 else None)
+        try:
+            result = await self.gateway.call(
+                place, method, via=via, strict=strict, picture=picture, **kwargs
+            )
+        except TopicClosed as closed:
+            # Closed or deleted unknown to the bot: noted, the notice sent, and the
+            # message goes to General.
+            await self._lost(via, chat_id, closed)
+            via = replace(via, thread=None)
+            result = await self.gateway.call(
+                Place(chat_id), method, via=via, strict=strict, picture=picture, **kwargs
+            )
         return True if result is REPLACED else result
 
 

@@ -143,6 +143,17 @@ def _where(chat: int, names: Mapping[int, str]) -> str:
     return f"{name} (group)" if chat < 0 else f"to {name}"
 
 
+def _topic(api: FakeBotAPI, chat: int, result: Any) -> str:
+    """Where in a forum a message is: " › <its topic>", or " › General"; "" elsewhere."""
+    if not api.chats.get(chat, {}).get("is_forum"):
+        return ""
+    if not isinstance(result, dict) or not result.get("is_topic_message"):
+        return " › General"
+    thread = int(result.get("message_thread_id") or 0)
+    topic = api.topics.get(chat, {}).get(thread)
+    return f" › {topic['name']}" if topic else f" › topic #{thread}"
+
+
 def _message(
     api: FakeBotAPI,
     index: int,
@@ -166,7 +177,8 @@ def _message(
         "editMessageReplyMarkup": "edits its buttons",
         "deleteMessage": "deletes it",
     }[call.method]
-    head = f"── {_where(_chat_id(call), names)} · #{message_id} {verb}"
+    where = _where(_chat_id(call), names) + _topic(api, _chat_id(call), result)
+    head = f"── {where} · #{message_id} {verb}"
     if index in pictures:
         head += f" → {pictures[index]}"
     media = call.get("media")

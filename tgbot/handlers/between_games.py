@@ -14,6 +14,7 @@ from tgbot.context import BotContext
 from tgbot.gateway import Place
 from tgbot.handlers import group
 from tgbot.handlers.common import chat_texts, display_name, error_text, remember
+from tgbot.handlers.topics import topic_of
 from tgbot.invitations import NOTIFY, PLAY_AGAIN, invitation_text, last_players
 from tgbot.texts import Texts
 
@@ -64,6 +65,7 @@ async def play_again(
         finished.edition,
         finished.turn_seconds,
         finished.gold_house_rule,
+        topic=topic_of(query.message),  # in a forum: where it is played again
     )
     if error == "game_already_created":
         # A second press, or someone faster: the lobby they look for is there.
@@ -76,7 +78,8 @@ async def play_again(
     await gateway.answer_press(query)
     invited = last_players(finished, user.id)
     text = invitation_text(texts, display_name(user), invited, finished.edition)
-    await gateway.post_text(context.bot, Place(chat.id), text, parse_mode=ParseMode.HTML)
+    place = Place(chat.id, topic_of(query.message))
+    await gateway.post_text(context.bot, place, text, parse_mode=ParseMode.HTML)
 
 
 async def toggle_notify(

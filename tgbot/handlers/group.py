@@ -43,6 +43,7 @@ from tgbot.handlers.common import (
     run,
     username,
 )
+from tgbot.handlers.topics import go_button, heard, list_games, topic_of
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Text
@@ -83,8 +84,15 @@ async def newgame(update: Update, context: BotContext) -> None:
     if edition not in kb.EDITIONS:
         await gateway.reply(message, texts.t("bot.newgame_usage"))
         return
-    error = await create_game(update, context, chat.id, user, texts, edition)
-    if error == "game_already_created":
+    topic = topic_of(message)
+    if topic is not None:  # the topic's name, for the private messages to say
+        await heard(update, context)
+    error = await create_game(update, context, chat.id, user, texts, edition, topic=topic)
+    if error == "game_already_created" and topic is not None:
+        # A forum's topic has one game at a time: to it, or to another topic.
+        markup = go_button(texts, chat, topic)
+        await gateway.reply(message, texts.t("forum.already_running"), reply_markup=markup)
+    elif error == "game_already_created":
         await gateway.reply(message, texts.t("lobby.already_running"))
     elif error == TOO_MANY_GAMES:
         await gateway.reply(message, too_many_games(texts))
@@ -101,16 +109,18 @@ async def create_game(
     edition: str,
     turn_seconds: int = DEFAULT_TURN_SECONDS,
     gold_house_rule: bool = False,
+    *,
+    topic: int | None = None,
 ) -> str | None:
-    """Open a game in the group with ``user`` as its creator (seated at once): None when
-    it opened, else the error code of why not (``game_already_created`` when a game is
-    already open there)."""
+    """Open a game in the group (in a forum, in ``topic``; None: in General) with
+    ``user`` as its creator (seated at once): None when it opened, else the error code
+    of why not (``game_already_created`` when a game is already open there)."""
     services = context.services
-    if await asyncio.to_thread(services.active_game, chat_id) is not None:
+    if await asyncio.to_thread(services.active_game, chat_id, topic) is not None:
         return "game_already_created"
     if await seated_too_often(context, user.id):
         return TOO_MANY_GAMES
-    game_id = await asyncio.to_thread(services.next_game_id, chat_id)
+    game_id = await asyncio.to_thread(services.next_game_id, chat_id, topic)
     command = CreateGame(
         user.id,
         display_name(user),
@@ -118,6 +128,7 @@ async def create_game(
         chat_id,
         turn_seconds=turn_seconds,
         gold_house_rule=gold_house_rule,
+        topic=topic,
     )
     # The group's title, so private prompts can name the group, and its public @name, so
     # a subscriber's notice can link to it.
@@ -232,17 +243,22 @@ async def lobby_action(
 
 
 async def active_game(update: Update, context: BotContext) -> tuple[str, Texts] | None:
-    """The chat's game in the lobby or running, or None (the writer told why): a group's,
-    or in a private chat the practice game played there."""
+    """The chat's game in the lobby or running, or None (the writer told why): a group's
+    (in a forum, the one of the topic the command was sent in; in General, General's, or
+    none, and the group's games in their topics are listed), or in a private chat the
+    practice game played there."""
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return None
     texts = await chat_texts(context, chat, user)
-    game_id = await asyncio.to_thread(context.services.active_game, chat.id)
+    topic = topic_of(message) if in_group(update) else None
+    game_id = await asyncio.to_thread(context.services.active_game, chat.id, topic)
     if not in_group(update) and game_id is None:
         await gateway.reply(message, texts.t("lobby.group_only"))
         return None
     if game_id is None:
+        if topic is None and chat.is_forum and await list_games(context, message, chat, texts):
+            return None
         await gateway.reply(message, texts.t("lobby.no_game"))
         return None
     return game_id, texts

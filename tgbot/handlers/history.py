@@ -49,6 +49,7 @@ from tgbot.handlers.common import (
     message_presses,
     press_chats,
 )
+from tgbot.handlers.topics import topic_of
 from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.messages import Animation, Photo, Picture
@@ -173,9 +174,16 @@ class ReplayView:
     game: str
     version: int
 
-    def message(self, chat: int, message_id: int | None = None) -> Photo:
+    def message(self, chat: int, message_id: int | None = None, topic: int | None = None) -> Photo:
         return Photo(
-            chat, self.picture, self.caption, self.keyboard, message_id, self.game, self.version
+            chat,
+            self.picture,
+            self.caption,
+            self.keyboard,
+            message_id,
+            self.game,
+            self.version,
+            topic,
         )
 
 
@@ -460,25 +468,31 @@ async def replay_command(update: Update, context: BotContext) -> None:
             raise ApplicationHandlerStop
         game_id = await asyncio.to_thread(_last_finished, services, chat.id)
         if game_id is None:
-            running = await asyncio.to_thread(services.active_game, chat.id) is not None
+            running = bool(await asyncio.to_thread(services.running_games, chat.id, every=True))
             key = "replay.not_finished" if running else "replay.not_found"
             await gateway.reply(message, text(lang, key))
             raise ApplicationHandlerStop
-    refusal = await open_replay(context, chat.id, user.id if user else None, game_id, lang)
+    who = user.id if user else None
+    refusal = await open_replay(context, chat.id, who, game_id, lang, topic_of(message))
     if refusal is not None:
         await gateway.reply(message, text(lang, refusal))
     raise ApplicationHandlerStop
 
 
 async def open_replay(
-    context: BotContext, chat_id: int, user_id: int | None, game_id: str, lang: str
+    context: BotContext,
+    chat_id: int,
+    user_id: int | None,
+    game_id: str,
+    lang: str,
+    topic: int | None = None,
 ) -> str | None:
     """Send a new replay message of ``game_id`` in ``chat_id`` at its first step; or, when
     it cannot be shown there, the catalog key of the reason (nothing is sent)."""
     found = await find_replay(context, chat_id, user_id, game_id)
     if isinstance(found, str):
         return found
-    await send_replay(context, chat_id, found, lang)
+    await send_replay(context, chat_id, found, lang, topic)
     return None
 
 
@@ -539,10 +553,13 @@ def _same_group(services: BotServices, chat_id: int, game_chat: int) -> bool:
         return game_chat in group_chats(conn, chat_id)
 
 
-async def send_replay(context: BotContext, chat_id: int, replay: Replay, lang: str) -> None:
-    """Send a new replay message at the game's first step."""
+async def send_replay(
+    context: BotContext, chat_id: int, replay: Replay, lang: str, topic: int | None = None
+) -> None:
+    """Send a new replay message at the game's first step (in a forum, to ``topic``,
+    where it was asked for)."""
     view = await asyncio.to_thread(replay_view, replay, 0, lang)
-    await deliver(context, view.message(chat_id))
+    await deliver(context, view.message(chat_id, topic=topic))
 
 
 def is_replay_data(data: object) -> bool:
@@ -600,7 +617,7 @@ async def on_button(update: Update, context: BotContext) -> None:
         else:
             # Answered before the picture is drawn and sent: the button stops spinning.
             await gateway.answer_press(query)
-            await send_replay(context, chat.id, found, lang)
+            await send_replay(context, chat.id, found, lang, topic_of(query.message))
         raise ApplicationHandlerStop
     user = update.effective_user
     if chat is None or user is None:
@@ -645,7 +662,9 @@ async def send_gif(
     else:
         await gateway.answer_press(query)
     filename = f"saboteur-{replay.game_id}.gif"
-    await deliver(context, Animation(chat.id, gif, filename, text(lang, "replay.gif_caption")))
+    caption = text(lang, "replay.gif_caption")
+    topic = topic_of(query.message)
+    await deliver(context, Animation(chat.id, gif, filename, caption, topic))
 
 
 async def show_history_page(context: BotContext, query: Any, offset: int, lang: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from telegram import Chat, Update, User
+from telegram import Message as TelegramMessage
 from telegram.constants import ParseMode
 
 from domain.commands import ComeBack, JoinGame
@@ -22,6 +23,7 @@ from tgbot.handlers.common import (
     user_texts,
     username,
 )
+from tgbot.handlers.topics import topic_of
 from tgbot.membership import is_inside
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon, legend
@@ -126,7 +128,7 @@ async def rules(update: Update, context: BotContext) -> None:
             return
     else:
         edition = "base"
-        games = await games_here(context, chat, user) if user is not None else []
+        games = await games_here(context, chat, user, message) if user is not None else []
         if games:
             state, _ = await asyncio.to_thread(context.services.load, games[0])
             edition = state.edition
@@ -145,7 +147,7 @@ async def hand(update: Update, context: BotContext) -> None:
     texts = await chat_texts(context, chat, user)
     if chat.type == Chat.PRIVATE:
         await remember(context, user, private_chat=True)
-    games = await games_here(context, chat, user)
+    games = await games_here(context, chat, user, message)
     found = [await send_hand(context, game, user.id) for game in games]
     if not any(found):
         await gateway.reply(message, texts.t("bot.no_running_game"))
@@ -164,7 +166,7 @@ async def back(update: Update, context: BotContext) -> None:
     texts = await chat_texts(context, chat, user)
     results: list[str | None] = []  # per game they were away in: None, or why refused
     left = False  # they left a game here: /back cannot undo that
-    for game_id in await games_here(context, chat, user):
+    for game_id in await games_here(context, chat, user, message):
         state, _ = await asyncio.to_thread(context.services.load, game_id)
         if user.id in state.away:
             results.append(await run(context, game_id, ComeBack(user.id), update))
@@ -179,14 +181,25 @@ async def back(update: Update, context: BotContext) -> None:
     await gateway.reply(message, "\n".join(lines))
 
 
-async def games_here(context: BotContext, chat: Chat, user: User) -> list[str]:
+async def games_here(
+    context: BotContext, chat: Chat, user: User, message: TelegramMessage | None = None
+) -> list[str]:
     """The running games a command from ``user`` in ``chat`` is about: in private, every
-    one they sit in (newest first); in a group, that group's game."""
+    one they sit in (newest first); in a group, that group's game (in a forum, the game
+    of the topic ``message`` was sent in; in General, General's, or, with none, every
+    game of the group they sit in)."""
     services = context.services
     if chat.type == Chat.PRIVATE:
         return await asyncio.to_thread(services.games_of, user.id)
-    found = await asyncio.to_thread(services.active_game, chat.id)
-    return [found] if found is not None else []
+    topic = topic_of(message)
+    found = await asyncio.to_thread(services.active_game, chat.id, topic)
+    if found is not None:
+        return [found]
+    if topic is not None or not chat.is_forum:
+        return []
+    tables = await asyncio.to_thread(services.running_games, chat.id, every=True)
+    theirs = set(await asyncio.to_thread(services.games_of, user.id))
+    return [game for game, _ in tables if game in theirs]
 
 
 async def private_message(update: Update, context: BotContext) -> None:

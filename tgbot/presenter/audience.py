@@ -38,6 +38,7 @@ class Table:
     chat_id: int  # the group (its id now, after any migration)
     now_ms: int  # the game clock's now: times left are counted from it
     title: str = ""  # the group's title, when known
+    topic_name: str = ""  # the forum topic's name, when the game has one and it is known
     group_username: str = ""  # the group's public @name, if it has one (for links)
     group_language: str = "en"
     languages: Mapping[PlayerId, str] = field(default_factory=dict)
@@ -68,9 +69,14 @@ class Table:
         the private chat, by its own name (see :meth:`said`)."""
         if self.practice:  # no group: the game's own name ("Practice: done …")
             return esc(texts.t("bot.practice_title"))
-        if self.title:
-            return texts.t("bot.group_named", title=esc(self.title))
-        return texts.t("bot.your_group")
+        group = (
+            texts.t("bot.group_named", title=esc(self.title))
+            if self.title
+            else texts.t("bot.your_group")
+        )
+        if self.topic_name:  # a forum's table: “Miners” › “Table 2”
+            return f"{group} › {texts.t('bot.group_named', title=esc(self.topic_name))}"
+        return group
 
     def said(self, texts: Texts, key: str, **values: object) -> str:
         """``key``, naming the group as ``group``; a practice game's own wording where it

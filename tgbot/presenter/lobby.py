@@ -106,19 +106,31 @@ def stop_question(table: Table, version: int, texts: Texts) -> Text:
     )
 
 
+def where(table: Table, texts: Texts) -> str:
+    """The group (and the forum topic) a game is in, by name (plain text)."""
+    group = table.title or texts.t("bot.your_group")
+    return f"{group} › {table.topic_name}" if table.topic_name else group
+
+
 def subscriber_notices(
     state: GameState, table: Table, subscribers: Mapping[PlayerId, str]
 ) -> list[PrivateText]:
     """The private notice each subscriber (by their language) gets when the game opened
-    in their group: who opened which game where, with a link to a public group.
+    in their group: who opened which game where (in a forum, in which topic), with a link
+    to a public group (to the topic).
 
     >>> from domain.state import GameState
     >>> opened = GameState(creator=1, names={1: "Ann"}, edition="base")
     >>> [n.text for n in subscriber_notices(opened, Table("g", -5, 0, title="Mine"), {2: "en"})]
     ['⛏ Ann opened a new game of Saboteur in Mine. Go to the group and press ✋ Join to play.']
+    >>> forum = Table("g", -5, 0, title="Mine", topic_name="Table 2")
+    >>> [n.text for n in subscriber_notices(opened, forum, {2: "en"})][0].split(". ")[0]
+    '⛏ Ann opened a new game of Saboteur in Mine › Table 2'
     """
     creator = state.names.get(state.creator, "?") if state.creator is not None else "?"
     link = f"https://t.me/{table.group_username}" if table.group_username else ""
+    if link and state.topic is not None:
+        link += f"/{state.topic}"
     notices = []
     for player, language in subscribers.items():
         texts = Texts(language)
@@ -126,7 +138,7 @@ def subscriber_notices(
             "notify.new_game",
             name=esc(creator),
             edition=texts.t(f"edition.{state.edition}"),
-            group=esc(table.title) if table.title else texts.t("bot.your_group"),
+            group=esc(where(table, texts)),
         )
         keyboard = (
             kb.keyboard([[kb.Button(texts.t("notify.open_group"), url=link)]]) if link else ()

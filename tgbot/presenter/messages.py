@@ -26,6 +26,7 @@ class Slot(StrEnum):
     PROMPT = "prompt"  # a player's live prompt: the one private message with buttons
     UNREACHABLE = "unreachable"  # the group was told this player must open the chat
     SETTINGS = "settings"  # the lobby message shows its settings (the lobby's id)
+    MOVED = "moved"  # the game's forum topic is closed or gone: General was told (its id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +161,7 @@ class Photo:
     message_id: int | None = None
     game: str = ""
     version: int = 0
+    topic: int | None = None  # the forum topic it is sent to (None: the chat itself)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,7 @@ class Animation:
     gif: bytes
     filename: str
     caption: str = ""
+    topic: int | None = None  # the forum topic it is sent to (None: the chat itself)
 
 
 @dataclass(frozen=True, slots=True)
