@@ -29,7 +29,7 @@ from typing import Any, Final
 from PIL import Image, ImageDraw, ImageFont
 
 from domain import events as ev
-from domain.board import GOAL_CELLS, Cell
+from domain.board import Cell
 from domain.codec import decode
 from tgbot.presenter.icons import Icon, Line
 from tgbot.render import FONT_FILE
