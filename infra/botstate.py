@@ -85,22 +85,26 @@ bot_subscriptions = Table(
     PrimaryKeyConstraint("chat_id", "user_id", name="pk_bot_subscriptions"),
 )
 
-notifier_positions = Table(
-    "notifier_positions",
+# How far along the event log each announcer (by name) announced: every event up to
+# ``position`` is announced, or its game is held by another instance.
+announced_positions = Table(
+    "announced_positions",
     metadata,
-    Column("name", String(100), primary_key=True),
+    Column("name", String(100), nullable=False),
     Column("position", BigInteger, nullable=False),
+    PrimaryKeyConstraint("name", name="pk_announced_positions"),
 )
 
-# How far the notifier announced each game: a game's events up to ``version`` are told.
-# Claimed (compare-and-set) before its messages go out, so nothing is announced twice.
-notifier_games = Table(
-    "notifier_games",
+# How far each announcer (by name) announced each game: a game's events up to ``version``
+# are told. Claimed (compare-and-set) before its messages go out, so nothing is announced
+# twice.
+announced_games = Table(
+    "announced_games",
     metadata,
     Column("name", String(100), nullable=False),
     Column("stream_id", String(200), nullable=False),
     Column("version", Integer, nullable=False),
-    PrimaryKeyConstraint("name", "stream_id", name="pk_notifier_games"),
+    PrimaryKeyConstraint("name", "stream_id", name="pk_announced_games"),
 )
 
 BOT_TABLES = (
@@ -108,8 +112,8 @@ BOT_TABLES = (
     bot_chats,
     bot_messages,
     bot_subscriptions,
-    notifier_positions,
-    notifier_games,
+    announced_positions,
+    announced_games,
 )
 
 
@@ -468,11 +472,11 @@ class BotState:
             notify(conn, "message", f"{stream_id}:{chat_id}:{role}")
             self._messages[key] = None
 
-    # Notifier position ---------------------------------------------------------------
+    # How far along the log ----------------------------------------------------------
     def position(self, name: str = "notifier") -> int:
         with reader(self.engine) as conn:
             value = conn.execute(
-                select(notifier_positions.c.position).where(notifier_positions.c.name == name)
+                select(announced_positions.c.position).where(announced_positions.c.name == name)
             ).scalar()
         return int(value or 0)
 
@@ -480,13 +484,16 @@ class BotState:
         """Record the position; it only moves forward (a late writer cannot move it back)."""
         with self._write() as conn:
             conn.execute(
-                insert_for(conn, notifier_positions)
+                insert_for(conn, announced_positions)
                 .values(name=name, position=position)
                 .on_conflict_do_nothing(index_elements=["name"])
             )
             conn.execute(
-                update(notifier_positions)
-                .where(notifier_positions.c.name == name, notifier_positions.c.position < position)
+                update(announced_positions)
+                .where(
+                    announced_positions.c.name == name,
+                    announced_positions.c.position < position,
+                )
                 .values(position=position)
             )
 
@@ -498,8 +505,8 @@ class BotState:
             return {}
         with reader(self.engine) as conn:
             rows = conn.execute(
-                select(notifier_games.c.stream_id, notifier_games.c.version).where(
-                    notifier_games.c.name == name, notifier_games.c.stream_id.in_(ids)
+                select(announced_games.c.stream_id, announced_games.c.version).where(
+                    announced_games.c.name == name, announced_games.c.stream_id.in_(ids)
                 )
             ).all()
         return {row.stream_id: int(row.version) for row in rows}
@@ -519,20 +526,20 @@ class BotState:
         with self._write() as conn:
             if old is None:  # RETURNING: an insert's rowcount is not reliable everywhere
                 inserted = conn.execute(
-                    insert_for(conn, notifier_games)
+                    insert_for(conn, announced_games)
                     .values(name=name, stream_id=stream_id, version=new)
                     .on_conflict_do_nothing(index_elements=["name", "stream_id"])
-                    .returning(notifier_games.c.version)
+                    .returning(announced_games.c.version)
                 ).first()
                 claimed = inserted is not None
             else:
                 claimed = bool(
                     conn.execute(
-                        update(notifier_games)
+                        update(announced_games)
                         .where(
-                            notifier_games.c.name == name,
-                            notifier_games.c.stream_id == stream_id,
-                            notifier_games.c.version == old,
+                            announced_games.c.name == name,
+                            announced_games.c.stream_id == stream_id,
+                            announced_games.c.version == old,
                         )
                         .values(version=new)
                     ).rowcount

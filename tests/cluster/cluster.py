@@ -524,7 +524,7 @@ class Cluster:
             behind = conn.execute(
                 text(
                     "SELECT e.stream_id FROM events e "
-                    "LEFT JOIN notifier_games p "
+                    "LEFT JOIN announced_games p "
                     "ON p.stream_id = e.stream_id AND p.name = 'notifier' "
                     "GROUP BY e.stream_id, p.version "
                     "HAVING max(e.version) > coalesce(p.version, 0)"

@@ -194,7 +194,7 @@ async def test_sigterm_loses_no_update_and_leaves_no_decision_unprompted(
 
 @pytest.mark.parametrize(
     "marker",
-    [b"notifier_games", b"deliveries"],
+    [b"announced_games", b"deliveries"],
     ids=["after the announced version's commit", "after the outbox's commit"],
 )
 async def test_connection_dropped_right_after_the_announcers_commit(

@@ -1,5 +1,6 @@
-"""The bot's own state on SQLite and PostgreSQL: the notifier's lease and its per-game
-claims, which keep two bot instances from announcing anything twice."""
+"""The bot's own state on SQLite and PostgreSQL: how far the announcer got along the log
+(announced_positions) and its per-game claims (announced_games), which keep two bot
+instances from announcing anything twice."""
 
 from __future__ import annotations
 
