@@ -2,7 +2,7 @@
 and what the bot heard of each topic, its name and whether it is open (bot_topics).
 
 Revision ID: 0017_forum_topics
-Revises: 0016_achievements
+Revises: 0017_ratings_global_privacy
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017_forum_topics"
-down_revision: str | None = "0016_achievements"
+down_revision: str | None = "0017_ratings_global_privacy"
 branch_labels = None
 depends_on = None
 

@@ -4,7 +4,7 @@ how far each announcer announced each game, becomes announced_games. Rows and pr
 go along (infra.botstate).
 
 Revision ID: 0018_rename_notifier_tables
-Revises: 0016_achievements
+Revises: 0017_forum_topics
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0018_rename_notifier_tables"
-down_revision: str | None = "0016_achievements"
+down_revision: str | None = "0017_forum_topics"
 branch_labels = None
 depends_on = None
 
