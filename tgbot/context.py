@@ -255,7 +255,9 @@ class BotServices:
         texts = self.texts_for_chat(chat_id)
         name = self.topic_name(chat_id, topic)
         named = (
-            texts.t("bot.group_named", title=esc(name)) if name else texts.t("forum.unnamed_topic")
+            texts.t("bot.group_named", title=esc(name))
+            if name
+            else texts.t("forum.topic_number", number=topic)
         )
         gone = self.topics.topic(chat_id, topic).state == DELETED
         return texts.t("forum.deleted" if gone else "forum.moved", topic=named)

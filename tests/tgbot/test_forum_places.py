@@ -11,7 +11,7 @@ import pytest
 from telegram import Bot
 
 from domain.codec import decode
-from domain.commands import CreateGame
+from domain.commands import CancelGame, CreateGame
 from infra.bootstrap import bootstrap
 from infra.settings import load_settings
 from infra.topics import CLOSED, OPEN
@@ -34,6 +34,7 @@ def services(db: str) -> Iterator[BotServices]:
 
 
 def open_game(services: BotServices, chat: int, topic: int | None, creator: int = 1) -> str:
+    services.projector.catch_up()  # (the ids count the games the read model holds)
     game = services.next_game_id(chat, topic)
     services.service.handle(game, CreateGame(creator, "Ann", "base", chat, topic=topic))
     return game
@@ -80,6 +81,9 @@ def test_one_game_per_topic_and_general_any_number_per_group(services: BotServic
 def test_topics_are_learned_and_named(services: BotServices) -> None:
     assert services.topic_open(FORUM, 3)  # never heard of: open, no name
     assert services.topic_name(FORUM, 3) == ""
+    unnamed = open_game(services, FORUM, 3)
+    assert "#3" in services.moved_notice(unnamed, FORUM, 3)  # named by its number
+    services.service.handle(unnamed, CancelGame(1))
     services.topic_opened(FORUM, 3, "Table 2")
     services.topic_lost(FORUM, 3, CLOSED)
     assert not services.topic_open(FORUM, 3)
