@@ -163,6 +163,7 @@ async def test_the_settings_stay_open_and_marked_right_while_they_are_changed(db
                 "✅ Saboteur 2",
                 "✅ ⚡ Blitz · 1 min",
                 "✅ 🤖 Away players: the computer plays",
+                "✅ 🤖 Normal",
                 "✅ 🇬🇧 English",
             ]
 
