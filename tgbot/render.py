@@ -199,7 +199,7 @@ def name_lines(label: str, size: int) -> tuple[int, tuple[str, ...]]:
     """An action card's name under a card ``size`` px wide: the font size and its lines
     (at most three), whole words as large as fits; a word longer than the card is split
     with a hyphen, as the Mini App splits it."""
-    room = size
+    room = size * 0.94  # a gap between two cards' names
     sizes = range(round(size * 0.19), round(size * 0.15) - 1, -1)
     for split in (False, True):  # whole words at any of these sizes first
         for points in sizes:
