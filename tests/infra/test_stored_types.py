@@ -14,6 +14,7 @@ STORED_TYPES = {
     "action_played",
     "card_drawn",
     "cards_discarded",
+    "computer_level_set",
     "computer_player_added",
     "computer_player_removed",
     "decision_opened",
