@@ -185,10 +185,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     choice = config.getoption("--cluster")
-    if choice == "all":
-        return
-    wanted = choice == "only"
-    kept = [item for item in items if ("tests/cluster/" in item.nodeid) == wanted]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
-        items[:] = kept
+    if choice != "all":
+        wanted = choice == "only"
+        kept = [item for item in items if ("tests/cluster/" in item.nodeid) == wanted]
+        if len(kept) != len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+            items[:] = kept
+    items[:] = spread_slow(items)
+
+
+def spread_slow(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The order to run in: the modules of slow tests (whole games, real processes) spread
+    evenly through the first half of the others, each module's tests kept together.
+
+    pytest-xdist hands each worker runs of consecutive tests: the slow ones all at the
+    end (where ``tests/tgbot`` sorts) leave the last worker alone with them, and all at
+    the start would go to the first worker. The order is the same on every worker."""
+    modules: dict[str, list[pytest.Item]] = {}
+    rest: list[pytest.Item] = []
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+        else:
+            rest.append(item)
+    if not modules or not rest:
+        return items
+    slow = list(modules.values())
+    every = max(1, len(rest) // 2 // len(slow))
+    ordered: list[pytest.Item] = []
+    for index, item in enumerate(rest):
+        if index % every == 0 and slow:
+            ordered += slow.pop(0)
+        ordered.append(item)
+    for module in slow:
+        ordered += module
+    return ordered

@@ -394,11 +394,15 @@ def prompt_owner(api: Any, players: list[int]) -> tuple[int, dict[str, Any]] | N
     return None
 
 
+ANSWER_WITHIN = 120.0  # seconds the demo waits for the bot to answer a press
+
+
 async def press(
     api: Any, app: BotApplication, chat: int, user: int, message: int, data: Any
 ) -> None:
     query = api.press(chat, user, message, data)
-    await api.wait_for(lambda: api.answered.get(query), 60.0)
+    # (an answer comes in milliseconds; the bound is for a machine busy with other work)
+    await api.wait_for(lambda: api.answered.get(query), ANSWER_WITHIN)
     await settle(api, app)
 
 

@@ -153,7 +153,8 @@ async def press_and_wait(
 ) -> dict[str, Any]:
     """Press a button and wait for the bot's answer (and the announcer). Returns the answer."""
     query_id = api.press(chat, user, message_id, data)
-    answer: dict[str, Any] = await api.wait_for(lambda: api.answered.get(query_id), 10.0)
+    # (answered in milliseconds; the bound is for a machine busy with other work)
+    answer: dict[str, Any] = await api.wait_for(lambda: api.answered.get(query_id), 120.0)
     await settle(api, app)
     return answer
 

@@ -231,7 +231,8 @@ async def test_a_player_who_blocked_the_bot_is_named_in_the_group_with_the_fix(
         world(api)
         async with running_bot(api, db, seed=3) as app:
             await settle(api, app)
-            api.block(PLAYERS[1])
+            blocked = PLAYERS[2]  # the first on turn (seed 3): a decision is theirs
+            api.block(blocked)
             game = await started(api, app)
 
             notice = next(
@@ -240,12 +241,13 @@ async def test_a_player_who_blocked_the_bot_is_named_in_the_group_with_the_fix(
             link = api.keyboard(notice)[0][0].url
             assert link == f"https://t.me/saboteur_test_bot?start=r{game.game_id}"
 
-            api.unblock(PLAYERS[1])
+            api.unblock(blocked)
             state, _ = bot_services(app).load(game.game_id)
-            api.send_text(PLAYERS[1], PLAYERS[1], f"/start r{game.game_id}")
+            assert state.pending is not None and state.pending.player == blocked
+            api.send_text(blocked, blocked, f"/start r{game.game_id}")
             await settle(api, app)
-            if state.pending is not None and state.pending.player == PLAYERS[1]:
-                assert api.keyboard(api.last_message(PLAYERS[1]))
+            # The decision that could not be written to them is sent again, with its buttons.
+            assert api.keyboard(api.last_message(blocked))
 
 
 async def test_a_group_turned_supergroup_is_followed_to_its_new_id(db: str) -> None:

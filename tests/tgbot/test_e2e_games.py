@@ -1,4 +1,11 @@
-"""Whole games played only by pressing the buttons the bot sent, through the fake Bot API."""
+"""Whole games played only by pressing the buttons the bot sent, through the fake Bot API,
+and what is checked after one: no secret in the group, the end on the board, the replay
+from the game-over message.
+
+The games: one per language in tests/tgbot/test_transcripts.py (both editions, on
+SQLite), and a table of three languages in tests/infra/test_runtime_role.py (on
+PostgreSQL as the runtime role). Each game costs tens of CPU seconds, so no other test
+plays one over HTTP for the same checks."""
 
 from __future__ import annotations
 
@@ -175,15 +182,3 @@ async def play_game(
             assert_the_end_is_on_the_board(api, app, group_lang)
             await replay_from_game_over(api, app, players[0], group_lang)
         return api
-
-
-async def test_a_three_player_base_game_is_played_to_the_end_by_pressing_buttons(db: str) -> None:
-    api = await play_game(db, "base", 3, seed=11, langs=("es", "pl", "en"))
-    assert api.calls_of("editMessageMedia")
-
-
-@pytest.mark.slow
-async def test_a_five_player_saboteur2_game_is_played_to_the_end_by_pressing_buttons(
-    db: str,
-) -> None:
-    await play_game(db, "saboteur2", 5, seed=5)
