@@ -162,3 +162,23 @@ def test_a_place_addresses_new_messages_to_its_topic_only() -> None:
     assert Place(-5).target("send_message") == {"chat_id": -5}
     assert Place(-5, 3).target("send_message") == {"chat_id": -5, "message_thread_id": 3}
     assert Place(-5, 3).target("delete_message") == {"chat_id": -5}
+
+
+def test_a_topic_speaks_its_own_language_else_the_groups(services: BotServices) -> None:
+    services.botstate.set_chat_language(FORUM, "de")
+    services.topics.learn(FORUM, 3, name="Table 1")  # a topic the bot heard of
+    services.topics.set_language(FORUM, 3, "pl")
+    services.topics.set_language(FORUM, 5, "es")  # and one it never heard of
+    assert services.texts_for_chat(FORUM, topic=3).lang == "pl"
+    assert services.texts_for_chat(FORUM, topic=5).lang == "es"
+    assert services.topic_name(FORUM, 3) == "Table 1"  # (its name is kept)
+    # A topic without its own language, General and the group follow the group's.
+    assert services.texts_for_chat(FORUM, topic=4).lang == "de"
+    assert services.texts_for_chat(FORUM).lang == "de"
+    # A game's group messages speak its topic's language.
+    one, other = open_game(services, FORUM, 3), open_game(services, FORUM, 4)
+    assert services.table(one, services.load(one)[0]).group_language == "pl"
+    assert services.table(other, services.load(other)[0]).group_language == "de"
+    # Back to the group's.
+    services.topics.set_language(FORUM, 3, None)
+    assert services.texts_for_chat(FORUM, topic=3).lang == "de"
