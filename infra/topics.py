@@ -6,7 +6,8 @@ the bot learns of the topic from Telegram — its name, from the messages sent i
 their service messages, and that it was closed, reopened or deleted — is kept here, so
 that private messages can name the topic and a game whose topic is closed or gone carries
 on in General. A topic may have its own language, set by a group admin's ``/language``
-in it (a topic without one speaks the group's). It is no game state: the event log never depends on it.
+in it (a topic without one speaks the group's). It is no game state: the event log never
+depends on it.
 """
 
 from __future__ import annotations
