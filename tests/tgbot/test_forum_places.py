@@ -13,11 +13,12 @@ from telegram import Bot
 from domain.codec import decode
 from domain.commands import CancelGame, CreateGame
 from infra.bootstrap import bootstrap
-from infra.settings import load_settings
+from infra.settings import LANGUAGES, load_settings
 from infra.topics import CLOSED, OPEN
 from tests.fakebotapi import FakeBotAPI
 from tgbot.context import BotServices, game_id_for
 from tgbot.gateway import Place
+from tgbot.handlers.group import set_lobby_language
 from tgbot.outbox import Outbox
 from tgbot.presenter import messages as m
 
@@ -182,3 +183,15 @@ def test_a_topic_speaks_its_own_language_else_the_groups(services: BotServices) 
     # Back to the group's.
     services.topics.set_language(FORUM, 3, None)
     assert services.texts_for_chat(FORUM, topic=3).lang == "de"
+
+
+def test_the_lobby_language_button_changes_what_its_topic_speaks(services: BotServices) -> None:
+    services.topics.set_language(FORUM, 3, "pl")
+    # In a topic with its own language, that one; elsewhere, the group's.
+    set_lobby_language(services, FORUM, 3, LANGUAGES.index("es"))
+    assert services.texts_for_chat(FORUM, topic=3).lang == "es"
+    assert services.botstate.chat_language(FORUM) is None
+    set_lobby_language(services, FORUM, 4, LANGUAGES.index("de"))
+    assert services.topics.language(FORUM, 4) is None
+    assert services.texts_for_chat(FORUM, topic=4).lang == "de"
+    assert services.texts_for_chat(FORUM, topic=3).lang == "es"
