@@ -5,7 +5,9 @@ A game opened in a topic is played there (its id is in the game's creation event
 the bot learns of the topic from Telegram — its name, from the messages sent in it and
 their service messages, and that it was closed, reopened or deleted — is kept here, so
 that private messages can name the topic and a game whose topic is closed or gone carries
-on in General. It is no game state: the event log never depends on it.
+on in General. A topic may have its own language, set by a group admin's ``/language``
+in it (a topic without one speaks the group's). It is no game state: the event log never
+depends on it.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ bot_topics = Table(
     Column("topic", BigInteger, nullable=False),  # its thread id
     Column("name", String(200), nullable=True),  # None: never heard
     Column("state", String(10), nullable=False),  # "open", "closed" or "deleted"
+    # The topic's own language (an admin's /language in it); None: the group's.
+    Column("language", String(10), nullable=True),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("chat_id", "topic", name="pk_bot_topics"),
 )
@@ -108,3 +112,25 @@ class ForumTopics:
                     .values(**values)
                 )
             return "state" in values
+
+    def language(self, chat_id: int, topic: int) -> str | None:
+        """The topic's own language (None: it follows the group's)."""
+        with reader(self.engine) as conn:
+            return conn.execute(
+                select(bot_topics.c.language).where(
+                    bot_topics.c.chat_id == chat_id, bot_topics.c.topic == topic
+                )
+            ).scalar()
+
+    def set_language(self, chat_id: int, topic: int, language: str | None) -> None:
+        """Give the topic its own language (None: back to the group's)."""
+        now = datetime.now(UTC)
+        with writer(self.engine) as conn:
+            conn.execute(
+                insert_for(conn, bot_topics)
+                .values(chat_id=chat_id, topic=topic, state=OPEN, language=language, updated_at=now)
+                .on_conflict_do_update(
+                    index_elements=["chat_id", "topic"],
+                    set_={"language": language, "updated_at": now},
+                )
+            )

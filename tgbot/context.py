@@ -316,7 +316,7 @@ class BotServices:
             title=self.game_title(game_id),
             topic_name=self.topic_name(chat, state.topic),
             group_username=self.group_username(game_id),
-            group_language=self.texts_for_chat(chat).lang,
+            group_language=self.texts_for_chat(chat, topic=state.topic).lang,
             languages={p: self.texts_for_user(p).lang for p in state.seating},
             tz=self.botstate.chat_timezone(chat) or "UTC",
             bot_username=self.bot_username,
@@ -332,9 +332,16 @@ class BotServices:
         chosen = user.language if user is not None else None
         return Texts(pick_language(chosen, telegram_language, self.default_language))
 
-    def texts_for_chat(self, chat_id: int, telegram_language: str | None = None) -> Texts:
-        """A group's language: its choice, else its last game's creator's, else the
-        language of whoever wrote (``telegram_language``), else the default."""
+    def texts_for_chat(
+        self, chat_id: int, telegram_language: str | None = None, topic: int | None = None
+    ) -> Texts:
+        """A group's language: in a forum ``topic`` with its own language, that one;
+        else the group's choice, else its last game's creator's, else the language of
+        whoever wrote (``telegram_language``), else the default."""
+        if topic is not None:
+            own = self.topics.language(chat_id, topic)
+            if own is not None:
+                return Texts(pick_language(own, self.default_language))
         chosen, learned = self.botstate.chat_languages(chat_id)
         return Texts(pick_language(chosen, learned, telegram_language, self.default_language))
 

@@ -19,6 +19,7 @@ from tests.tgbot.bot_harness import (
 )
 from tgbot.app import BotApplication
 from tgbot.callback import peek
+from tgbot.i18n import t
 from tgbot.keyboards import LEGEND
 
 pytestmark = pytest.mark.timeout(300)
@@ -296,3 +297,38 @@ async def test_a_topic_deleted_unheard_sends_its_game_to_general(db: str) -> Non
                 "Bad Request: message to edit not found",
             }
             api.refusals.clear()
+
+
+async def test_an_admin_gives_a_topic_its_own_language_the_other_topics_keep_the_groups(
+    db: str,
+) -> None:
+    async with FakeBotAPI() as api:
+        one, two = forum(api)
+        async with running_bot(api, db) as app:
+            await settle(api, app)
+            # In a topic, as in the group, only an admin may choose.
+            api.send_text(FORUM, BEN, "/language pl", thread=one)
+            await settle(api, app)
+            assert api.in_topic(FORUM, one)[-1]["text"] == t("en", "forum.admins_only_language")
+            api.send_text(FORUM, ANN, "/language pl", thread=one)
+            await settle(api, app)
+            assert api.in_topic(FORUM, one)[-1]["text"] == t("pl", "language.chosen")
+            assert bot_services(app).botstate.chat_language(FORUM) is None  # not the group's
+            # Each topic's lobby in its language: Polish in "Table 1", the group's in "Table 2".
+            api.send_text(FORUM, BEN, "/newgame", thread=one)
+            api.send_text(FORUM, CAT, "/newgame", thread=two)
+            await settle(api, app)
+            (polish,) = [m for m in api.in_topic(FORUM, one) if api.keyboard(m)]
+            (other,) = [m for m in api.in_topic(FORUM, two) if api.keyboard(m)]
+            assert "Czas na ruch" in polish["text"]
+            assert "Turn timer" in other["text"]
+            # /language in General is the group's, which "Table 2" follows and "Table 1",
+            # with its own, does not.
+            api.send_text(FORUM, ANN, "/language de")
+            await settle(api, app)
+            assert api.in_topic(FORUM, None)[-1]["text"] == t("de", "language.chosen")
+            for lobby in (polish, other):
+                data = lobby_button(api, lobby, 0)
+                await press_and_wait(api, app, FORUM, DAN, lobby["message_id"], data)
+            assert "Czas na ruch" in api.messages[FORUM][polish["message_id"]]["text"]
+            assert "Bedenkzeit" in api.messages[FORUM][other["message_id"]]["text"]

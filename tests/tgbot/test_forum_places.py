@@ -13,11 +13,12 @@ from telegram import Bot
 from domain.codec import decode
 from domain.commands import CancelGame, CreateGame
 from infra.bootstrap import bootstrap
-from infra.settings import load_settings
+from infra.settings import LANGUAGES, load_settings
 from infra.topics import CLOSED, OPEN
 from tests.fakebotapi import FakeBotAPI
 from tgbot.context import BotServices, game_id_for
 from tgbot.gateway import Place
+from tgbot.handlers.group import set_lobby_language
 from tgbot.outbox import Outbox
 from tgbot.presenter import messages as m
 
@@ -162,3 +163,35 @@ def test_a_place_addresses_new_messages_to_its_topic_only() -> None:
     assert Place(-5).target("send_message") == {"chat_id": -5}
     assert Place(-5, 3).target("send_message") == {"chat_id": -5, "message_thread_id": 3}
     assert Place(-5, 3).target("delete_message") == {"chat_id": -5}
+
+
+def test_a_topic_speaks_its_own_language_else_the_groups(services: BotServices) -> None:
+    services.botstate.set_chat_language(FORUM, "de")
+    services.topics.learn(FORUM, 3, name="Table 1")  # a topic the bot heard of
+    services.topics.set_language(FORUM, 3, "pl")
+    services.topics.set_language(FORUM, 5, "es")  # and one it never heard of
+    assert services.texts_for_chat(FORUM, topic=3).lang == "pl"
+    assert services.texts_for_chat(FORUM, topic=5).lang == "es"
+    assert services.topic_name(FORUM, 3) == "Table 1"  # (its name is kept)
+    # A topic without its own language, General and the group follow the group's.
+    assert services.texts_for_chat(FORUM, topic=4).lang == "de"
+    assert services.texts_for_chat(FORUM).lang == "de"
+    # A game's group messages speak its topic's language.
+    one, other = open_game(services, FORUM, 3), open_game(services, FORUM, 4)
+    assert services.table(one, services.load(one)[0]).group_language == "pl"
+    assert services.table(other, services.load(other)[0]).group_language == "de"
+    # Back to the group's.
+    services.topics.set_language(FORUM, 3, None)
+    assert services.texts_for_chat(FORUM, topic=3).lang == "de"
+
+
+def test_the_lobby_language_button_changes_what_its_topic_speaks(services: BotServices) -> None:
+    services.topics.set_language(FORUM, 3, "pl")
+    # In a topic with its own language, that one; elsewhere, the group's.
+    set_lobby_language(services, FORUM, 3, LANGUAGES.index("es"))
+    assert services.texts_for_chat(FORUM, topic=3).lang == "es"
+    assert services.botstate.chat_language(FORUM) is None
+    set_lobby_language(services, FORUM, 4, LANGUAGES.index("de"))
+    assert services.topics.language(FORUM, 4) is None
+    assert services.texts_for_chat(FORUM, topic=4).lang == "de"
+    assert services.texts_for_chat(FORUM, topic=3).lang == "es"

@@ -27,7 +27,7 @@ async def on_press(
     if chat is None or chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
         await gateway.answer_press(query)
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await chat_texts(context, chat, user, topic_of(query.message))
     if data.action == NOTIFY:
         reply, alert = await toggle_notify(context, chat.id, user, texts)
         await gateway.answer_press(query, reply, show_alert=alert)

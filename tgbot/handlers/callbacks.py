@@ -46,6 +46,7 @@ from tgbot.handlers.common import (
     same_kind,
     update_key,
 )
+from tgbot.handlers.topics import topic_of
 from tgbot.outage import unreachable
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
@@ -128,7 +129,9 @@ async def _lobby_press(
         await gateway.answer_press(query)
         return
     await remember(context, user)
-    texts = await asyncio.to_thread(context.services.texts_for_chat, chat.id, user.language_code)
+    texts = await asyncio.to_thread(
+        context.services.texts_for_chat, chat.id, user.language_code, topic_of(query.message)
+    )
     state, _ = await asyncio.to_thread(context.services.load, data.game)
     if state.chat_id not in await _chat_ids(context, chat.id):
         await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)

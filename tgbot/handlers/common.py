@@ -17,6 +17,7 @@ from infra.actions import Refused
 from tgbot import gateway
 from tgbot.callback import BadCallback, CallbackData, decode
 from tgbot.context import BotContext, BotServices
+from tgbot.handlers.topics import topic_of
 from tgbot.presenter.messages import Message as Outgoing
 from tgbot.texts import Texts, short
 
@@ -53,12 +54,15 @@ async def user_texts(context: BotContext, user: User) -> Texts:
     return await asyncio.to_thread(context.services.texts_for_user, user.id, user.language_code)
 
 
-async def chat_texts(context: BotContext, chat: Chat, user: User | None = None) -> Texts:
-    """The chat's language: the user's in a private chat, else the group's."""
+async def chat_texts(
+    context: BotContext, chat: Chat, user: User | None = None, topic: int | None = None
+) -> Texts:
+    """The chat's language: the user's in a private chat, else the group's (in a forum
+    ``topic`` with its own language, the topic's)."""
     if chat.type == Chat.PRIVATE and user is not None:
         return await user_texts(context, user)
     return await asyncio.to_thread(
-        context.services.texts_for_chat, chat.id, user.language_code if user else None
+        context.services.texts_for_chat, chat.id, user.language_code if user else None, topic
     )
 
 
@@ -230,6 +234,8 @@ async def group_press(
         await gateway.answer_press(query)
         return None
     services = context.services
-    texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
+    texts = await asyncio.to_thread(
+        services.texts_for_chat, chat.id, user.language_code, topic_of(message)
+    )
     state, version = await asyncio.to_thread(services.load, data.game)
     return GroupPress(chat, message, texts, state, version)

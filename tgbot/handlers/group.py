@@ -31,7 +31,7 @@ from domain.state import GameState
 from infra.settings import LANGUAGES
 from tgbot import gateway
 from tgbot import keyboards as kb
-from tgbot.context import BotContext
+from tgbot.context import BotContext, BotServices
 from tgbot.handlers.common import (
     acted_by,
     chat_texts,
@@ -79,12 +79,12 @@ async def newgame(update: Update, context: BotContext) -> None:
         return
     await remember(context, user)
     await asyncio.to_thread(learn_language, context, chat.id, user)
-    texts = await chat_texts(context, chat, user)
+    topic = topic_of(message)
+    texts = await chat_texts(context, chat, user, topic)
     edition = (context.args or ["base"])[0].lower()
     if edition not in kb.EDITIONS:
         await gateway.reply(message, texts.t("bot.newgame_usage"))
         return
-    topic = topic_of(message)
     if topic is not None:  # the topic's name, for the private messages to say
         await heard(update, context)
     error = await create_game(update, context, chat.id, user, texts, edition, topic=topic)
@@ -250,8 +250,8 @@ async def active_game(update: Update, context: BotContext) -> tuple[str, Texts] 
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return None
-    texts = await chat_texts(context, chat, user)
     topic = topic_of(message) if in_group(update) else None
+    texts = await chat_texts(context, chat, user, topic)
     game_id = await asyncio.to_thread(context.services.active_game, chat.id, topic)
     if not in_group(update) and game_id is None:
         await gateway.reply(message, texts.t("lobby.group_only"))
@@ -344,6 +344,16 @@ async def show_lobby(
     await services.outbox.deliver([drawn])
 
 
+def set_lobby_language(services: BotServices, chat_id: int, topic: int | None, value: int) -> None:
+    """The lobby's language button changes the language the lobby speaks: its topic's,
+    when an admin gave the topic its own, else the group's."""
+    code = LANGUAGES[value]
+    if topic is not None and services.topics.language(chat_id, topic) is not None:
+        services.topics.set_language(chat_id, topic, code)
+    else:
+        services.botstate.set_chat_language(chat_id, code)
+
+
 async def change_setting(
     update: Update, context: BotContext, game_id: str, press: kb.Press, user: User, texts: Texts
 ) -> Reply:
@@ -361,8 +371,8 @@ async def change_setting(
     if press.action == kb.SET_LANGUAGE:
         if not 0 <= value < len(LANGUAGES):
             return Reply(texts.t("error.forged_button"), alert=True)
-        await asyncio.to_thread(services.botstate.set_chat_language, chat.id, LANGUAGES[value])
-        texts = await asyncio.to_thread(services.texts_for_chat, chat.id)
+        await asyncio.to_thread(set_lobby_language, services, chat.id, state.topic, value)
+        texts = await asyncio.to_thread(services.texts_for_chat, chat.id, None, state.topic)
     elif press.action == kb.SET_LEVEL:
         if not 0 <= value < len(LEVELS):
             return Reply(texts.t("error.forged_button"), alert=True)

@@ -1,6 +1,7 @@
 """``/language``: a button per language (``/language xx`` sets it at once). In private
-it sets the user's language; in a group, the group's, and only an admin's press counts.
-The buttons name no game yet: a stand-in does.
+it sets the user's language; in a group, the group's, and only an admin's press counts;
+in a forum topic, the topic's own (admins too), which its games speak instead of the
+group's. The buttons name no game yet: a stand-in does.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tgbot import gateway
 from tgbot import keyboards as kb
 from tgbot.context import BotContext
 from tgbot.handlers.common import chat_texts, display_name, is_admin, remember, user_texts
+from tgbot.handlers.topics import topic_of
 from tgbot.texts import Texts
 
 LANGUAGE_DATA: Final = "language"
@@ -37,16 +39,23 @@ def language_markup(context: BotContext, chat: int) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])
 
 
-async def choose(update: Update, context: BotContext, chat: Chat, user: User, code: str) -> str:
-    """Set ``code`` as the chat's language: "" when done, else the refusal's text."""
+async def choose(
+    update: Update, context: BotContext, chat: Chat, user: User, code: str, topic: int | None
+) -> str:
+    """Set ``code`` as the chat's language (in a forum ``topic``, the topic's): "" when
+    done, else the refusal's text."""
     botstate = context.services.botstate
     if chat.type == Chat.PRIVATE:
         await remember(context, user, private_chat=True)
         await asyncio.to_thread(botstate.set_user_language, user.id, display_name(user), code)
         return ""
     if not await is_admin(context, chat.id, user.id):
-        return (await chat_texts(context, chat, user)).t("bot.admins_only")
-    await asyncio.to_thread(botstate.set_chat_language, chat.id, code)
+        refusal = "bot.admins_only" if topic is None else "forum.admins_only_language"
+        return (await chat_texts(context, chat, user, topic)).t(refusal)
+    if topic is not None:
+        await asyncio.to_thread(context.services.topics.set_language, chat.id, topic, code)
+    else:
+        await asyncio.to_thread(botstate.set_chat_language, chat.id, code)
     return ""
 
 
@@ -55,7 +64,8 @@ async def language(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    topic = topic_of(message)
+    texts = await chat_texts(context, chat, user, topic)
     choice = (context.args or [""])[0].lower()
     if choice not in LANGUAGES:
         await gateway.reply(
@@ -65,7 +75,7 @@ async def language(update: Update, context: BotContext) -> None:
             reply_markup=language_markup(context, chat.id),
         )
         return
-    refused = await choose(update, context, chat, user, choice)
+    refused = await choose(update, context, chat, user, choice, topic)
     if refused:
         await gateway.reply(message, refused)
         return
@@ -83,7 +93,7 @@ async def on_press(
         await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
         return
     code = LANGUAGES[index]
-    refused = await choose(update, context, chat, user, code)
+    refused = await choose(update, context, chat, user, code, topic_of(query.message))
     if refused:
         await gateway.answer_press(query, refused, show_alert=True)
         return

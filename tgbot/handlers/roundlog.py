@@ -15,6 +15,7 @@ from tgbot import keyboards as kb
 from tgbot.callback import CallbackData
 from tgbot.context import BotContext
 from tgbot.handlers.common import deliver
+from tgbot.handlers.topics import topic_of
 from tgbot.presenter.messages import Deleted, Text, TextEdit
 from tgbot.presenter.roundlog import log_page, rounds
 
@@ -27,7 +28,9 @@ async def on_press(
         await gateway.answer_press(query)
         return
     services = context.services
-    texts = await asyncio.to_thread(services.texts_for_chat, chat.id, user.language_code)
+    texts = await asyncio.to_thread(
+        services.texts_for_chat, chat.id, user.language_code, topic_of(message)
+    )
     if data.action == kb.LOG_CLOSE:
         await gateway.answer_press(query)
         await deliver(context, Deleted(chat.id, message.message_id))

@@ -30,6 +30,7 @@ from tgbot.handlers.common import (
     run,
 )
 from tgbot.handlers.group import active_game, may_manage
+from tgbot.handlers.topics import topic_of
 from tgbot.presenter.messages import Text, TextEdit
 from tgbot.texts import Texts, esc
 
@@ -132,7 +133,9 @@ async def on_press(
     if chat is None or not isinstance(message, Message) or data.player is None:
         await gateway.answer_press(query)
         return
-    texts = services.texts_for_chat(chat.id, user.language_code)
+    texts = await asyncio.to_thread(
+        services.texts_for_chat, chat.id, user.language_code, topic_of(message)
+    )
     state, _ = await asyncio.to_thread(services.load, data.game)
     if state.chat_id != chat.id or state.phase != "playing":
         await gateway.answer_press(query, texts.t("error.stale_button"), show_alert=True)
