@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from domain.cards import Action, Role, deck
+from domain.commands import LEVELS
 from domain.errors import DomainError
 from tgbot import i18n
 from tgbot.handlers.common import error_text
@@ -59,6 +60,8 @@ def expand(key: str) -> list[str]:
         "{preset}": [name for name, _ in TIMER_PRESETS],
         "{d['action']}": [a.value for a in Action],
         "{code}": [],
+        "{level}": list(LEVELS),
+        "{chosen}": list(LEVELS),
     }
     for placeholder, options in values.items():
         if placeholder in key:

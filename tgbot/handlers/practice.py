@@ -74,11 +74,11 @@ def sizes_markup(
         _button(
             context,
             chat,
-            ("✅ " if n == level else "") + texts.t(f"settings.button_level_{name}"),
+            ("✅ " if n == level else "") + texts.t(f"settings.button_level_{chosen}"),
             edition,
             level=n,
         )
-        for n, name in enumerate(LEVELS)
+        for n, chosen in enumerate(LEVELS)
     ]
     return InlineKeyboardMarkup([*(sizes[i : i + 4] for i in range(0, len(sizes), 4)), levels])
 
