@@ -331,6 +331,7 @@ class HistoryEntry:
     players: tuple[str, ...]
     winners: tuple[str, ...]
     gold: tuple[tuple[str, int], ...]
+    variants: tuple[str, ...] = ()  # the variants played (docs/rules.md §8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +417,7 @@ def _entry(row: Any) -> HistoryEntry:
         players=tuple(names.values()),
         winners=tuple(names.get(int(w), str(w)) for w in row["winners"]),
         gold=tuple((names.get(int(pid), str(pid)), int(g)) for pid, g in row["gold"]),
+        variants=tuple(str(v) for v in row["variants"] or ()),
     )
 
 

@@ -54,6 +54,7 @@ from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.messages import Animation, Photo, Picture
 from tgbot.presenter.standings import group_variant_lines, variant_lines
+from tgbot.presenter.variants import variants_line
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -323,6 +324,8 @@ def history_message(
             winners=winners,
             game=entry.game_id,
         )
+        if entry.variants:  # a game played with variants says which (docs/rules.md §8)
+            line += " " + variants_line(entry.variants, texts)
         if buttons and length("\n".join([*lines, line])) > TEXT_LIMIT - 100:
             older = True  # the rest goes to the next page
             break
