@@ -175,16 +175,28 @@ def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
     ids = sorted({p for g in games for p, _ in g.people})
     seen = set(
         conn.execute(
-            select(t.stream_id).where(t.stream_id.in_([g.stream_id for g in games])).distinct()
+            select(t.stream_id)
+            .where(
+                t.stream_id.in_(bindparam("streams", [g.stream_id for g in games], expanding=True))
+            )
+            .distinct()
         ).scalars()
     )
     results = {
         int(row.player_id): (int(row.games), int(row.wins))
-        for row in conn.execute(select(achievement_players).where(a.player_id.in_(ids)))
+        for row in conn.execute(
+            select(achievement_players).where(
+                a.player_id.in_(bindparam("ids", ids, expanding=True))
+            )
+        )
     }
     known = set(results)
     held: dict[int, set[str]] = {}
-    for row in conn.execute(select(t.player_id, t.achievement).where(t.player_id.in_(ids))):
+    for row in conn.execute(
+        select(t.player_id, t.achievement).where(
+            t.player_id.in_(bindparam("ids", ids, expanding=True))
+        )
+    ):
         held.setdefault(int(row.player_id), set()).add(str(row.achievement))
     names: dict[int, str] = {}
     new: list[dict[str, object]] = []

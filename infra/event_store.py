@@ -377,7 +377,7 @@ class EventStore:
         columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
         where = [events.c.stream_id == stream_id, events.c.version > after_version]
         if types is not None:
-            where.append(events.c.type.in_(sorted(types)))
+            where.append(events.c.type.in_(bindparam("types", sorted(types), expanding=True)))
         with reader(self.engine) as conn:
             rows = conn.execute(select(*columns).where(*where).order_by(events.c.version)).all()
         return [self._row(row) for row in rows]
@@ -395,9 +395,9 @@ class EventStore:
         if not stream_ids:
             return {}
         columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
-        where = [events.c.stream_id.in_(sorted(stream_ids))]
+        where = [events.c.stream_id.in_(bindparam("streams", sorted(stream_ids), expanding=True))]
         if types is not None:
-            where.append(events.c.type.in_(sorted(types)))
+            where.append(events.c.type.in_(bindparam("types", sorted(types), expanding=True)))
         query = select(*columns).where(*where).order_by(events.c.stream_id, events.c.version)
         found: dict[str, list[StoredEvent]] = {}
         for row in conn.execute(query):
@@ -419,7 +419,7 @@ class EventStore:
         ``conn``: on that connection, else on a reader of its own)."""
         where = [events.c.position > after_position]
         if types is not None:
-            where.append(events.c.type.in_(sorted(types)))
+            where.append(events.c.type.in_(bindparam("types", sorted(types), expanding=True)))
         if up_to is not None:
             where.append(events.c.position <= up_to)
         query = select(*_COLUMNS).where(*where).order_by(events.c.position).limit(limit)

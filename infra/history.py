@@ -2,7 +2,10 @@
 
 ``finished_games`` lists each finished game (date, edition, players, winners, gold);
 ``chat_player_stats`` keeps each player's games, wins and gold per group; ``role_wins``
-counts the rounds each player won with each dwarf, per group. Those figures are people's:
+counts the rounds each player won with each dwarf, per group. A game played with a variant
+(docs/rules.md §8: its creation or settings events' ``variants``) is counted apart: in the
+``variant_*`` columns of ``chat_player_stats`` only, and in no round won by role. Those
+figures are people's:
 the computer players' seats are counted apart, all together per group, in
 ``chat_computer_stats``, and a practice game (one person and computer players) is listed
 but counted nowhere. They are rebuilt from the
@@ -34,6 +37,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
 
@@ -55,6 +59,8 @@ finished_games = Table(
     Column("winners", Json, nullable=False),  # [player id]
     Column("gold", Json, nullable=False),  # [[player id, gold]] in seat order
     Column("rounds", Integer, nullable=False),
+    # The variants played (docs/rules.md §8), in their order; [] for a plain game.
+    Column("variants", Json, nullable=False, server_default=text("'[]'")),
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=False),
     Index("ix_finished_games_chat_finished", "chat_id", "finished_at"),
@@ -69,6 +75,10 @@ chat_player_stats = Table(
     Column("games", Integer, nullable=False),
     Column("wins", Integer, nullable=False),
     Column("gold", Integer, nullable=False),
+    # The same of the games played with a variant (docs/rules.md §8), counted apart.
+    Column("variant_games", Integer, nullable=False, server_default=text("0")),
+    Column("variant_wins", Integer, nullable=False, server_default=text("0")),
+    Column("variant_gold", Integer, nullable=False, server_default=text("0")),
     PrimaryKeyConstraint("chat_id", "player_id", name="pk_chat_player_stats"),
 )
 
@@ -93,6 +103,8 @@ chat_computer_stats = Table(
 )
 """The computer players of a group's games, all together: never mixed with people's."""
 
+VARIANT_COUNTS = ("variant_games", "variant_wins", "variant_gold")
+
 HISTORY_TABLES = (finished_games, chat_player_stats, role_wins, chat_computer_stats)
 
 
@@ -113,6 +125,7 @@ class GameSummary:
     rounds: int
     computers: tuple[int, ...] = ()  # the computer players' seats
     practice: bool = False
+    variants: tuple[str, ...] = ()  # the variants played (docs/rules.md §8)
 
 
 def _side(role: str) -> str:
@@ -132,6 +145,7 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
     chat_id, edition = 0, "base"
     computers: set[int] = set()
     practice = False
+    variants: tuple[str, ...] = ()
     started_at: datetime | None = None
     round_wins: list[tuple[int, str]] = []
     rounds = 0
@@ -142,6 +156,7 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
                 chat_id, edition = int(p["chat_id"]), str(p["edition"])
                 names[int(p["creator"])] = str(p.get("creator_name", ""))
                 practice = bool(p.get("practice", False))
+                variants = tuple(str(v) for v in p.get("variants") or ())
             case "player_joined":
                 names[int(p["player"])] = str(p.get("name", ""))
             case "computer_player_added":
@@ -151,6 +166,8 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
                 computers.discard(int(p["player"]))
             case "settings_changed":
                 edition = str(p.get("edition", edition))
+                if p.get("variants") is not None:  # None: the variants were left as they were
+                    variants = tuple(str(v) for v in p["variants"])
             case "game_started":
                 seating = [int(x) for x in p["seating"]]
                 started_at = event.recorded_at
@@ -172,6 +189,7 @@ def summarise(stored: Sequence[StoredEvent]) -> GameSummary | None:
                     rounds=rounds,
                     computers=tuple(pid for pid in seating if pid in computers),
                     practice=practice,
+                    variants=variants,
                 )
     return None
 
@@ -192,6 +210,7 @@ def record(conn: Connection, game: GameSummary) -> None:
             winners=list(game.winners),
             gold=[[pid, g] for pid, g in game.gold],
             rounds=game.rounds,
+            variants=list(game.variants),
             started_at=game.started_at,
             finished_at=game.finished_at,
         )
@@ -200,17 +219,22 @@ def record(conn: Connection, game: GameSummary) -> None:
         return  # listed, never counted
     gold = dict(game.gold)
     computers = set(game.computers)
+    # A game with a variant is counted apart (docs/rules.md §8), in the variant_* columns.
+    prefix = "variant_" if game.variants else ""
     for pid, name in game.players:
         if pid in computers:
             continue
+        counts = {"games": 1, "wins": int(pid in game.winners), "gold": gold.get(pid, 0)}
         _bump(
             conn,
             chat_player_stats,
             {"chat_id": game.chat_id, "player_id": pid},
-            {"games": 1, "wins": int(pid in game.winners), "gold": gold.get(pid, 0)},
+            {prefix + k: v for k, v in counts.items()},
             {"name": name},
         )
-    for (pid, role), won in Counter(game.round_wins).items():
+    # The dwarves won with: plain games' rounds only (a variant changes who wins them).
+    round_wins = () if game.variants else game.round_wins
+    for (pid, role), won in Counter(round_wins).items():
         if pid in computers:
             continue
         _bump(
@@ -250,7 +274,8 @@ def _bump(
     where = [table.c[k] == v for k, v in key.items()]
     row = conn.execute(select(table).where(*where)).mappings().first()
     if row is None:
-        conn.execute(insert(table).values(**key, **deltas, **(values or {})))
+        zeros = {c.name: 0 for c in table.c if isinstance(c.type, Integer) and c.name not in key}
+        conn.execute(insert(table).values(**(zeros | key | deltas | (values or {}))))
         return
     changes = {k: row[k] + v for k, v in deltas.items()} | (values or {})
     conn.execute(update(table).where(*where).values(**changes))
@@ -306,6 +331,7 @@ class HistoryEntry:
     players: tuple[str, ...]
     winners: tuple[str, ...]
     gold: tuple[tuple[str, int], ...]
+    variants: tuple[str, ...] = ()  # the variants played (docs/rules.md §8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +345,10 @@ class PlayerFigures:
     # and how many rounds each.
     favourite_roles: tuple[str, ...]
     role_rounds: int
+    # The games played with a variant (docs/rules.md §8), counted apart from the above.
+    variant_games: int = 0
+    variant_wins: int = 0
+    variant_gold: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +372,9 @@ class GroupFigures:
     role_rounds: int
     top_winners: tuple[str, ...]  # who won most games (several when tied; none: no win)
     top_wins: int
+    # The games finished with a variant (docs/rules.md §8) and their winners, apart.
+    variant_games: int = 0
+    variant_wins: int = 0
 
 
 def group_chats(conn: Connection, chat_id: int) -> list[int]:
@@ -384,6 +417,7 @@ def _entry(row: Any) -> HistoryEntry:
         players=tuple(names.values()),
         winners=tuple(names.get(int(w), str(w)) for w in row["winners"]),
         gold=tuple((names.get(int(pid), str(pid)), int(g)) for pid, g in row["gold"]),
+        variants=tuple(str(v) for v in row["variants"] or ()),
     )
 
 
@@ -439,11 +473,12 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
             chats = group_chats(conn, chat_id)
             where.append(stats.c.chat_id.in_(chats))
             role_where.append(roles.c.chat_id.in_(chats))
-        games, wins, gold = conn.execute(
+        games, wins, gold, v_games, v_wins, v_gold = conn.execute(
             select(
-                func.coalesce(func.sum(stats.c.games), 0),
-                func.coalesce(func.sum(stats.c.wins), 0),
-                func.coalesce(func.sum(stats.c.gold), 0),
+                *(
+                    func.coalesce(func.sum(stats.c[column]), 0)
+                    for column in ("games", "wins", "gold", *VARIANT_COUNTS)
+                )
             ).where(*where)
         ).one()
         name = conn.execute(select(stats.c.name).where(*where).limit(1)).scalar()
@@ -453,7 +488,18 @@ def player_figures(engine: Engine, player_id: int, chat_id: int | None = None) -
             .group_by(roles.c.role)
         ).all()
     favourite, rounds = _most(by_role)
-    return PlayerFigures(player_id, name or "", int(games), int(wins), int(gold), favourite, rounds)
+    return PlayerFigures(
+        player_id,
+        name or "",
+        int(games),
+        int(wins),
+        int(gold),
+        favourite,
+        rounds,
+        int(v_games),
+        int(v_wins),
+        int(v_gold),
+    )
 
 
 def computer_figures(engine: Engine, chat_id: int) -> ComputerFigures:
@@ -477,14 +523,17 @@ def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
     stats = chat_player_stats
     with reader(engine) as conn:
         chats = group_chats(conn, chat_id)
-        games = conn.execute(
-            select(func.count())
-            .select_from(finished_games)
-            .where(finished_games.c.chat_id.in_(chats))
-        ).scalar_one()
-        wins, gold = conn.execute(
+        plain = finished_games.c.variants.cast(String) == "[]"
+        games, variant_games = conn.execute(
+            select(func.count().filter(plain), func.count().filter(~plain)).where(
+                finished_games.c.chat_id.in_(chats)
+            )
+        ).one()
+        wins, gold, variant_wins = conn.execute(
             select(
-                func.coalesce(func.sum(stats.c.wins), 0), func.coalesce(func.sum(stats.c.gold), 0)
+                func.coalesce(func.sum(stats.c.wins), 0),
+                func.coalesce(func.sum(stats.c.gold), 0),
+                func.coalesce(func.sum(stats.c.variant_wins), 0),
             ).where(stats.c.chat_id.in_(chats))
         ).one()
         by_role = conn.execute(
@@ -499,4 +548,15 @@ def group_figures(engine: Engine, chat_id: int) -> GroupFigures:
         ).all()
     favourite, rounds = _most(by_role)
     top, top_wins = _most(by_player)
-    return GroupFigures(chat_id, int(games), int(wins), int(gold), favourite, rounds, top, top_wins)
+    return GroupFigures(
+        chat_id,
+        int(games),
+        int(wins),
+        int(gold),
+        favourite,
+        rounds,
+        top,
+        top_wins,
+        int(variant_games),
+        int(variant_wins),
+    )

@@ -279,7 +279,9 @@ def lock_positions(conn: Connection, names: Sequence[str], wait: bool = True) ->
     new): the positions of those locked; one another transaction holds is left out when
     ``wait`` is false."""
     table = projector_positions
-    query = select(table.c.name, table.c.position).where(table.c.name.in_(list(names)))
+    query = select(table.c.name, table.c.position).where(
+        table.c.name.in_(bindparam("names", list(names), expanding=True))
+    )
     if conn.dialect.name == "postgresql":
         conn.execute(
             pg_insert(table).on_conflict_do_nothing(),
@@ -328,7 +330,7 @@ class Projectors:
     def positions(self, conn: Connection) -> dict[str, int]:
         found = conn.execute(
             select(projector_positions.c.name, projector_positions.c.position).where(
-                projector_positions.c.name.in_(self.names)
+                projector_positions.c.name.in_(bindparam("names", list(self.names), expanding=True))
             )
         )
         known = {str(r.name): int(r.position) for r in found}

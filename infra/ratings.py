@@ -362,10 +362,12 @@ class _Batch:
         for edition, keys in groups.items():
             found = self.conn.execute(
                 select(player_ratings).where(
-                    t.chat_id.in_(sorted({k[0] for k in keys})),
+                    t.chat_id.in_(bindparam("chats", sorted({k[0] for k in keys}), expanding=True)),
                     t.edition == edition,
-                    t.season.in_(sorted({k[1] for k in keys})),
-                    t.player_id.in_(sorted({k[3] for k in keys})),
+                    t.season.in_(
+                        bindparam("seasons", sorted({k[1] for k in keys}), expanding=True)
+                    ),
+                    t.player_id.in_(bindparam("ids", sorted({k[3] for k in keys}), expanding=True)),
                 )
             ).mappings()
             for row in found:
@@ -403,10 +405,17 @@ def apply_game(batch: _Batch, game: RatedGame) -> None:
     # The group's season and all-time tables, and the global ones (every group's games).
     scopes = [(chat, scope) for chat in (game.chat_id, GLOBAL) for scope in (season, ALL_TIME)]
     batch.load([(chat, scope, game.edition, k) for chat, scope in scopes for k in seats])
+    # Scopes whose ratings stand alike before the game (a group's first season: its
+    # season's and all-time's) stand alike after it: openskill is run once for them.
+    rated: dict[tuple[tuple[int, float, float], ...], dict[int, tuple[float, float]]] = {}
     for chat, scope in scopes:
         keys = [(chat, scope, game.edition, k) for k in seats]
         before = {k[3]: batch.rows[k].values for k in keys if k in batch.rows}
-        now = rate({k: (v["mu"], v["sigma"]) for k, v in before.items()}, keyed)
+        prior = {k: (v["mu"], v["sigma"]) for k, v in before.items()}
+        alike = tuple(sorted((k, mu, sigma) for k, (mu, sigma) in prior.items()))
+        now = rated.get(alike)
+        if now is None:
+            now = rated[alike] = rate(prior, keyed)
         for k in keys:
             player = k[3]
             old = before.get(player)
@@ -472,7 +481,11 @@ class _Ratings:
         done = set(
             conn.execute(
                 select(rating_changes.c.stream_id)
-                .where(rating_changes.c.stream_id.in_([g.stream_id for g in prepared]))
+                .where(
+                    rating_changes.c.stream_id.in_(
+                        bindparam("streams", [g.stream_id for g in prepared], expanding=True)
+                    )
+                )
                 .distinct()
             ).scalars()
         )

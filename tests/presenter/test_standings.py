@@ -16,10 +16,12 @@ from tgbot.presenter.standings import (
     award_line,
     award_note,
     global_top_text,
+    group_variant_lines,
     privacy_text,
     rating_line,
     stats_lines,
     top_text,
+    variant_lines,
 )
 from tgbot.texts import LANGUAGES, Texts
 
@@ -88,3 +90,17 @@ def test_every_achievement_has_a_title_and_an_explanation_in_every_language(lang
     assert "50" in listed.split("\n")[1]
     titles = {texts.t(f"achievement.{n}") for n in NAMES}
     assert len(titles) == len(NAMES)  # no two alike
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_stats_shows_the_games_played_with_a_variant_apart_in_every_language(lang: str) -> None:
+    texts = Texts(lang)
+    assert variant_lines(texts, 0, 0, 0) == [] and group_variant_lines(texts, 0, 0) == []
+    (mine,) = variant_lines(texts, 2, 1, 5)
+    assert mine.startswith("🎲 ") and no_key_left(mine)
+    for counted in (texts.t("count.games_played", n=2), texts.t("count.wins", n=1)):
+        assert counted in mine
+    (group,) = group_variant_lines(texts, 3, 4)
+    assert group.startswith("🎲 ") and no_key_left(group)
+    assert texts.t("count.games_finished", n=3) in group
+    assert texts.t("count.winners", n=4) in group

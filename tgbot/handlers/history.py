@@ -53,6 +53,8 @@ from tgbot.handlers.topics import topic_of
 from tgbot.keyboards import OPEN
 from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.messages import Animation, Photo, Picture
+from tgbot.presenter.standings import group_variant_lines, variant_lines
+from tgbot.presenter.variants import variants_line
 from tgbot.replay import (
     GameCancelledError,
     GameNotFinishedError,
@@ -322,6 +324,8 @@ def history_message(
             winners=winners,
             game=entry.game_id,
         )
+        if entry.variants:  # a game played with variants says which (docs/rules.md §8)
+            line += " " + variants_line(entry.variants, texts)
         if buttons and length("\n".join([*lines, line])) > TEXT_LIMIT - 100:
             older = True  # the rest goes to the next page
             break
@@ -370,6 +374,8 @@ def stats_message(
             gold=texts.t("count.gold", n=mine.gold),
         ),
         *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
+        # The games played with a variant, apart (docs/rules.md §8).
+        *variant_lines(texts, mine.variant_games, mine.variant_wins, mine.variant_gold),
     ]
     if chat_id is not None:
         lines.extend(standings.rating_lines(services, texts, player_id, chat_id))
@@ -384,6 +390,7 @@ def stats_message(
         roles = _role_names(texts, group.favourite_roles)
         lines.extend(_most_line(texts, ROLES, roles, group.role_rounds))
         lines.extend(_most_line(texts, TOP, list(group.top_winners), group.top_wins))
+        lines.extend(group_variant_lines(texts, group.variant_games, group.variant_wins))
         # The people's figures above; the computer players' apart, all of them together.
         computers = computer_figures(engine, chat_id)
         if computers.seats:

@@ -193,6 +193,33 @@ def stats_lines(
     return lines
 
 
+def variant_lines(texts: Texts, games: int, wins: int, gold: int) -> list[str]:
+    """``/stats``'s line of the player's games played with a variant (docs/rules.md §8),
+    counted apart from the plain games': none before such a game."""
+    if not games:
+        return []
+    line = texts.t(
+        "stats.variants",
+        games=texts.t("count.games_played", n=games),
+        wins=texts.t("count.wins", n=wins),
+        gold=texts.t("count.gold", n=gold),
+    )
+    return [Line(Icon.VARIANTS, line).html()]
+
+
+def group_variant_lines(texts: Texts, games: int, winners: int) -> list[str]:
+    """``/stats``'s line of a group's games finished with a variant, apart; none before
+    such a game."""
+    if not games:
+        return []
+    line = texts.t(
+        "stats.variants_group",
+        games=texts.t("count.games_finished", n=games),
+        winners=texts.t("count.winners", n=winners),
+    )
+    return [Line(Icon.VARIANTS, line).html()]
+
+
 # -- achievements -----------------------------------------------------------------------
 
 
