@@ -1,8 +1,8 @@
 """A forum topic's own language (bot_topics.language): set by a group admin's /language
 in the topic; None, as every topic had until now, follows the group's language.
 
-Revision ID: 0019_topic_language
-Revises: 0018_rename_notifier_tables
+Revision ID: 0020_topic_language
+Revises: 0019_rename_notifier_tables
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 
 from alembic import op
 
-revision: str = "0019_topic_language"
-down_revision: str | None = "0018_rename_notifier_tables"
+revision: str = "0020_topic_language"
+down_revision: str | None = "0019_rename_notifier_tables"
 branch_labels = None
 depends_on = None
 

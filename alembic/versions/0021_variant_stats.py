@@ -4,8 +4,8 @@ variant_games, variant_wins and variant_gold. The history read model is emptied 
 projector's position, so its next run counts every game again, the variant games apart
 (infra.history).
 
-Revision ID: 0019_variant_stats
-Revises: 0018_rename_notifier_tables
+Revision ID: 0021_variant_stats
+Revises: 0020_topic_language
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from sqlalchemy.dialects import postgresql
 
 from alembic import op
 
-revision: str = "0019_variant_stats"
-down_revision: str | None = "0018_rename_notifier_tables"
+revision: str = "0021_variant_stats"
+down_revision: str | None = "0020_topic_language"
 branch_labels = None
 depends_on = None
 

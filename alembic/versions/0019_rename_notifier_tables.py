@@ -3,8 +3,8 @@ along the event log each announcer announced, becomes announced_positions; notif
 how far each announcer announced each game, becomes announced_games. Rows and primary keys
 go along (infra.botstate).
 
-Revision ID: 0018_rename_notifier_tables
-Revises: 0017_forum_topics
+Revision ID: 0019_rename_notifier_tables
+Revises: 0018_forum_topics
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 
 from alembic import op
 
-revision: str = "0018_rename_notifier_tables"
-down_revision: str | None = "0017_forum_topics"
+revision: str = "0019_rename_notifier_tables"
+down_revision: str | None = "0018_forum_topics"
 branch_labels = None
 depends_on = None
 

@@ -1,7 +1,7 @@
 """Forum topics: the topic a game was opened in (games.topic, from its creation event)
 and what the bot heard of each topic, its name and whether it is open (bot_topics).
 
-Revision ID: 0017_forum_topics
+Revision ID: 0018_forum_topics
 Revises: 0017_ratings_global_privacy
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from alembic import op
 
-revision: str = "0017_forum_topics"
+revision: str = "0018_forum_topics"
 down_revision: str | None = "0017_ratings_global_privacy"
 branch_labels = None
 depends_on = None
