@@ -631,6 +631,11 @@ async def test_on_a_phone_the_board_fills_the_screen_its_cells_take_a_finger_and
         inside = PHONE["height"] - INSETS["top"] - CONTENT_INSETS["top"] - INSETS["bottom"]
         assert wrap[3] - wrap[1] >= 0.5 * inside, wrap  # over half of the screen it has
 
+        # Coordinates left of the start are written with a true minus sign, as in the
+        # bot's pictures and messages ("at −1,0"): a hyphen shrinks to a dot on a phone.
+        labels = await page.locator("#board text").all_text_contents()
+        assert "−1" in labels and not any(label.startswith("-") for label in labels), labels
+
         # Seven seats do not fit: an arrow says so, and its taps bring the last one in.
         more = page.locator("#seats-more")
         assert await more.is_visible()

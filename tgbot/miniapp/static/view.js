@@ -154,8 +154,10 @@ export class BoardView {
     const { minX, maxX, minY, maxY } = this.box;
     let out = `<rect x="${x}" y="${y}" width="${w}" height="${t}" fill="${COLOR.background}" opacity="0.92"/>`;
     out += `<rect x="${x}" y="${y}" width="${t}" height="${h}" fill="${COLOR.background}" opacity="0.92"/>`;
-    const text = (cx, cy, label) =>
-      `<text x="${cx}" y="${cy}" font-size="${font}" fill="${COLOR.axis}" text-anchor="middle" dominant-baseline="central" font-family="sans-serif">${label}</text>`;
+    // A negative coordinate with a true minus sign, as the bot's pictures and messages
+    // write it: a hyphen shrinks to a dot at a phone's size.
+    const text = (cx, cy, n) =>
+      `<text x="${cx}" y="${cy}" font-size="${font}" fill="${COLOR.axis}" text-anchor="middle" dominant-baseline="central" font-family="sans-serif">${String(n).replace("-", "\u2212")}</text>`;
     for (let col = Math.max(minX, Math.floor(x / CELL)); col <= Math.min(maxX, Math.ceil((x + w) / CELL)); col++) {
       const cx = col * CELL + CELL / 2;
       if (cx > x + t) out += text(cx, y + t / 2, col);
