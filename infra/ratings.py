@@ -592,6 +592,17 @@ def champions(engine: Engine, chat_ids: Sequence[int], season: str) -> dict[str,
     return found
 
 
+def group_champions(engine: Engine, chat_id: int, season: str) -> dict[str, str]:
+    """:func:`champions` of the group ``chat_id`` is now, with the chats it was before a
+    migration to a supergroup (a lobby names them: the announcer calls this)."""
+    # Imported here: the history read model is the /history handlers', not the announcer's.
+    from infra.history import group_chats
+
+    with reader(engine) as conn:
+        chats = group_chats(conn, chat_id)
+    return champions(engine, chats, season)
+
+
 def editions_rated(engine: Engine, chat_ids: Sequence[int], season: str) -> list[str]:
     """The editions with rated games in a group's season, base first."""
     t = player_ratings.c

@@ -27,7 +27,6 @@ from infra.botstate import BotState
 from infra.db import reader
 from infra.event_store import EventStore
 from infra.game_service import GameService
-from infra.history import group_chats
 from infra.lru import LRU
 from infra.memory import FreeMemory
 from infra.projector import Projector
@@ -306,9 +305,7 @@ class BotServices:
         champions: dict[str, str] = {}
         if state.phase == "lobby" and not state.practice:
             last_season = previous_season(season_of(dt.datetime.fromtimestamp(now / 1000, dt.UTC)))
-            with reader(self.store.engine) as conn:
-                chats = group_chats(conn, chat)
-            champions = ratings.champions(self.store.engine, chats, last_season)
+            champions = ratings.group_champions(self.store.engine, chat, last_season)
         return Table(
             game_id,
             chat,

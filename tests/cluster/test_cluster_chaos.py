@@ -15,13 +15,15 @@ import pytest
 
 from tests.cluster.cluster import Cluster, Instance
 from tests.cluster.conftest import StartCluster
-from tests.cluster.players import PROMPT_WITHIN, play, set_up, settle
+from tests.cluster.players import PROMPT_WITHIN, StopAt, play, set_up, settle
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 GAMES = 20
 PLAY_SECONDS = 30.0
 KILL_EVERY = (3.0, 6.0)  # seconds between kills, drawn uniformly
+KILLS = 3  # at least, however long a busy machine takes to start the killed ones again
+BUSY = 10  # the play goes on up to BUSY times PLAY_SECONDS while the kills are owed
 
 
 # A decision opened this long before a kill may still have been waiting for its prompt
@@ -78,10 +80,15 @@ class Chaos:
             self._armed = False
             self.kill(instance, "right after answering a press")
 
-    async def run(self, stop_at: float) -> None:
+    async def run(self, stop_at: float, give_up_at: float) -> None:
+        """Kills until ``stop_at`` and at least :data:`KILLS` times (on a busy machine a
+        killed instance takes longer to start again, so fewer fit in the time), never
+        after ``give_up_at``."""
         self.cluster.api.on_answer = self.on_answer
         try:
-            while time.monotonic() < stop_at - KILL_EVERY[1]:
+            while time.monotonic() < give_up_at and (
+                time.monotonic() < stop_at - KILL_EVERY[1] or len(self.kills) < KILLS
+            ):
                 await asyncio.sleep(self.rng.uniform(*KILL_EVERY))
                 if len(self.up()) < 2:
                     continue  # the killed one is still starting
@@ -101,8 +108,15 @@ async def test_instances_killed_at_random_lose_nothing_and_tell_nothing_twice(
     cluster = await start_cluster(size=3)
     tables = await set_up(cluster.api, GAMES)
     chaos = Chaos(cluster, random.Random(15))
-    stop_at = time.monotonic() + PLAY_SECONDS
-    played, _ = await asyncio.gather(play(cluster.api, tables, PLAY_SECONDS), chaos.run(stop_at))
+    stop = StopAt(time.monotonic() + BUSY * PLAY_SECONDS)
+
+    async def kill_then_stop() -> None:
+        await chaos.run(time.monotonic() + PLAY_SECONDS, stop.at)
+        stop.at = min(stop.at, time.monotonic())  # the players stop with the kills
+
+    played, _ = await asyncio.gather(
+        play(cluster.api, tables, BUSY * PLAY_SECONDS, stop=stop), kill_then_stop()
+    )
     found = await settle(cluster, tables)
     first_kill = min(at for at, _, _ in chaos.kills)
     report = (
@@ -127,7 +141,7 @@ async def test_instances_killed_at_random_lose_nothing_and_tell_nothing_twice(
     )
     print(report)
 
-    assert len(chaos.kills) >= 3, report
+    assert len(chaos.kills) >= KILLS, report
     assert any("press" in how for _, _, how in chaos.kills), report
     assert played.answered > 40, report  # the games went on
     assert cluster.owed() == [], report  # 0 lost events: every one was announced

@@ -67,7 +67,10 @@ async def test_a_practice_edition_pressed_twice_edits_the_choice_once(db: str) -
                 await press_and_wait(api, app, player, player, chosen["message_id"], base)
 
             shown = api.messages[player][chosen["message_id"]]
-            assert shown["text"] == "Saboteur: how many players, you included?"
+            assert shown["text"] == (
+                "Saboteur: how many players, you included?\n"
+                "Computer players: normal. Change it below."
+            )
             assert len(edits_of(api, player, chosen["message_id"])) == 1
 
 

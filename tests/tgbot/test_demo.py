@@ -76,7 +76,7 @@ def test_the_demo_seats_computer_players_who_play_to_the_end_beside_the_people(
     assert found is not None, printed[-500:]
     assert int(found.group(1)) > 0 and int(found.group(2)) > 0
     assert "🏆 Spielende!" in printed
-    lobby = re.findall(r"Mitspielende \(4/10\): Ann, Bo, 🤖 \w+, 🤖 \w+", printed)
+    lobby = re.findall(r"Mitspielende \(4/10\): Ann, Bo, 🤖 \w+ · normal, 🤖 \w+ · normal", printed)
     assert lobby, printed[:1500]
     transcript = written.read_text("utf-8")
     assert transcript.count("── Ann presses [🤖 Computerspieler hinzufügen] in Demo mine") == 2
