@@ -131,7 +131,7 @@ def test_the_group_is_told_no_secret_before_the_round_ends(
         ("en", "free_at_last", "Free at last! P11 set themselves free."),
         ("es", "repair_pickaxe", "P11 ha reparado su pico."),
         ("es", "broken_cart", "P11 ha roto su propio carrito."),
-        ("pl", "repair_pickaxe", "P11 naprawia swój kilof."),
+        ("pl", "repair_pickaxe", "P11 naprawia swój sprzęt: kilof znów jest sprawny."),
         ("pl", "broken_cart", "P11 psuje własny wózek."),
     ],
 )
@@ -162,14 +162,14 @@ def test_a_lantern_repaired_by_its_owner_agrees_in_gender_in_spanish() -> None:
     assert line.text == "P11 te ha reparado la linterna."
 
 
-def test_a_tool_repaired_by_its_owner_or_for_you_is_named_in_polish_not_in_brackets() -> None:
+def test_a_tool_repaired_by_its_owner_or_for_you_agrees_in_gender_in_polish() -> None:
     state = play(1, players=3)[-1].before
     own = ev.ActionPlayed(11, 0, "repair_pickaxe_lantern", target_player=11, tool="lantern")
     (line,) = narrate(own, scene(state, state, None, "pl"))
-    assert line.text == "P11 naprawia swoją lampę."  # not "własne narzędzie (lampa)"
+    assert line.text == "P11 naprawia swój sprzęt: lampa znów jest sprawna."  # not "(lampa)"
     yours = ev.ActionPlayed(11, 0, "repair_cart", target_player=12, tool="cart")
     (line,) = narrate(yours, scene(state, state, 12, "pl"))
-    assert line.text == "P11 naprawia twój wózek."
+    assert line.text == "P11 naprawia twój sprzęt: wózek znów jest sprawny."
 
 
 @pytest.mark.parametrize(
