@@ -140,6 +140,7 @@ async def test_a_killed_instance_never_started_again_leaves_its_games_to_the_sur
     await until(lambda: any(cluster.holder_of(t.game) is a for t in tables), 30)
     killed: list[float] = []
     held: list[str] = []
+    pressed: list[str] = []  # the game whose move a answered, its prompts owed by a
     armed = asyncio.Event()
 
     def on_answer(query_id: str, params: dict[str, object]) -> None:
@@ -149,6 +150,7 @@ async def test_a_killed_instance_never_started_again_leaves_its_games_to_the_sur
         if button is None or cluster.holder_of(button.game) is not a:
             return
         armed.clear()
+        pressed.append(button.game)
         held.extend(t.game for t in tables if cluster.holder_of(t.game) is a)
         a.kill()
         killed.append(time.time())
@@ -165,9 +167,10 @@ async def test_a_killed_instance_never_started_again_leaves_its_games_to_the_sur
     assert not a.alive and b.alive  # never started again
     assert_every_decision_prompted(cluster, found, played)
     assert found.without_prompt == []
-    # Each of a's games showed a prompt after the kill: b's, as a is dead.
-    for game in held:
-        assert any(s.game == game and s.at > killed[0] for s in cluster.api.seen), game
+    # The game whose move a answered just before it died showed its owed prompt after
+    # the kill: b's, as a is dead. (a's other games may have had nothing left to show.)
+    (game,) = pressed
+    assert any(s.game == game and s.at > killed[0] for s in cluster.api.seen), game
     assert all(cluster.holder_of(game) in (b, None) for game in held)
 
 
