@@ -20,7 +20,7 @@ from domain.moves import legal_moves
 from infra.bootstrap import Services, bootstrap
 from infra.computer import computer_move, move_key
 from infra.settings import load_settings
-from tests.fakebotapi import FakeBotAPI
+from tests.fakebotapi import Button, FakeBotAPI
 from tgbot.announcer import Announcer
 from tgbot.app import (
     ANNOUNCER_KEY,
@@ -310,3 +310,15 @@ async def start_game(
     game_id = bot_services(app).active_game(group)
     assert game_id is not None
     return game_id
+
+
+def buttons(api: FakeBotAPI, message: dict[str, object]) -> list[Button]:
+    """The message's buttons that carry callback data."""
+    return [b for row in api.keyboard(message) for b in row if b.callback_data]
+
+
+def button(api: FakeBotAPI, message: dict[str, object], label: str) -> str:
+    """The callback data of the message's first button whose text holds ``label``."""
+    found = next(b for b in buttons(api, message) if label in b.text)
+    assert found.callback_data is not None
+    return found.callback_data

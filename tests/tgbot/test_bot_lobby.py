@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from domain.commands import JoinGame
-from tests.fakebotapi import Button, FakeBotAPI
+from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     announcer_of,
     bot_services,
+    button,
+    buttons,
     open_game,
     press_and_wait,
     running_bot,
@@ -25,16 +27,6 @@ GROUP = -5005
 PLAYERS = [51, 52, 53]
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def buttons(api: FakeBotAPI, message: dict[str, object]) -> list[Button]:
-    return [b for row in api.keyboard(message) for b in row if b.callback_data]
-
-
-def button(api: FakeBotAPI, message: dict[str, object], label: str) -> str:
-    found = next(b for b in buttons(api, message) if label in b.text)
-    assert found.callback_data is not None
-    return found.callback_data
 
 
 async def test_the_timer_is_one_of_four_named_presets_shown_with_its_duration(db: str) -> None:

@@ -9,9 +9,11 @@ import asyncio
 import pytest
 
 from domain.events import GameCreated
-from tests.fakebotapi import Button, FakeBotAPI
+from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    button,
+    buttons,
     open_game,
     press_and_wait,
     running_bot,
@@ -24,16 +26,6 @@ GROUP = -5015
 PLAYERS = [71, 72, 73]
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def buttons(api: FakeBotAPI, message: dict[str, object]) -> list[Button]:
-    return [b for row in api.keyboard(message) for b in row if b.callback_data]
-
-
-def button(api: FakeBotAPI, message: dict[str, object], label: str) -> str:
-    found = next(b for b in buttons(api, message) if label in b.text)
-    assert found.callback_data is not None
-    return found.callback_data
 
 
 async def test_the_creator_switches_variants_in_the_settings_and_the_lobby_names_them(
