@@ -13,13 +13,14 @@ from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
     bot_services,
+    button,
+    buttons,
     open_game,
     press_and_wait,
     running_bot,
     seat,
     settle,
 )
-from tests.tgbot.test_bot_lobby import button, buttons
 from tgbot.texts import Texts
 
 GROUP = -7013
