@@ -52,6 +52,7 @@ REMOVE_COMPUTER: Final = "cr"  # unseat the last computer player seated
 SET_AWAY: Final = "aw"  # value: index in AWAY_PLAY
 SET_GOLD_PICK: Final = "gk"  # value: index in GOLD_PICKS
 SET_LEVEL: Final = "cl"  # value: index in LEVELS, every computer player's level
+SET_SEAT_LEVEL: Final = "cs"  # player: a computer player's seat, value: its new level's index
 SET_VARIANT: Final = "vt"  # value: index in VARIANTS, switched on or off
 STOP: Final = "xs"  # a running game: "yes, cancel it" (asked by /cancel)
 KEEP: Final = "xk"  # a running game: "no, play on"
@@ -103,11 +104,21 @@ LOBBY_ACTIONS: Final = frozenset(
         SET_AWAY,
         SET_GOLD_PICK,
         SET_LEVEL,
+        SET_SEAT_LEVEL,
         SET_VARIANT,
     }
 )
 SETTING_ACTIONS: Final = frozenset(
-    {SET_EDITION, SET_TIMER, SET_LANGUAGE, SET_AWAY, SET_GOLD_PICK, SET_LEVEL, SET_VARIANT}
+    {
+        SET_EDITION,
+        SET_TIMER,
+        SET_LANGUAGE,
+        SET_AWAY,
+        SET_GOLD_PICK,
+        SET_LEVEL,
+        SET_SEAT_LEVEL,
+        SET_VARIANT,
+    }
 )
 RUNNING_ACTIONS: Final = frozenset({STOP, KEEP})
 PROMPT_ACTIONS: Final = frozenset(
@@ -292,6 +303,7 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
         away,
         *gold,
         level_row(state, texts),
+        *seat_level_rows(state, texts),
         *variants,
         languages,
         last,
@@ -309,6 +321,31 @@ def level_row(state: GameState, texts: Texts) -> Row:
         )
         for i, level in enumerate(LEVELS)
     ]
+
+
+def seat_level_rows(state: GameState, texts: Texts) -> list[Row]:
+    """A button per computer player seated, named with its level as the lobby names it
+    ("🤖 Greta · hard"), two to a row: a press moves that one player to the next level
+    (easy, normal, hard, then easy again). The press carries the level it asks for, not
+    "the next one": a second tap of the same button asks for the same level again."""
+    seats = [
+        Button(
+            f"{short(state.names.get(p, '?'))} · {texts.t(f'level.{state.level_of(p)}')}",
+            Press(SET_SEAT_LEVEL, player=p, value=next_level(state.level_of(p))),
+        )
+        for p in state.seating
+        if state.is_computer(p)
+    ]
+    return _chunks(seats, 2)
+
+
+def next_level(level: str) -> int:
+    """The index in LEVELS of the level after ``level`` (after the last: the first).
+
+    >>> [LEVELS[next_level(level)] for level in LEVELS]
+    ['normal', 'hard', 'easy']
+    """
+    return (LEVELS.index(level) + 1) % len(LEVELS) if level in LEVELS else 0
 
 
 def stop_rows(texts: Texts) -> list[Row]:

@@ -68,3 +68,61 @@ def test_the_lobby_names_last_seasons_champion_of_its_edition(lang: str) -> None
     # Another edition's champion, or none: no line.
     other = Table("g1", -1, 0, group_language=lang, champions={"saboteur2": "Bo"})
     assert "🏆" not in lobby(state, 1, other).text
+
+
+@pytest.mark.parametrize(
+    ("lang", "greta", "ida"),
+    [
+        ("en", "🤖 Greta · hard", "🤖 Ida · normal"),
+        ("es", "🤖 Greta · difícil", "🤖 Ida · normal"),
+        ("pl", "🤖 Greta · trudny", "🤖 Ida · normalny"),
+        ("de", "🤖 Greta · schwer", "🤖 Ida · normal"),
+    ],
+)
+def test_the_lobby_settings_have_a_level_button_for_each_computer_player(
+    lang: str, greta: str, ida: str
+) -> None:
+    # Each computer player's button reads as the lobby names it and moves that one seat
+    # to the next level; its callback data fits Telegram's 64 bytes.
+    from domain.commands import LEVELS
+    from tgbot import keyboards as kb
+    from tgbot.callback import MAX_LENGTH, MAX_VERSION, decode, encode
+    from tgbot.presenter.audience import Table
+    from tgbot.presenter.lobby import lobby
+
+    seated = fold(
+        [
+            ev.GameCreated(11, "Ana", "base", -1, 180, False),
+            ev.ComputerPlayerAdded(-1, "🤖 Greta", "hard"),
+            ev.ComputerPlayerAdded(-2, "🤖 Ida"),
+        ]
+    )
+    drawn = lobby(seated, 7, Table("g1", -1, 0, group_language=lang))
+    labelled = {
+        b.label: b.press for row in drawn.settings_keyboard for b in row if b.press is not None
+    }
+    assert greta in labelled and ida in labelled
+    asked = {greta: (-1, "easy"), ida: (-2, "hard")}
+    for label, (player, level) in asked.items():
+        press = labelled[label]
+        assert press is not None and press.player == player
+        assert press.value is not None and LEVELS[press.value] == level
+        raw = encode(press.data("G" * 12, MAX_VERSION), b"key", chat=-(10**13))
+        assert len(raw.encode()) <= MAX_LENGTH
+        assert kb.Press.of(decode(raw, b"key", chats=[-(10**13)])) == press
+    # A person's seat has no such button, and the lobby's own buttons have none.
+    assert not [label for label in labelled if label.startswith("Ana")]
+    assert not [b for row in drawn.keyboard for b in row if b.label in (greta, ida)]
+    # Once Greta plays easy, her button says so and asks for normal next.
+    easy = fold(
+        [
+            ev.GameCreated(11, "Ana", "base", -1, 180, False),
+            ev.ComputerPlayerAdded(-1, "🤖 Greta", "hard"),
+            ev.ComputerLevelSet("easy", -1),
+        ]
+    )
+    rows = lobby(easy, 8, Table("g1", -1, 0, group_language=lang)).settings_keyboard
+    texts = Texts(lang)
+    [redrawn] = [b for row in rows for b in row if b.label == f"🤖 Greta · {texts.t('level.easy')}"]
+    assert redrawn.press is not None and redrawn.press.value == LEVELS.index("normal")
+    assert f"Ana, 🤖 Greta · {texts.t('level.easy')}" in lobby_text(easy, texts, "bot")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from domain.cards import Role
-from domain.events import ComputerPlayerAdded
+from domain.events import ComputerLevelSet, ComputerPlayerAdded
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
@@ -313,3 +313,60 @@ async def test_the_lobby_settings_choose_every_computer_players_level(db: str) -
             assert [state.level_of(p) for p in state.seating[1:]] == ["hard", "hard"]
             shown = api.messages[GROUP][lobby_id]["text"]
             assert f"{names[0]} · hard, {names[1]} · hard" in shown
+
+
+async def test_the_lobby_settings_choose_one_computer_players_level(db: str) -> None:
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, PLAYERS[:2])
+        async with running_bot(api, db) as app:
+            lobby_id = (await open_game(api, app, GROUP, PLAYERS[:2]))["message_id"]
+            for _ in range(2):
+                await press_lobby(api, app, CREATOR, lobby_id, "Add computer player")
+            services = bot_services(app)
+            game_id = str(services.active_game(GROUP))
+            state, _ = services.load(game_id)
+            first, second = (p for p in state.seating if state.is_computer(p))
+            one, other = state.names[first], state.names[second]
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Settings")
+            drawn = api.messages[GROUP][lobby_id]
+            labels = [b.text for b in buttons(api, drawn)]
+            assert f"{one} · normal" in labels and f"{other} · normal" in labels
+
+            # A player neither the creator nor an admin is refused; nothing changes.
+            refused = await press_lobby(api, app, PLAYERS[1], lobby_id, f"{one} · normal")
+            assert refused["text"] == "Only the game's creator or a group admin may do that."
+            assert refused["show_alert"]
+            assert services.load(game_id)[0].level_of(first) == "normal"
+
+            # The creator's press moves that one computer player to the next level.
+            answer = await press_lobby(api, app, CREATOR, lobby_id, f"{one} · normal")
+            assert answer["text"] == f"{one} now plays at level hard."
+            shown = api.messages[GROUP][lobby_id]
+            assert f"P{PLAYERS[1]}, {one} · hard, {other} · normal" in shown["text"]
+            labels = [b.text for b in buttons(api, shown)]
+            assert f"{one} · hard" in labels and f"{other} · normal" in labels
+            assert "✅ 🤖 Normal" in labels  # the level of those seated next stays
+
+            # The buttons drawn before: the same press again counted once; another seat's
+            # button, drawn before the lobby changed, is out of date.
+            again = await press_and_wait(
+                api, app, GROUP, CREATOR, lobby_id, button(api, drawn, f"{one} · normal")
+            )
+            assert not again.get("text") and not again.get("show_alert")
+            stale = await press_and_wait(
+                api, app, GROUP, CREATOR, lobby_id, button(api, drawn, f"{other} · normal")
+            )
+            assert stale["text"] == "That button is out of date: the game has moved on."
+            state, _ = services.load(game_id)
+            assert (state.level_of(first), state.level_of(second)) == ("hard", "normal")
+
+            await press_lobby(api, app, CREATOR, lobby_id, "Back")
+            await press_lobby(api, app, CREATOR, lobby_id, "Start")
+            state, _ = services.load(game_id)
+            assert state.phase == "playing"
+            assert (state.level_of(first), state.level_of(second)) == ("hard", "normal")
+            chosen = [
+                e for e in services.service.events(game_id) if isinstance(e, ComputerLevelSet)
+            ]
+            assert chosen == [ComputerLevelSet("hard", first)]

@@ -156,6 +156,10 @@ async def _lobby_press(
         reply = await group.lobby_action(update, context, data.game, press.action, user, texts)
         if reply.alert and await _took_effect(context, data.game, press.action, user.id):
             reply = group.Reply()  # a second tap: the first one counted
+    elif press.action == kb.SET_SEAT_LEVEL:
+        reply = await group.change_seat_level(
+            update, context, data.game, data.version, press, user, texts
+        )
     elif press.action in kb.SETTING_ACTIONS:
         reply = await group.change_setting(update, context, data.game, press, user, texts)
     else:  # SETTINGS or LOBBY: switch the lobby's keyboard

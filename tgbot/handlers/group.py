@@ -354,6 +354,44 @@ def set_lobby_language(services: BotServices, chat_id: int, topic: int | None, v
         services.botstate.set_chat_language(chat_id, code)
 
 
+async def change_seat_level(
+    update: Update,
+    context: BotContext,
+    game_id: str,
+    drawn_at: int,
+    press: kb.Press,
+    user: User,
+    texts: Texts,
+) -> Reply:
+    """A computer player's own level button in the lobby's settings (docs/rules.md §7.5):
+    that one seat moves to the level the button asks for. Who may press it is who may change
+    the settings; a button drawn before the lobby last changed is out of date (the seat it
+    names may be gone, its number given to another computer player), unless what it asks
+    for is done already (a second tap)."""
+    services = context.services
+    state, version = await asyncio.to_thread(services.load, game_id)
+    chat = update.effective_chat
+    if chat is None or state.phase != "lobby":
+        return Reply(error_text(texts, "not_in_lobby"), alert=True)
+    if not await may_manage(context, state, chat.id, user):
+        return Reply(texts.t("lobby.only_creator"), alert=True)
+    player, value = press.player, press.value
+    if player is None or value is None or not 0 <= value < len(LEVELS):
+        return Reply(texts.t("error.forged_button"), alert=True)
+    level = LEVELS[value]
+    if state.is_computer(player) and state.level_of(player) == level:
+        return Reply()  # a second tap: the first one counted
+    if drawn_at != version or not state.is_computer(player):
+        return Reply(texts.t("error.stale_button"), alert=True)
+    actor = state.creator if state.creator is not None else user.id
+    command = SetComputerLevel(actor, level, player)
+    error = await run(context, game_id, command, update, acted_by(user))
+    if error:
+        return Reply(error_text(texts, error), alert=True)
+    name = short(state.names.get(player, "?"), ALERT_NAME_LIMIT)
+    return Reply(texts.t("story.level_set", name=name, level=texts.t(f"level.{level}")))
+
+
 async def change_setting(
     update: Update, context: BotContext, game_id: str, press: kb.Press, user: User, texts: Texts
 ) -> Reply:
