@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from domain.cards import VARIANT_EDITIONS, VARIANTS, Edition, deck
+from domain.decider import computer_name
 from tgbot.keyboards import placement_label
 from tgbot.presenter.caption import runs
 from tgbot.presenter.icons import legend
@@ -74,6 +75,15 @@ def buttons_section(edition: Edition, texts: Texts) -> str:
             start=texts.t("lobby.button_start"),
             settings=texts.t("lobby.button_settings"),
             cancel=texts.t("lobby.button_cancel"),
+        ),
+        "• "
+        + texts.t(
+            "rules.button_levels",
+            settings=texts.t("lobby.button_settings"),
+            easy=texts.t("settings.button_level_easy"),
+            normal=texts.t("settings.button_level_normal"),
+            hard=texts.t("settings.button_level_hard"),
+            example=f"{computer_name('Greta')} · {texts.t('level.hard')}",
         ),
         "• "
         + texts.t(

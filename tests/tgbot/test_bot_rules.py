@@ -90,6 +90,9 @@ async def test_rules_per_edition_explain_every_action_card_button_and_icon_in_ev
     for key in SABOTEUR2_BUTTONS:
         assert texts.t(key) in "".join(expansion), key
     assert "A ├" in "".join(base) and "A ┤ ↻" in "".join(base)  # a placement, and turned
+    # The settings' computer levels: for all of them, and each one's own button.
+    assert texts.t("settings.button_level_hard") in "".join(base)
+    assert explained(base, f"🤖 Greta · {texts.t('level.hard')}")
 
     for icon in ("⛏✖", "🔦✖", "🛒✖", "🃏", "💤", "⏳"):
         assert icon in "".join(base) and icon in "".join(expansion), icon
