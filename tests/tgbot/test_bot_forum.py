@@ -314,6 +314,20 @@ async def test_an_admin_gives_a_topic_its_own_language_the_other_topics_keep_the
             await settle(api, app)
             assert api.in_topic(FORUM, one)[-1]["text"] == t("pl", "language.chosen")
             assert bot_services(app).botstate.chat_language(FORUM) is None  # not the group's
+            # Commands answered in a topic answer in its language: the same command by the
+            # same person reads differently in "Table 1" (Polish) and "Table 2" (the group's).
+            answers = {}
+            for command in ("/timezone Nowhere/Else", "/achievements", "/top", "/history"):
+                replies = []
+                for topic in (one, two):
+                    api.send_text(FORUM, ANN, command, thread=topic)
+                    await settle(api, app)
+                    replies.append(str(api.in_topic(FORUM, topic)[-1]["text"]))
+                assert replies[0] != replies[1], command
+                answers[command] = replies[0]
+            assert answers["/timezone Nowhere/Else"] == t(
+                "pl", "timezone.unknown", zone="Nowhere/Else"
+            )
             # Each topic's lobby in its language: Polish in "Table 1", the group's in "Table 2".
             api.send_text(FORUM, BEN, "/newgame", thread=one)
             api.send_text(FORUM, CAT, "/newgame", thread=two)

@@ -18,7 +18,7 @@ from domain.achievements import NAMES
 from infra.achievements import AchievementsProjector, player_awards, shares
 from tgbot import gateway
 from tgbot.context import BotContext, BotServices
-from tgbot.handlers.common import chat_texts
+from tgbot.handlers.common import update_texts
 from tgbot.presenter.standings import achievements_text
 from tgbot.texts import Texts
 
@@ -47,7 +47,7 @@ async def achievements_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await update_texts(context, update)
     args = context.args or []
     show_all = bool(args) and args[0].lower() == "all"
     body = await asyncio.to_thread(

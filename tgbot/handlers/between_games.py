@@ -13,7 +13,7 @@ from tgbot.callback import CallbackData
 from tgbot.context import BotContext
 from tgbot.gateway import Place
 from tgbot.handlers import group
-from tgbot.handlers.common import chat_texts, display_name, error_text, remember
+from tgbot.handlers.common import chat_texts, display_name, error_text, remember, update_texts
 from tgbot.handlers.topics import topic_of
 from tgbot.invitations import NOTIFY, PLAY_AGAIN, invitation_text, last_players
 from tgbot.texts import Texts
@@ -104,7 +104,7 @@ async def notify(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await update_texts(context, update)
     if chat.type not in (Chat.GROUP, Chat.SUPERGROUP):
         await gateway.reply(message, texts.t("notify.group_only"))
         return

@@ -66,6 +66,15 @@ async def chat_texts(
     )
 
 
+async def update_texts(context: BotContext, update: Update) -> Texts:
+    """The language to answer ``update`` in: the user's in a private chat, else the
+    group's, or the forum topic's own where it was written in a topic with one."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return Texts(context.services.default_language)
+    return await chat_texts(context, chat, user, topic_of(update.effective_message))
+
+
 def acted_by(user: User) -> dict[str, object]:
     """Event metadata naming who really pressed (a group admin acting for the creator)."""
     return {"acted_by": user.id, "acted_by_name": display_name(user)}

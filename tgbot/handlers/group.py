@@ -41,6 +41,7 @@ from tgbot.handlers.common import (
     is_admin,
     remember,
     run,
+    update_texts,
     username,
 )
 from tgbot.handlers.topics import go_button, heard, list_games, topic_of
@@ -73,7 +74,7 @@ async def newgame(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await update_texts(context, update)
     if not in_group(update):
         await gateway.reply(message, texts.t("lobby.group_only"))
         return

@@ -43,11 +43,11 @@ from tgbot import keyboards as kb
 from tgbot.context import BotContext, BotServices
 from tgbot.handlers import achievements, standings
 from tgbot.handlers.common import (
-    chat_texts,
     deliver,
     display_name,
     message_presses,
     press_chats,
+    update_texts,
 )
 from tgbot.handlers.topics import topic_of
 from tgbot.keyboards import OPEN
@@ -434,7 +434,7 @@ async def history_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    lang = (await chat_texts(context, chat, user)).lang
+    lang = (await update_texts(context, update)).lang
     player = None if _in_group(chat) else (user.id if user else chat.id)
     body, markup = await asyncio.to_thread(
         history_message, context.services, chat.id, lang, 0, player
@@ -447,7 +447,7 @@ async def stats_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    lang = (await chat_texts(context, chat, user)).lang
+    lang = (await update_texts(context, update)).lang
     group = chat.id if _in_group(chat) else None
     name = display_name(user)
     body = await asyncio.to_thread(stats_message, context.services, lang, user.id, name, group)
@@ -464,7 +464,7 @@ async def replay_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    lang = (await chat_texts(context, chat, user)).lang
+    lang = (await update_texts(context, update)).lang
     services = context.services
     game_id: str | None = context.args[0] if context.args else None
     # Answered here, whatever the answer: no other handler answers it too (in private,
@@ -592,7 +592,7 @@ async def on_button(update: Update, context: BotContext) -> None:
         return
     services = context.services
     chat = update.effective_chat
-    lang = (await chat_texts(context, chat, update.effective_user)).lang if chat else "en"
+    lang = (await update_texts(context, update)).lang
     # Good only in the chat it was sent to (under any id the chat had).
     chats = await press_chats(context, query)
     try:

@@ -37,7 +37,7 @@ from infra.ratings import (
 )
 from tgbot import gateway
 from tgbot.context import BotContext, BotServices
-from tgbot.handlers.common import chat_texts
+from tgbot.handlers.common import update_texts
 from tgbot.presenter.standings import (
     GlobalRanks,
     Ranked,
@@ -117,10 +117,10 @@ def rating_lines(services: BotServices, texts: Texts, player_id: int, chat_id: i
 
 
 async def top_command(update: Update, context: BotContext) -> None:
-    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await update_texts(context, update)
     words = {a.casefold() for a in context.args or []}
     # A past season's table is kept: ``/top 2025q1`` shows it.
     seasons = {w.upper() for w in words if SEASON.fullmatch(w)}
@@ -145,7 +145,7 @@ async def privacy_command(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or user is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await update_texts(context, update)
     words = [a.casefold() for a in context.args or []]
     engine = context.services.store.engine
     if not words:

@@ -8,7 +8,7 @@ from telegram import Chat, Update
 
 from tgbot import gateway
 from tgbot.context import BotContext
-from tgbot.handlers.common import chat_texts, is_admin
+from tgbot.handlers.common import is_admin, update_texts
 from tgbot.zones import UTC_NAME, clock_time, zone, zone_named
 
 
@@ -18,7 +18,7 @@ async def timezone(update: Update, context: BotContext) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     if chat is None or message is None:
         return
-    texts = await chat_texts(context, chat, user)
+    texts = await update_texts(context, update)
     if chat.type == Chat.PRIVATE:
         await gateway.reply(message, texts.t("timezone.group_only"))
         return
