@@ -678,6 +678,48 @@ async def test_on_a_phone_the_board_fills_the_screen_its_cells_take_a_finger_and
     assert tab.errors == []
 
 
+# Telegram's own isVersionAtLeast (telegram-web-app.js): the versions compared number by
+# number, "7.10" below "8.0".
+VERSION_AT_LEAST = """isVersionAtLeast(want) {
+    const have = this.version.split("."), wanted = want.split(".");
+    for (let i = 0; i < Math.max(have.length, wanted.length); i++) {
+      const a = parseInt(have[i]) || 0, b = parseInt(wanted[i]) || 0;
+      if (a !== b) return a > b;
+    }
+    return true;
+  },"""
+
+
+async def test_full_screen_is_asked_only_of_a_telegram_that_has_it_since_bot_api_8(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str]
+) -> None:
+    """Full screen came with Bot API 8.0: an older Telegram on a phone is never asked for
+    it (its script would only answer that the method is unsupported)."""
+    api, app, game = bot_and_game
+    mover, game_version = on_turn(app, game)
+    async with miniapp_served(app, api) as (page_url, _):
+        for version, asked in [("6.9", False), ("7.10", False), ("8.0", True), ("9.1", True)]:
+            stub = (
+                PHONE_STUB.replace("INIT_DATA", json.dumps(init_data(api, mover, game=game)))
+                .replace("GAME", json.dumps(game))
+                .replace('version: "8.0",', f"version: {json.dumps(version)},")
+                .replace("isVersionAtLeast: (v) => parseFloat(v) <= 8.0,", VERSION_AT_LEAST)
+            )
+            assert VERSION_AT_LEAST in stub and f'version: "{version}"' in stub
+            page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
+            tab = Tab(page)
+            page.on("pageerror", lambda error, tab=tab: tab.errors.append(str(error)))
+            await page.add_init_script(stub)
+            await page.route("https://telegram.org/**", lambda route: route.abort())
+            await page.goto(page_url)
+            await tab.showing(game_version)  # (Telegram's side of the page is set up first)
+            calls = await page.evaluate("window.calls.map((c) => c[0])")
+            assert "ready" in calls and "expand" in calls
+            assert ("requestFullscreen" in calls) == asked, (version, calls)
+            assert tab.errors == []
+            await page.close()
+
+
 async def test_targets_name_you_first_self_harm_asks_and_a_dimmed_card_says_why(
     browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str], shots: Path
 ) -> None:
