@@ -569,6 +569,7 @@ async def test_the_hands_names_are_never_cut_on_a_phone(
 
 
 TAP_PX = 44  # a comfortable tap, in CSS px
+NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 INSETS = {"top": 47, "bottom": 34, "left": 0, "right": 0}  # an iPhone's safe area
 CONTENT_INSETS = {"top": 46, "bottom": 0, "left": 0, "right": 0}  # Telegram's buttons
 
@@ -675,6 +676,44 @@ async def test_on_a_phone_the_board_fills_the_screen_its_cells_take_a_finger_and
                })"""
         )
         assert colours[0] != colours[1], colours
+
+        # Lit cells moved out of view: an arrow at that edge counts them (read with the
+        # cells in one go: a pan redraws both at the next frame).
+        seen = """([left, top, right, bottom]) => ({
+            beyond: [...document.querySelectorAll("#marks g.ghost")]
+              .map((g) => g.getBoundingClientRect())
+              .map((r) => [r.left + r.width / 2, r.top + r.height / 2])
+              .map(([x, y]) => [y < top + 20 ? "up" : y > bottom ? "down" : "",
+                                x < left + 20 ? "left" : x > right ? "right" : ""])
+              .map((way) => way.filter(Boolean).join("-")),
+            cues: [...document.querySelectorAll(".edge-cue")]
+              .filter((c) => !c.hidden).map((c) => [c.className, c.textContent]),
+          })"""
+        wrap = await box("#board-wrap")
+        arrows = {"up": "↑", "down": "↓", "left": "←", "right": "→"}
+        arrows |= {"up-left": "↖", "up-right": "↗", "down-left": "↙", "down-right": "↘"}
+
+        def cues_for(beyond: list[str]) -> list[list[str]]:
+            counts = {side: beyond.count(side) for side in arrows}
+            return sorted([f"edge-cue {s}", f"{arrows[s]} {n}"] for s, n in counts.items() if n)
+
+        now = await page.evaluate(seen, wrap)
+        assert set(now["beyond"]) == {""} and now["cues"] == []  # every lit cell in view
+        middle = ((wrap[0] + wrap[2]) / 2, (wrap[1] + wrap[3]) / 2)
+        for dx, dy in [(260, -200), (-520, 400)]:  # the board dragged one way, then the other
+            await page.mouse.move(*middle)
+            await page.mouse.down()
+            await page.mouse.move(middle[0] + dx, middle[1] + dy, steps=8)
+            await page.mouse.up()
+            await page.evaluate(NEXT_FRAME)  # (the pan is drawn at the next frame)
+            now = await page.evaluate(seen, wrap)
+            assert set(now["beyond"]) - {""}, now  # some out of view
+            assert sorted(now["cues"]) == cues_for(now["beyond"]), now
+            await page.screenshot(path=str(shots / f"phone-lit-cells-out-of-view-{dx}.png"))
+        # Put down, the card lights nothing: no cue.
+        await player.tap(await player.button(EN.t("turn.button_back")))
+        assert await page.evaluate("document.body.dataset.mode") == "root"
+        assert (await page.evaluate(seen, wrap))["cues"] == []
     assert tab.errors == []
 
 
