@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from domain.decider import fold
-from domain.events import Event, GameCreated, GameEnded, GameStarted, RoundStarted
-from domain.state import GameState
+from domain.events import DecisionOpened, Event, GameCreated, GameEnded, GameStarted, RoundStarted
+from domain.state import GameState, PlayerId
 from infra.event_store import StoredEvent
 from infra.lru import LRU
 from tgbot import game_over
@@ -24,7 +24,9 @@ from tgbot.context import BotServices
 from tgbot.delivering import Batch, prompts_first
 from tgbot.presenter import lobby
 from tgbot.presenter import messages as m
-from tgbot.presenter.announce import Told, announce
+from tgbot.presenter.announce import Told, announce, opening
+from tgbot.presenter.audience import Table
+from tgbot.presenter.icons import Line
 
 CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
 
@@ -121,6 +123,43 @@ class Presenting:
     def _never_opened(self, state: GameState) -> frozenset[int]:
         users = self.services.botstate.users(state.seating)
         return frozenset(p for p in state.seating if p not in users or not users[p].private_chat)
+
+
+def decision_opening(
+    services: BotServices, game_id: str, state: GameState, version: int, table: Table
+) -> list[Line]:
+    """What the prompt of the decision pending in ``state`` (at ``version``) opened with
+    when it was sent (:func:`tgbot.presenter.announce.opening`), told again from the log:
+    the events that opened it are those appended with its ``DecisionOpened`` (one
+    command's, as the announcer reads them), after the round so far."""
+    pending = state.pending
+    if pending is None:
+        return []
+    records = [r for r in services.store.load(game_id) if r.version <= version]
+    decode = services.service.decode
+    events: list[Event] = [decode(r) for r in records]
+    opened = [
+        i
+        for i, e in enumerate(events)
+        if isinstance(e, DecisionOpened) and e.decision == pending.id
+    ]
+    if not opened:
+        return []
+    first = last = opened[-1]
+    appended = records[first].recorded_at
+    while first > 0 and records[first - 1].recorded_at == appended:
+        first -= 1
+    while last + 1 < len(records) and records[last + 1].recorded_at == appended:
+        last += 1
+    before = fold(events[:first])
+    earlier = events[before.round_began - 1 : first] if before.round > 0 else []
+    told = [
+        Told(events[i], int(records[i].recorded_at.timestamp() * 1000), _name(records[i].metadata))
+        for i in range(first, last + 1)
+    ]
+    version_before = records[first].version - 1
+    player: PlayerId = pending.player
+    return opening(table, before, version_before, told, player, earlier=earlier)
 
 
 def _name(metadata: object) -> str:

@@ -4,6 +4,7 @@ secret (a map's result, an inspection, a hand, a dwarf card before the round's e
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -13,10 +14,15 @@ from domain import events as ev
 from domain.cards import Role
 from domain.decider import fold
 from domain.events import Event
+from domain.moves import legal_moves
+from domain.state import GameState
 from tests.presenter.games import Batch, play, table
+from tgbot import keyboards as kb
 from tgbot.i18n import LANGUAGES
-from tgbot.presenter.announce import Told, announce, scene
-from tgbot.presenter.messages import Board, Message, Prompt
+from tgbot.presenter import prompt
+from tgbot.presenter.announce import Told, announce, opening, scene
+from tgbot.presenter.icons import Line
+from tgbot.presenter.messages import Board, Message, Prompt, PromptStep
 from tgbot.presenter.narration import narrate
 from tgbot.presenter.roundlog import log_page, rounds
 from tgbot.texts import Texts
@@ -110,6 +116,58 @@ def test_a_prompt_after_five_others_moved_opens_with_all_five() -> None:
                 moves = [line for line in message.caption.split("\n")[2:] if "P1" in line]
                 counts.append(len(moves))
     assert max(counts) >= 5
+
+
+def _step(
+    state: GameState, version: int, player: int, press: kb.Press, *, lines: list[Line]
+) -> str:
+    """The caption of the prompt's step ``press`` leads to."""
+    drawn = prompt.step(state, version, player, press, table(state), 1, lines)
+    assert isinstance(drawn, PromptStep), drawn
+    return drawn.caption
+
+
+@pytest.mark.parametrize("edition", ["base", "saboteur2"])
+def test_each_step_of_a_decision_keeps_the_moves_its_prompt_opened_with(edition: str) -> None:
+    """A card picked, the pass screen, « Back: the prompt still opens with the moves
+    made since the player's last turn, as when it was sent."""
+    checked = 0
+    for batches in GAMES[edition]:
+        for batch, earlier, messages in announced(batches, "en"):
+            after = fold(batch.events, batch.before)
+            pending = after.pending
+            for message in messages:
+                if (
+                    not isinstance(message, Prompt)
+                    or pending is None
+                    or message.player != pending.player
+                    or pending.kind != "turn"
+                ):
+                    continue
+                player = message.player
+                told = [Told(e, 10_000) for e in batch.events]
+                lines = opening(
+                    table(after), batch.before, batch.version, told, player, earlier=earlier
+                )
+                # What the prompt opened with, the player's secrets below it left aside.
+                secrets = prompt.status_lines(after, player, Texts("en"), hand=False)
+                sent = message.caption.split("\n")[2:]
+                moves = [n.html() for n in lines if n.html() in sent and n.html() not in secrets]
+                if not moves:
+                    continue
+                version = batch.version + len(batch.events)
+
+                step = functools.partial(_step, after, version, player, lines=lines)
+                playable = sorted(kb.playable(legal_moves(after, player)))
+                screens = [step(kb.Press(kb.PASS_MENU))]
+                if playable:
+                    screens.append(step(kb.Press(kb.CARD, card=playable[0])))
+                for shown in screens:
+                    for line in moves[-3:]:  # (a caption too long leaves out the oldest)
+                        assert line in shown.split("\n"), (line, shown)
+                assert step(kb.Press(kb.MENU)) == message.caption  # « Back
+                checked += 1
+    assert checked > 50
 
 
 @pytest.mark.parametrize("edition", ["base", "saboteur2"])

@@ -569,6 +569,7 @@ async def test_the_hands_names_are_never_cut_on_a_phone(
 
 
 TAP_PX = 44  # a comfortable tap, in CSS px
+NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 INSETS = {"top": 47, "bottom": 34, "left": 0, "right": 0}  # an iPhone's safe area
 CONTENT_INSETS = {"top": 46, "bottom": 0, "left": 0, "right": 0}  # Telegram's buttons
 
@@ -675,7 +676,87 @@ async def test_on_a_phone_the_board_fills_the_screen_its_cells_take_a_finger_and
                })"""
         )
         assert colours[0] != colours[1], colours
+
+        # Lit cells moved out of view: an arrow at that edge counts them (read with the
+        # cells in one go: a pan redraws both at the next frame).
+        seen = """([left, top, right, bottom]) => ({
+            beyond: [...document.querySelectorAll("#marks g.ghost")]
+              .map((g) => g.getBoundingClientRect())
+              .map((r) => [r.left + r.width / 2, r.top + r.height / 2])
+              .map(([x, y]) => [y < top + 20 ? "up" : y > bottom ? "down" : "",
+                                x < left + 20 ? "left" : x > right ? "right" : ""])
+              .map((way) => way.filter(Boolean).join("-")),
+            cues: [...document.querySelectorAll(".edge-cue")]
+              .filter((c) => !c.hidden).map((c) => [c.className, c.textContent]),
+          })"""
+        wrap = await box("#board-wrap")
+        arrows = {"up": "↑", "down": "↓", "left": "←", "right": "→"}
+        arrows |= {"up-left": "↖", "up-right": "↗", "down-left": "↙", "down-right": "↘"}
+
+        def cues_for(beyond: list[str]) -> list[list[str]]:
+            counts = {side: beyond.count(side) for side in arrows}
+            return sorted([f"edge-cue {s}", f"{arrows[s]} {n}"] for s, n in counts.items() if n)
+
+        now = await page.evaluate(seen, wrap)
+        assert set(now["beyond"]) == {""} and now["cues"] == []  # every lit cell in view
+        middle = ((wrap[0] + wrap[2]) / 2, (wrap[1] + wrap[3]) / 2)
+        for dx, dy in [(260, -200), (-520, 400)]:  # the board dragged one way, then the other
+            await page.mouse.move(*middle)
+            await page.mouse.down()
+            await page.mouse.move(middle[0] + dx, middle[1] + dy, steps=8)
+            await page.mouse.up()
+            await page.evaluate(NEXT_FRAME)  # (the pan is drawn at the next frame)
+            now = await page.evaluate(seen, wrap)
+            assert set(now["beyond"]) - {""}, now  # some out of view
+            assert sorted(now["cues"]) == cues_for(now["beyond"]), now
+            await page.screenshot(path=str(shots / f"phone-lit-cells-out-of-view-{dx}.png"))
+        # Put down, the card lights nothing: no cue.
+        await player.tap(await player.button(EN.t("turn.button_back")))
+        assert await page.evaluate("document.body.dataset.mode") == "root"
+        assert (await page.evaluate(seen, wrap))["cues"] == []
     assert tab.errors == []
+
+
+# Telegram's own isVersionAtLeast (telegram-web-app.js): the versions compared number by
+# number, "7.10" below "8.0".
+VERSION_AT_LEAST = """isVersionAtLeast(want) {
+    const have = this.version.split("."), wanted = want.split(".");
+    for (let i = 0; i < Math.max(have.length, wanted.length); i++) {
+      const a = parseInt(have[i]) || 0, b = parseInt(wanted[i]) || 0;
+      if (a !== b) return a > b;
+    }
+    return true;
+  },"""
+
+
+async def test_full_screen_is_asked_only_of_a_telegram_that_has_it_since_bot_api_8(
+    browser: Any, bot_and_game: tuple[FakeBotAPI, BotApplication, str]
+) -> None:
+    """Full screen came with Bot API 8.0: an older Telegram on a phone is never asked for
+    it (its script would only answer that the method is unsupported)."""
+    api, app, game = bot_and_game
+    mover, game_version = on_turn(app, game)
+    async with miniapp_served(app, api) as (page_url, _):
+        for version, asked in [("6.9", False), ("7.10", False), ("8.0", True), ("9.1", True)]:
+            stub = (
+                PHONE_STUB.replace("INIT_DATA", json.dumps(init_data(api, mover, game=game)))
+                .replace("GAME", json.dumps(game))
+                .replace('version: "8.0",', f"version: {json.dumps(version)},")
+                .replace("isVersionAtLeast: (v) => parseFloat(v) <= 8.0,", VERSION_AT_LEAST)
+            )
+            assert VERSION_AT_LEAST in stub and f'version: "{version}"' in stub
+            page = await browser.new_page(viewport=PHONE, device_scale_factor=2)
+            tab = Tab(page)
+            page.on("pageerror", lambda error, tab=tab: tab.errors.append(str(error)))
+            await page.add_init_script(stub)
+            await page.route("https://telegram.org/**", lambda route: route.abort())
+            await page.goto(page_url)
+            await tab.showing(game_version)  # (Telegram's side of the page is set up first)
+            calls = await page.evaluate("window.calls.map((c) => c[0])")
+            assert "ready" in calls and "expand" in calls
+            assert ("requestFullscreen" in calls) == asked, (version, calls)
+            assert tab.errors == []
+            await page.close()
 
 
 async def test_targets_name_you_first_self_harm_asks_and_a_dimmed_card_says_why(

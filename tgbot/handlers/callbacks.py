@@ -51,6 +51,7 @@ from tgbot.outage import unreachable
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.messages import Alert, PromptStep, Slot, TextEdit, Unbuttoned
+from tgbot.presenting import decision_opening
 from tgbot.texts import Texts
 
 log = logging.getLogger(__name__)
@@ -277,7 +278,10 @@ async def _prompt_press(
 
     def step() -> PromptStep | Alert:
         table = services.table(data.game, state)
-        return prompt.step(state, version, user.id, press, table, message.message_id)
+        # The step keeps what the decision's prompt opened with: the moves since the
+        # player's last turn.
+        opening = decision_opening(services, data.game, state, version, table)
+        return prompt.step(state, version, user.id, press, table, message.message_id, opening)
 
     try:
         drawn = await asyncio.to_thread(step)  # (the choices come from the rules)

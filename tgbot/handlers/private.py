@@ -28,6 +28,7 @@ from tgbot.membership import is_inside
 from tgbot.presenter import prompt
 from tgbot.presenter.icons import Icon, legend
 from tgbot.presenter.messages import Message
+from tgbot.presenting import decision_opening
 from tgbot.rules import edition_named, rules_messages
 from tgbot.texts import Texts, esc
 
@@ -99,7 +100,11 @@ async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
     pending = state.pending
     shown: Message
     if pending is not None and pending.player == player:
-        shown = prompt.decision(state, version, player, table)
+        # The prompt again, opening as it did: the moves since the player's last turn.
+        opening = await asyncio.to_thread(
+            decision_opening, services, game_id, state, version, table
+        )
+        shown = prompt.decision(state, version, player, table, opening)
     else:
         shown = prompt.status(state, version, player, table)
     await services.outbox.deliver([shown])

@@ -111,6 +111,7 @@ class _Batch:
     out: list[Message] = field(default_factory=list)
     moves: list[Entry] = field(default_factory=list)
     recap: dict[PlayerId, list[Entry]] = field(default_factory=dict)
+    opening: dict[PlayerId, list[Line]] = field(default_factory=dict)
     after: list[Text] = field(default_factory=list)
     news: dict[PlayerId, list[Line]] = field(default_factory=lambda: defaultdict(list))
     closed: dict[PlayerId, str] = field(default_factory=dict)
@@ -290,6 +291,7 @@ class _Batch:
                     continue
             if player == opened:
                 recap = [entry.line for entry in self.recap.get(player, [])]
+                self.opening[player] = [*recap, *news]
                 self.out.append(prompt.decision(state, version, player, table, [*recap, *news]))
             elif player in self.reminded and pending is not None and pending.player == player:
                 which, at_ms = self.reminded[player]
@@ -329,3 +331,21 @@ def announce(
     moves, and each prompt opens with the moves since its player's last one."""
     batch = _Batch(table, state, version, missing, earlier)
     return batch.run(told), batch.state
+
+
+def opening(
+    table: Table,
+    state: GameState,
+    version: int,
+    told: Sequence[Told],
+    player: PlayerId,
+    *,
+    earlier: Sequence[Event] = (),
+) -> list[Line]:
+    """What the prompt that ``told`` opened for ``player`` begins with, as
+    :func:`announce` sends it (the moves since their last prompt, then the news of
+    ``told``); empty when ``told`` opens them no prompt. Each step inside that decision,
+    and the prompt sent again, keeps these lines on top."""
+    batch = _Batch(table, state, version, frozenset(), earlier)
+    batch.run(told)
+    return batch.opening.get(player, [])

@@ -96,6 +96,21 @@ def caption(
     left counted from ``now_ms``, by default the table's now), the ``news``, the player's
     secrets. Too long, the oldest news go first, then the secrets from the last; the first
     two lines stay."""
+    return fit_caption(*_caption_lines(state, player, table, news, first, now_ms))
+
+
+def _caption_lines(
+    state: GameState,
+    player: PlayerId,
+    table: Table,
+    news: Sequence[Line] = (),
+    first: str | None = None,
+    now_ms: int | None = None,
+    *,
+    status: bool = True,
+) -> tuple[list[str], list[int]]:
+    """:func:`caption`'s lines (without the secrets unless ``status``), and the order in
+    which they are left out when too long."""
     audience = table.player(player)
     texts = audience.texts
     pending = state.pending
@@ -107,14 +122,14 @@ def caption(
         head.append(deadline_line(audience, pending.deadline, now))
     elif first:
         head.append(first)
-    status = status_lines(state, player, texts, hand=False)
-    told = [n.html() for n in news if n.html() not in status]  # the deal's role: once
-    lines = [*head, *told, *status]
+    secrets = status_lines(state, player, texts, hand=False)
+    told = [n.html() for n in news if n.html() not in secrets]  # the deal's role: once
+    lines = [*head, *told, *(secrets if status else [])]
     drop = [
         *range(len(head), len(head) + len(told)),
         *reversed(range(len(head) + len(told), len(lines))),
     ]
-    return fit_caption(lines, drop)
+    return lines, drop
 
 
 def decision(
@@ -277,9 +292,13 @@ def step(
     press: kb.Press,
     table: Table,
     message_id: int,
+    opening: Sequence[Line] = (),
 ) -> PromptStep | Alert:
     """A step inside the player's decision, drawn in place of the pressed prompt; or
-    an alert (a card that cannot be played now: why). Raises :class:`kb.BadPress`."""
+    an alert (a card that cannot be played now: why). Every step but the legend keeps on
+    top what the decision's prompt opened with (``opening``: the moves since the
+    player's last turn, see :func:`tgbot.presenter.announce.opening`). Raises
+    :class:`kb.BadPress`."""
     texts = table.player(player).texts
     moves = legal_moves(state, player)
     view = view_for(state, player)
@@ -287,6 +306,11 @@ def step(
     hand = hand_cards(state, player, texts, playable)
     # Every step keeps the call to play (naming the group) and the deadline on top.
     head = "\n".join(caption(state, player, table).split("\n")[:2])
+
+    def asking(question: str, *, status: bool) -> str:
+        """The prompt's lines (its secrets if ``status``), then ``question``."""
+        lines, drop = _caption_lines(state, player, table, opening, status=status)
+        return fit_caption([*lines, "", question], drop)
 
     def drawn(caption_text: str, rows: list[kb.Row], pic: object = None) -> PromptStep:
         return PromptStep(
@@ -307,10 +331,8 @@ def step(
             orientations = None
             if labels and kb.is_path_card(state, press.card):
                 orientations = card(state.edition, press.card).kind
-            text = caption(state, player, table) + "\n\n" + choose_text(state, press.card, texts)
-            return drawn(
-                fit_caption(text.split("\n"), []), rows, picture(view, labels, orientations, hand)
-            )
+            text = asking(choose_text(state, press.card, texts), status=True)
+            return drawn(text, rows, picture(view, labels, orientations, hand))
         case kb.PASS_MENU if state.edition != "base" and _ticked(press) > MAX_PASSED:
             return Alert(texts.t("turn.pass_three_only"))
         case kb.REMOVE_MENU if (press.page or 0) > 0 and _ticked(press) > REMOVE_DISCARDS:
@@ -318,7 +340,7 @@ def step(
         case kb.PASS_MENU:
             rows = kb.pass_rows(state, player, moves, press.value or 0, texts)
             key = "turn.pass_base" if state.edition == "base" else "turn.pass_many"
-            return drawn(f"{head}\n\n{Icon.PASS.emoji} {texts.t(key)}", rows)
+            return drawn(asking(f"{Icon.PASS.emoji} {texts.t(key)}", status=False), rows)
         case kb.REMOVE_MENU:
             page = press.page or 0
             rows = kb.remove_rows(state, player, moves, page, press.value or 0, texts)
@@ -327,7 +349,7 @@ def step(
                 text = texts.t("turn.remove_cards", card=texts.front_name(kinds[page - 1]))
             else:
                 text = texts.t("turn.remove_which")
-            return drawn(f"{head}\n\n{Icon.REMOVE.emoji} {text}", rows)
+            return drawn(asking(f"{Icon.REMOVE.emoji} {text}", status=False), rows)
         case kb.LEGEND:
             # Saboteur 2's legend is longer than a caption may be: it comes in pages.
             title, *lines = legend(texts, state.edition).split("\n")
@@ -343,7 +365,8 @@ def step(
             return drawn(pages[page], [row])
         case kb.MENU:
             rows = root_rows(state, player, moves, table, texts)
-            return drawn(caption(state, player, table), rows, picture(view, hand=hand))
+            text = caption(state, player, table, opening)
+            return drawn(text, rows, picture(view, hand=hand))
     raise kb.BadPress(press.action)
 
 

@@ -7,6 +7,11 @@ const TAP_SLOP = 10; // px a finger may wander and still tap
 const AXIS_PX = 20; // thickness of the coordinate strips on screen
 export const TAP_PX = 46; // a cell when a card is picked: at least a finger's tap (44 CSS px)
 const CLOSEST_PX = 64; // and no larger, so that some maze around it stays in view
+// The arrows at the window's edges that count the lit cells out of view that way.
+const CUES = {
+  up: "↑", down: "↓", left: "←", right: "→",
+  "up-left": "↖", "up-right": "↗", "down-left": "↙", "down-right": "↘",
+};
 
 export class BoardView {
   constructor(svg, onTap) {
@@ -23,6 +28,15 @@ export class BoardView {
     this.pointers = new Map();
     this.gesture = null;
     this.frame = 0;
+    this.cues = {};
+    for (const [side, arrow] of Object.entries(CUES)) {
+      const cue = document.createElement("div");
+      cue.className = `edge-cue ${side}`;
+      cue.dataset.arrow = arrow;
+      cue.hidden = true;
+      svg.parentElement.appendChild(cue);
+      this.cues[side] = cue;
+    }
     svg.addEventListener("pointerdown", (e) => this.down(e));
     svg.addEventListener("pointermove", (e) => this.move(e));
     svg.addEventListener("pointerup", (e) => this.up(e));
@@ -121,6 +135,36 @@ export class BoardView {
     this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
     this.drawGrid();
     this.drawAxes();
+    this.drawCues();
+  }
+
+  // How many of the cells zoomed to (a picked card's lit cells) are out of view, by the
+  // way they lie ("up", "down-left" ...). The coordinate strips hide what is under them.
+  outOfView() {
+    const counts = Object.fromEntries(Object.keys(CUES).map((side) => [side, 0]));
+    if (!this.focus || !this.view) return counts;
+    const { x, y, w, h } = this.view;
+    const t = (AXIS_PX * w) / this.size()[0];
+    for (const cell of JSON.parse(this.focus)) {
+      const cx = cell[0] * CELL + CELL / 2, cy = -cell[1] * CELL + CELL / 2;
+      const across = cx < x + t ? "left" : cx > x + w ? "right" : "";
+      const along = cy < y + t ? "up" : cy > y + h ? "down" : "";
+      const side = [along, across].filter(Boolean).join("-");
+      if (side) counts[side] += 1;
+    }
+    return counts;
+  }
+
+  // An arrow with a count at each edge or corner beyond which lit cells lie ("↓ 2"). It
+  // only tells: taps and drags go through it to the board.
+  drawCues() {
+    const counts = this.outOfView();
+    for (const [side, cue] of Object.entries(this.cues)) {
+      const count = counts[side];
+      cue.hidden = count === 0;
+      cue.dataset.count = String(count);
+      cue.textContent = count ? `${cue.dataset.arrow} ${count}` : "";
+    }
   }
 
   schedule() {
