@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Final
 
 from domain.decider import fold
 from domain.events import DecisionOpened, Event, GameCreated, GameEnded, GameStarted, RoundStarted
-from domain.state import GameState, PlayerId
+from domain.state import Decision, GameState, PlayerId
 from infra.event_store import StoredEvent
 from infra.lru import LRU
 from tgbot import game_over
@@ -29,6 +30,10 @@ from tgbot.presenter.audience import Table
 from tgbot.presenter.icons import Line
 
 CACHED_GAMES: Final = 1024  # running games whose last announced state is kept in memory
+CACHED_OPENINGS: Final = 4096  # the prompts' opening lines told again (a press each)
+_Openings = LRU[tuple[str, int, PlayerId, str], list[Line]]
+_openings: weakref.WeakKeyDictionary[object, _Openings] = weakref.WeakKeyDictionary()
+"""Per event store (a process may run several, as tests do), the openings told again."""
 
 
 class Presenting:
@@ -135,6 +140,18 @@ def decision_opening(
     pending = state.pending
     if pending is None:
         return []
+    # The log before a decision never changes: each press on its prompt reads it once.
+    told = _openings.setdefault(services.store, LRU(CACHED_OPENINGS))
+    key = (game_id, pending.id, pending.player, table.player(pending.player).texts.lang)
+    cached = told.get(key)
+    if cached is None:
+        cached = told[key] = _told_opening(services, game_id, pending, version, table)
+    return list(cached)
+
+
+def _told_opening(
+    services: BotServices, game_id: str, pending: Decision, version: int, table: Table
+) -> list[Line]:
     records = [r for r in services.store.load(game_id) if r.version <= version]
     decode = services.service.decode
     events: list[Event] = [decode(r) for r in records]
