@@ -172,6 +172,18 @@ def test_a_tool_repaired_by_its_owner_or_for_you_agrees_in_gender_in_polish() ->
     assert line.text == "P11 naprawia twój sprzęt: wózek znów jest sprawny."
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_whose_hand_was_swapped_is_told_it_once_with_where_the_new_cards_are(lang: str) -> None:
+    # Not "Bo swapped hands with you." and then "Bo swapped hands with you: your new
+    # cards are in your next prompt and in /hand." in the same prompt.
+    state = play(2, players=3, edition="saboteur2")[-1].before
+    event = ev.ActionPlayed(11, 0, "swap_hand", target_player=12)
+    (line,) = narrate(event, scene(state, state, 12, lang))
+    assert line.own and line.text == Texts(lang).t("turn.swap_hand_received", name="P11")
+    (public,) = narrate(event, scene(state, state, None, lang))
+    assert "P12" in public.text and not public.own
+
+
 @pytest.mark.parametrize(
     ("lang", "action", "tool", "expected"),
     [

@@ -260,13 +260,10 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
                 role = hidden(scene.role(result))
                 lines.append(line(Icon.DWARF, t.t("turn.swap_hats_yours", role=role), own=True))
     if event.action == "swap_hand" and target == scene.viewer and not scene.full:
-        lines.append(
-            line(
-                Icon.SWAP_HAND,
-                t.t("turn.swap_hand_received", name=scene.name(event.player)),
-                own=True,
-            )
-        )
+        # One line, not "Bo swapped hands with you." and then the same again with where
+        # the new cards are: told alone too, when no prompt goes with it.
+        received = t.t("turn.swap_hand_received", name=scene.name(event.player))
+        lines[0] = line(Icon.SWAP_HAND, received, own=True)
     return lines
 
 
