@@ -14,8 +14,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from domain.decider import fold
 from domain.events import Event, GameCreated, GameEnded, GameStarted, RoundStarted
+from domain.evolve import fold
 from domain.state import GameState
 from infra.event_store import StoredEvent
 from infra.lru import LRU

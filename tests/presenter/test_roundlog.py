@@ -11,8 +11,8 @@ import pytest
 
 from domain import events as ev
 from domain.cards import Role
-from domain.decider import fold
 from domain.events import Event
+from domain.evolve import fold
 from tests.presenter.games import Batch, play, table
 from tgbot.i18n import LANGUAGES
 from tgbot.presenter.announce import Told, announce, scene
