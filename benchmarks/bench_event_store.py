@@ -103,7 +103,7 @@ class CounterGame:
 def sample_games(count: int, events: int) -> tuple[list[list[NewEvent]], Any, Any, str]:
     """``count`` encoded finished games, and the decider and codec."""
     try:
-        from domain import codec, decider
+        from domain import codec, engine
         from domain.simulate import play_one
     except Exception:  # not installed, or not importable right now
         game = CounterGame()
@@ -113,7 +113,7 @@ def sample_games(count: int, events: int) -> tuple[list[list[NewEvent]], Any, An
     for seed in range(1, count + 1):
         played, _, _ = play_one("base", 5, seed, check=False)
         games.append([NewEvent(*codec.encode(e), codec.SCHEMA_VERSION) for e in played])
-    return games, decider, codec, "rules engine, base game, 5 players"
+    return games, engine, codec, "rules engine, base game, 5 players"
 
 
 def cut(game: list[NewEvent], events: int, i: int) -> list[NewEvent]:

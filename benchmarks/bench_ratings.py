@@ -42,9 +42,11 @@ from sqlalchemy import event as sql_event
 from domain import codec
 from domain.cards import Edition
 from domain.commands import CreateGame, JoinGame, StartGame, TimeOut
-from domain.decider import decide, evolve, initial_state, is_terminal
+from domain.decide import decide
 from domain.events import Event
+from domain.evolve import evolve, initial_state
 from domain.moves import legal_moves
+from domain.queries import is_terminal
 from infra.achievements import AchievementsProjector, achievements_projection
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent

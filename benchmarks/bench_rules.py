@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_board import build  # the 40-card maze, built the same way
 
 from domain.cards import Card, deck
-from domain.decider import fold
+from domain.evolve import fold
 from domain.moves import legal_moves
 from domain.simulate import play_one, simulate
 from domain.state import GameState, assoc

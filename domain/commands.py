@@ -9,7 +9,7 @@ resulting events.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from domain.cards import Edition, Tool
 
@@ -21,6 +21,12 @@ GoldPick = Literal["auto", "manual"]
 # computer player had before levels, and what a seat recorded without one plays.
 Level = Literal["easy", "normal", "hard"]
 LEVELS: tuple[Level, ...] = ("easy", "normal", "hard")
+# The settings' allowed values: the turn timer's bounds in seconds, and the choices of
+# ``away_play`` and ``gold_pick``; the reminders a ``RemindPlayer`` may name.
+TURN_SECONDS: Final = (10, 7 * 24 * 3600)
+AWAY_PLAY: Final = ("computer", "pass")
+GOLD_PICKS: Final = ("auto", "manual")
+REMINDERS: Final = ("half", "soon")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Events: facts the game recorded, named in the past tense.
 
 Events carry every outcome (deck order, deals, goal layout, first player, what a map
-showed, the card a timeout discarded), so :func:`domain.decider.evolve` needs no chance.
+showed, the card a timeout discarded), so :func:`domain.evolve.evolve` needs no chance.
 They hold secrets too: the log is the server's. What a chat may see is decided by
 :func:`domain.view.view_for` and :func:`domain.view.describe`, never by reading events
 raw.

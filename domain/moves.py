@@ -1,7 +1,7 @@
 """Move generation: every concrete command a player may send now (docs/rules.md §3–§6).
 
 :func:`legal_moves` is the one generator the bot draws buttons from, timeouts and the
-simulator pick from, and :func:`domain.decider.decide` agrees with: a command is accepted
+simulator pick from, and :func:`domain.decide.decide` agrees with: a command is accepted
 exactly when it is listed (``at`` and ``seed`` aside). Card ids in a pass or a discard are
 listed in increasing order, the only order ``decide`` accepts.
 """
@@ -23,8 +23,9 @@ from domain.commands import (
     PlacePath,
     PlayAction,
 )
-from domain.decider import action_targets, decide, pick_values, theft_victims, tools_broken
+from domain.decide import decide
 from domain.errors import DomainError
+from domain.queries import action_targets, pick_values, theft_victims, tools_broken
 from domain.state import GameState, PlayerId
 
 

@@ -7,7 +7,7 @@ adds or loses a single legal move anywhere in those trees changes a count.
 
 The tree is that of the decisions: at each node the player who owes the pending decision
 (a turn, a nugget pick, a theft) has :func:`domain.moves.legal_moves`, and each one is
-applied through :func:`domain.decider.decide`, so every move counted is one ``decide``
+applied through :func:`domain.decide.decide`, so every move counted is one ``decide``
 accepts. A sequence that ends the game before ``depth`` moves is not counted.
 
 >>> position = Position("base", players=3, seed=7, plies=0)
@@ -38,7 +38,8 @@ from domain.commands import (
     PlayAction,
     StartGame,
 )
-from domain.decider import decide, fold
+from domain.decide import decide
+from domain.evolve import fold
 from domain.moves import legal_moves
 from domain.state import GameState
 

@@ -45,9 +45,11 @@ from domain.commands import (
     StartGame,
     TimeOut,
 )
-from domain.decider import decide, evolve, execute, fold, initial_state, tools_broken
+from domain.decide import decide, execute
 from domain.events import Event, GameEnded, GoldPaid, GoldPicked, RoundEnded, RoundStarted
+from domain.evolve import evolve, fold, initial_state
 from domain.moves import computer_moves, legal_moves
+from domain.queries import tools_broken
 from domain.state import Decision, GameState
 from domain.strategy import Memory, choose
 from domain.view import describe, view_for

@@ -1,4 +1,4 @@
-"""The state of one game, rebuilt from its events by :func:`domain.decider.evolve`.
+"""The state of one game, rebuilt from its events by :func:`domain.evolve.evolve`.
 
 Everything is immutable: tuples, frozensets and read-only mappings. A state holds every
 secret (hands, roles, gold); :func:`domain.view.view_for` decides what a player may see.

@@ -44,8 +44,9 @@ from domain import rng
 from domain.board import teams_can_pass
 from domain.cards import PLAYER_LIMITS, Edition, Role
 from domain.commands import Command, CreateGame, JoinGame, StartGame
-from domain.decider import evolve, execute, initial_state
+from domain.decide import execute
 from domain.events import GameEnded, RoundEnded, RoundStarted
+from domain.evolve import evolve, initial_state
 from domain.scoring import winning_teams
 from domain.state import GameState, PlayerId
 from domain.strategy import Level, Memory, choose, random_move, seat_moves

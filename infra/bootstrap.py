@@ -12,7 +12,7 @@ from typing import cast
 from sqlalchemy import Engine
 
 from domain import codec as domain_codec
-from domain import decider as domain_decider
+from domain import engine as domain_engine
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
@@ -34,8 +34,8 @@ class Services:
 
 
 def domain_modules() -> tuple[Decider, Codec]:
-    """The rules engine's ``domain.decider`` and ``domain.codec`` modules."""
-    return cast(Decider, domain_decider), cast(Codec, domain_codec)
+    """The rules engine's ``domain.engine`` and ``domain.codec`` modules."""
+    return cast(Decider, domain_engine), cast(Codec, domain_codec)
 
 
 def event_store(

@@ -48,7 +48,7 @@ from sqlalchemy import (
     update,
 )
 
-from domain.decider import COMPUTER_MARK, COMPUTER_NAMES
+from domain.decide.lobby import COMPUTER_MARK, COMPUTER_NAMES
 from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games

@@ -75,7 +75,7 @@ def described(graph: grimp.ImportGraph, cycle: list[str]) -> list[str]:
 
 def test_the_graph_covers_the_packages_and_the_benchmarks() -> None:
     graph = grimp.build_graph(*PACKAGES)
-    assert {"domain.decider", "infra.bootstrap", "tgbot.app", "benchmarks.bench_bot"} <= set(
+    assert {"domain.decide", "infra.bootstrap", "tgbot.app", "benchmarks.bench_bot"} <= set(
         graph.modules
     )
 

@@ -19,6 +19,8 @@ from typing import Final
 from domain.board import GOAL_CELLS, MIDDLE_TREASURE_CELLS, Cell
 from domain.cards import VARIANT_EDITIONS, VARIANTS, Action, Tool, card
 from domain.commands import (
+    AWAY_PLAY,
+    GOLD_PICKS,
     LEVELS,
     ChooseTheftVictim,
     Command,
@@ -28,7 +30,7 @@ from domain.commands import (
     PlacePath,
     PlayAction,
 )
-from domain.decider import AWAY_PLAY, GOLD_PICKS, tools_broken
+from domain.queries import tools_broken
 from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES
 from tgbot import texts as texts_module

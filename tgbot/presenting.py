@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from domain.decider import fold
 from domain.events import DecisionOpened, Event, GameCreated, GameEnded, GameStarted, RoundStarted
+from domain.evolve import fold
 from domain.state import Decision, GameState, PlayerId
 from infra.event_store import StoredEvent
 from infra.lru import LRU

@@ -19,8 +19,8 @@ from typing import Final
 
 from domain import events as ev
 from domain.board import Cell
-from domain.decider import evolve, initial_state
 from domain.events import Event
+from domain.evolve import evolve, initial_state
 from domain.state import GameState
 from domain.view import view_for
 from infra.settings import LANGUAGES as LANGUAGES  # the replay GIF CLI offers them

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from domain.cards import VARIANT_EDITIONS, VARIANTS, Edition, deck
-from domain.decider import computer_name
+from domain.decide.lobby import computer_name
 from tgbot.keyboards import placement_label
 from tgbot.presenter.caption import runs
 from tgbot.presenter.icons import legend

@@ -3,7 +3,7 @@
 :func:`choose` takes the seat's view (:func:`domain.view.view_for`), the round's public
 history folded into a :class:`~domain.strategy.memory.Memory`, the seat's legal moves
 (:func:`domain.moves.decision_moves`) and a seed, and returns one of those moves; the caller
-runs it through :func:`domain.decider.decide` like anyone's. :func:`choose_move` does all
+runs it through :func:`domain.decide.decide` like anyone's. :func:`choose_move` does all
 that from a game's state and events: it reads the state only through ``view_for`` and
 ``decision_moves``, and the events only through ``describe(event, None)``.
 
@@ -13,7 +13,8 @@ near the treasure and where a rockfall or a harm is among its best moves, the wo
 seat cannot tell apart (:mod:`domain.strategy.search`).
 
 >>> from domain.commands import CreateGame, JoinGame, StartGame
->>> from domain.decider import execute, initial_state
+>>> from domain.decide import execute
+>>> from domain.evolve import initial_state
 >>> from domain.moves import legal_moves
 >>> events, state = [], initial_state()
 >>> for command in (CreateGame(1, "Ann", "base", -1), JoinGame(2, "Bo"),

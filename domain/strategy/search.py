@@ -5,7 +5,7 @@ goal, rockfalls, breaks and traps: which player to stop), the hard player looks 
 It samples worlds consistent with its seat's view: the other hands and the draw pile
 from the cards it has not seen, the others' dwarves weighted by the suspicion model, the
 treasure among the goals it has not mapped by the seat's odds. In every world it plays
-each of the normal strategy's few best moves through :func:`domain.decider.execute`, then
+each of the normal strategy's few best moves through :func:`domain.decide.execute`, then
 a few plies more with the normal strategy in every seat (as each of them sees that
 world), and scores what is left for its own side: the round won or lost, else the chance
 that the tunnel reaches the treasure from where it is with the cards left. The move with
@@ -28,7 +28,7 @@ from domain import board as geo
 from domain import rng
 from domain.cards import Door, Role, card, deck, dwarf_cards, nugget_cards
 from domain.commands import Command, PlacePath, PlayAction
-from domain.decider import execute
+from domain.decide import execute
 from domain.errors import DomainError
 from domain.events import Event, RoundEnded
 from domain.moves import decision_moves

@@ -23,7 +23,7 @@ from sqlalchemy import text
 
 from domain import codec
 from domain import events as ev
-from domain.decider import fold
+from domain.evolve import fold
 from infra.bootstrap import event_store
 from tests.cluster.cluster import JSON, Cluster, Telegram, prompt_buttons, read_button
 from tgbot import keyboards as kb

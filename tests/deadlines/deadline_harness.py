@@ -65,7 +65,7 @@ def rules_from_env() -> Rules:
     """``DEADLINE_TEST_RULES``: ``real`` (the rules engine, default) or ``clockwork``."""
     name = os.environ.get("DEADLINE_TEST_RULES", "real")
     if name == "real":
-        return Rules(name, importlib.import_module("domain.decider"))
+        return Rules(name, importlib.import_module("domain.engine"))
     return Rules("clockwork", clockwork)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from domain.cards import Edition, deck, dwarf_cards
 from domain.commands import Command
-from domain.decider import decide, fold
+from domain.decide import decide
 from domain.errors import DomainError
 from domain.events import (
     DecisionOpened,
@@ -18,6 +18,7 @@ from domain.events import (
     PlayerJoined,
     RoundStarted,
 )
+from domain.evolve import fold
 from domain.state import GameState
 
 T0 = 1_000_000  # a command's clock in tests

@@ -14,8 +14,9 @@ from domain.commands import (
     SetComputerLevel,
     StartGame,
 )
-from domain.decider import execute, fold
+from domain.decide import execute
 from domain.events import ComputerLevelSet, ComputerPlayerAdded, Event
+from domain.evolve import fold
 from domain.state import GameState
 from domain.strategy import choose_move
 

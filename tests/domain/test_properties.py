@@ -22,9 +22,10 @@ from domain.commands import (
     PlacePath,
     PlayAction,
 )
-from domain.decider import decide, fold
+from domain.decide import decide
 from domain.errors import DomainError
 from domain.events import GameEnded
+from domain.evolve import fold
 from domain.moves import canonical, is_legal, legal_moves
 from domain.scoring import game_winners
 from domain.simulate import play_one

@@ -26,7 +26,7 @@ from domain.commands import (
     StartGame,
     TimeOut,
 )
-from domain.decider import COMPUTER_NAMES, computer_name, fold
+from domain.decide.lobby import COMPUTER_NAMES, computer_name
 from domain.events import (
     CardsDiscarded,
     ComputerPlayerAdded,
@@ -44,6 +44,7 @@ from domain.events import (
     PlayerWentAway,
     SeatHandedOver,
 )
+from domain.evolve import fold
 from domain.moves import computer_moves, decision_moves, legal_moves
 from domain.state import GameState
 from domain.view import describe, view_for

@@ -17,7 +17,6 @@ from domain.commands import (
     PlacePath,
     StartGame,
 )
-from domain.decider import fold
 from domain.events import (
     DecisionOpened,
     GameCancelled,
@@ -28,6 +27,7 @@ from domain.events import (
     RoundStarted,
     SettingsChanged,
 )
+from domain.evolve import fold
 
 
 def test_creating_a_game_seats_its_creator() -> None:

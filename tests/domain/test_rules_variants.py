@@ -9,7 +9,7 @@ from given import T0, TURN, dealt, given, ids, lobby, then_raises, when
 from domain import codec, errors
 from domain.cards import VARIANTS
 from domain.commands import ChangeSettings, CreateGame, Pass, PickGold, PlacePath, PlayAction
-from domain.decider import decide, fold
+from domain.decide import decide
 from domain.events import (
     ActionPlayed,
     DecisionOpened,
@@ -24,6 +24,7 @@ from domain.events import (
     RoundStarted,
     SettingsChanged,
 )
+from domain.evolve import fold
 from domain.view import view_for
 
 CROSS = ids("base", "cross")

@@ -16,7 +16,7 @@ from domain import rng
 from domain.board import GOAL_CELLS, without_tile
 from domain.cards import deck, dwarf_cards
 from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
-from domain.decider import decide, evolve
+from domain.decide import decide
 from domain.events import (
     ActionPlayed,
     CardDrawn,
@@ -29,6 +29,7 @@ from domain.events import (
     TheftResolved,
     TheftsStarted,
 )
+from domain.evolve import evolve
 from domain.state import GameState
 from domain.strategy import Level, choose_move, random_move, remember
 from domain.strategy.actions import refill_chance
@@ -306,7 +307,7 @@ def test_a_gold_digger_looks_at_a_goal_when_none_is_known() -> None:
 
 
 def test_the_gold_pick_takes_the_largest_nugget() -> None:
-    from domain.decider import pick_values
+    from domain.queries import pick_values
 
     state = given(dealt()).update(gold_pick_offer=(1, 3, 2))
     pending = DecisionOpened(5, 1, "gold_pick", T0)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from domain.cards import Edition
-from domain.decider import fold
 from domain.events import GameEnded, RoundEnded, RoundStarted
+from domain.evolve import fold
 from domain.simulate import play_one
 
 

@@ -8,9 +8,11 @@ from dataclasses import dataclass, replace
 
 from domain.cards import Edition
 from domain.commands import Command, CreateGame, JoinGame, RemindPlayer, StartGame, TimeOut
-from domain.decider import decide, evolve, initial_state, is_terminal
+from domain.decide import decide
 from domain.events import Event
+from domain.evolve import evolve, initial_state
 from domain.moves import legal_moves
+from domain.queries import is_terminal
 from domain.state import GameState
 from tgbot.presenter.audience import Table
 

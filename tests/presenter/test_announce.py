@@ -11,7 +11,7 @@ import pytest
 
 from domain import events as ev
 from domain.cards import Role
-from domain.decider import fold
+from domain.evolve import fold
 from domain.state import GameState
 from tests.presenter.games import TITLE, Batch, play, table
 from tgbot.i18n import LANGUAGES

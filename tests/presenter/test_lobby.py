@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain import events as ev
-from domain.decider import fold
+from domain.evolve import fold
 from tgbot.i18n import LANGUAGES
 from tgbot.presenter.lobby import lobby_text
 from tgbot.texts import Texts

@@ -13,8 +13,8 @@ import pytest
 from domain import board as geo
 from domain import events as ev
 from domain.cards import Role
-from domain.decider import evolve
 from domain.events import Event
+from domain.evolve import evolve
 from domain.state import GameState
 from domain.view import view_for
 from tests.presenter.games import Batch, play

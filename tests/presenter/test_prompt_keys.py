@@ -9,8 +9,8 @@ import pytest
 from domain.board import Tile, with_tile
 from domain.cards import PATHS, Edition, card
 from domain.commands import DiscardToRemove, Pass, PlacePath, PlayAction
-from domain.decider import evolve
 from domain.events import ActionPlayed
+from domain.evolve import evolve
 from domain.moves import legal_moves
 from domain.state import GameState
 from tests.domain.given import dealt, given, ids

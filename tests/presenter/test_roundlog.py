@@ -12,8 +12,8 @@ import pytest
 
 from domain import events as ev
 from domain.cards import Role
-from domain.decider import fold
 from domain.events import Event
+from domain.evolve import fold
 from domain.moves import legal_moves
 from domain.state import GameState
 from tests.presenter.games import Batch, play, table

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from domain.decider import decide, evolve, fold
+from domain.decide import decide
 from domain.events import ActionPlayed, Event, GameEnded, PathPlaced, RoundEnded, RoundStarted
+from domain.evolve import evolve, fold
 from domain.state import GameState
 from domain.view import view_for
 from tests.domain.given import T0, dealt, ids

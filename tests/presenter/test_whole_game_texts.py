@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from domain.decider import fold
+from domain.evolve import fold
 from tests.presenter.games import TITLE, Batch, play, table
 from tests.presenter.reading import round_end_heads, treasure_words, untranslated, why_words
 from tgbot import keyboards as kb

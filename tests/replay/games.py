@@ -17,9 +17,11 @@ from domain.commands import (
     StartGame,
     TimeOut,
 )
-from domain.decider import decide, evolve, initial_state, is_terminal
+from domain.decide import decide
 from domain.events import Event
+from domain.evolve import evolve, initial_state
 from domain.moves import computer_moves, legal_moves
+from domain.queries import is_terminal
 from domain.state import GameState
 
 CHAT_ID = -1001

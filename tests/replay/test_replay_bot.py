@@ -13,8 +13,9 @@ from PIL import Image
 
 from domain import codec
 from domain.commands import CancelGame, CreateGame, JoinGame
-from domain.decider import decide, evolve, initial_state
+from domain.decide import decide
 from domain.events import Event
+from domain.evolve import evolve, initial_state
 from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from domain import codec, decider
+from domain import codec, engine
 from domain import events as ev
-from domain.decider import evolve, initial_state
+from domain.evolve import evolve, initial_state
 from domain.state import GameState
 from infra.db import make_engine
 from infra.event_store import EventStore
@@ -94,7 +94,7 @@ def test_the_bot_replays_from_the_events_alone_never_a_stored_snapshot(
 ) -> None:
     store = EventStore(make_engine(sqlite_url), upcasters=codec.UPCASTERS)
     game_id = store_game(store, finished_game.events, day=0)
-    service = GameService(store, decider, codec)
+    service = GameService(store, engine, codec)
     # A snapshot that does not match the log: a replay reading it would show it.
     store.save_snapshot(game_id, len(finished_game.events) - 1, service.kind, initial_state())
     replay = load_replay(store, game_id, service.decode)

@@ -13,9 +13,9 @@ import pytest
 from domain.board import GOAL_CELLS
 from domain.cards import card
 from domain.commands import Command, DiscardToRemove, Pass, PlacePath, PlayAction
-from domain.decider import theft_victims
 from domain.events import CardsDiscarded, FrontCardRemoved, GoldPicked, TheftResolved
 from domain.moves import legal_moves
+from domain.queries import theft_victims
 from domain.state import GameState
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import (

@@ -197,8 +197,8 @@ async def test_at_a_rounds_end_the_board_shows_every_goal_face_up_and_where_the_
 
 
 def _round_one_cells(events: list[Any]) -> list[tuple[int, int]]:
-    from domain.decider import evolve, initial_state
     from domain.events import RoundEnded
+    from domain.evolve import evolve, initial_state
 
     state: GameState = initial_state()
     for event in events:

@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import select
 
 from domain.cards import Role
-from domain.decider import evolve, initial_state
 from domain.events import Event, GameEnded, GoldPicked, RoundEnded, TheftResolved
+from domain.evolve import evolve, initial_state
 from domain.state import GameState
 from infra.schema import games
 from tests.fakebotapi import FakeBotAPI

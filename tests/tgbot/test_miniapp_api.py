@@ -431,7 +431,7 @@ async def test_the_page_gets_the_icons_and_the_legend_the_chat_shows(served: Ser
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_finished_game_tells_the_page_its_winners_and_gold_as_the_chat_does(lang: str) -> None:
-    from domain.decider import evolve
+    from domain.evolve import evolve
     from tests.presenter.games import play
     from tgbot.miniapp.payload import game_json
 
@@ -452,7 +452,7 @@ def test_a_finished_game_tells_the_page_its_winners_and_gold_as_the_chat_does(la
 
 
 def test_the_news_keeps_each_events_lines_together_so_its_summary_is_a_headline() -> None:
-    from domain.decider import evolve
+    from domain.evolve import evolve
     from tests.presenter.games import play
     from tgbot.miniapp.payload import news_lines
 
@@ -510,7 +510,7 @@ async def test_a_move_nested_deeper_than_python_recurses_is_refused_as_forged(
 
 def test_the_news_speaks_to_its_reader_and_holds_no_secret_of_theirs() -> None:
     # In the Mini App, Ann was told "Di repaired Ann's cart."
-    from domain.decider import evolve
+    from domain.evolve import evolve
     from tests.presenter.games import play
     from tgbot.miniapp.payload import news_lines
 

@@ -13,8 +13,8 @@ import pytest
 
 from domain import codec, decider
 from domain import events as ev
-from domain.decider import fold
 from domain.events import Event
+from domain.evolve import fold
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
 from infra.game_service import GameService

@@ -14,6 +14,8 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, U
 
 from domain.cards import PLAYER_LIMITS, VARIANTS, Edition
 from domain.commands import (
+    AWAY_PLAY,
+    GOLD_PICKS,
     LEVELS,
     AddComputerPlayer,
     CancelGame,
@@ -26,7 +28,6 @@ from domain.commands import (
     SetComputerLevel,
     StartGame,
 )
-from domain.decider import AWAY_PLAY, GOLD_PICKS
 from domain.state import GameState
 from infra.settings import LANGUAGES
 from tgbot import gateway

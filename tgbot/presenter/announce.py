@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from domain import events as ev
-from domain.decider import evolve
 from domain.events import Event
+from domain.evolve import evolve
 from domain.state import Decision, GameState, PlayerId
 from domain.view import view_for
 from tgbot import keyboards as kb

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from domain import events as ev
-from domain.decider import evolve, initial_state
 from domain.events import Event
+from domain.evolve import evolve, initial_state
 from domain.state import GameState, PlayerId
 from domain.view import view_for
 from tgbot import keyboards as kb
