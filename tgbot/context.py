@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sqlalchemy import func, select
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from domain.state import GameState
@@ -24,15 +23,14 @@ from infra import ratings
 from infra.actions import Actions
 from infra.bootstrap import Services
 from infra.botstate import BotState
-from infra.db import reader
 from infra.event_store import EventStore
+from infra.game_index import ACTIVE, GameIndex
 from infra.game_service import GameService
 from infra.lru import LRU
 from infra.memory import FreeMemory
 from infra.projector import Projector
 from infra.ratelimit import RateLimiter
 from infra.ratings import previous_season, season_of
-from infra.schema import events, games
 from infra.topics import DELETED, OPEN, ForumTopics
 from tgbot.callback import keys_from_secrets
 from tgbot.edits import ShownEdits
@@ -85,7 +83,6 @@ class WakeUp(asyncio.Event):
 SERVICES_KEY = "services"
 CACHED_TITLES = 2048  # games whose group's title is kept in memory
 CACHED_PLACES = 4096  # games whose chat and forum topic are kept in memory
-ACTIVE = ("lobby", "playing")
 
 
 @dataclass
@@ -116,11 +113,14 @@ class BotServices:
     memory: FreeMemory = field(default_factory=FreeMemory)
     # What the bot heard of forum topics (names, closed or not); on the store's database.
     topics: ForumTopics = field(init=False)
+    # The games read model's lookups (a chat's open games, a player's, where one was opened).
+    index: GameIndex = field(init=False)
     # Each game's chat (as it was opened) and topic: set by its first event, never changed.
     _places: LRU[str, tuple[int, int | None]] = field(default_factory=lambda: LRU(CACHED_PLACES))
 
     def __post_init__(self) -> None:
         self.topics = ForumTopics(self.store.engine)
+        self.index = GameIndex(self.store.engine, self.projector)
 
     @classmethod
     def from_services(cls, services: Services) -> BotServices:
@@ -175,34 +175,13 @@ class BotServices:
         """The chat's games in the lobby or being played, newest first, each with its
         forum topic: the one of ``topic`` (None: of General, or of a chat without topics);
         ``every``: those of every topic and General."""
-        self.projector.catch_up()
         chats = [chat_id, *self.botstate.chats_migrated_to(chat_id)]
-        query = (
-            select(games.c.stream_id, games.c.topic)
-            .where(games.c.chat_id.in_(chats), games.c.status.in_(ACTIVE))
-            .order_by(games.c.created_at.desc())
-        )
-        if not every:
-            same = games.c.topic.is_(None) if topic is None else games.c.topic == topic
-            query = query.where(same).limit(1)
-        with reader(self.store.engine) as conn:
-            return [(row.stream_id, row.topic) for row in conn.execute(query)]
+        return self.index.open_games(chats, topic, every=every)
 
     def games_of(self, user_id: int, statuses: tuple[str, ...] = ("playing",)) -> list[str]:
         """The games being played (or in ``statuses``) with ``user_id`` seated, newest
         first."""
-        self.projector.catch_up()
-        with reader(self.store.engine) as conn:
-            rows = conn.execute(
-                select(games.c.stream_id, games.c.players)
-                .where(games.c.status.in_(statuses))
-                .order_by(games.c.created_at.desc())
-            ).all()
-        return [
-            row.stream_id
-            for row in rows
-            if any(isinstance(p, dict) and p.get("id") == user_id for p in row.players or ())
-        ]
+        return self.index.games_seating(user_id, statuses)
 
     def open_games_of(self, user_id: int) -> int:
         """In how many games ``user_id`` is seated, lobbies and running games alike."""
@@ -220,12 +199,8 @@ class BotServices:
         """A short id (12 characters at most, as callback data requires) that two racing
         ``/newgame`` in the same chat (and forum topic) compute alike, so only one of them
         can create the game."""
-        same = games.c.topic.is_(None) if topic is None else games.c.topic == topic
-        with reader(self.store.engine) as conn:
-            count = conn.execute(
-                select(func.count()).select_from(games).where(games.c.chat_id == chat_id, same)
-            ).scalar_one()
-        return game_id_for(chat_id, int(count) + 1, self.callback_key, topic)
+        count = self.index.games_opened_in(chat_id, topic)
+        return game_id_for(chat_id, count + 1, self.callback_key, topic)
 
     # -- forum topics (the outbox's places) ---------------------------------------
 
@@ -281,18 +256,7 @@ class BotServices:
         """The group's title and public name, as the game's first event recorded them."""
         found = self._titles.get(game_id)
         if found is None:
-            with reader(self.store.engine) as conn:
-                meta = conn.execute(
-                    select(events.c.metadata).where(
-                        events.c.stream_id == game_id, events.c.version == 1
-                    )
-                ).scalar()
-            meta = meta if isinstance(meta, dict) else {}
-            title, username = meta.get("chat_title"), meta.get("chat_username")
-            found = self._titles[game_id] = (
-                title if isinstance(title, str) else "",
-                username if isinstance(username, str) else "",
-            )
+            found = self._titles[game_id] = self.index.opened_in(game_id)
         return found
 
     def table(self, game_id: str, state: GameState) -> Table:
