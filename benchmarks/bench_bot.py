@@ -86,13 +86,12 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 
 from benchmarks.databases import create_database, drop_database
-from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot import announcer as announcer_module
 from tgbot import gateway as gateway_module
 from tgbot import outbox as outbox_module
-from tgbot.app import ANNOUNCER_KEY, build_application, start_background, stop_background
+from tgbot.app import ANNOUNCER_KEY, polling_bot
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.fakeapi import FakeBotAPI
 from tgbot.miniapp import initdata
@@ -596,25 +595,22 @@ async def _run(
     settings = load_settings(
         telegram_bot_token=token, database_url=url, throttle_presses=0, **MINIAPP
     )
-    services = bootstrap(settings, seeds=lambda: next(seeds))
-    app = build_application(
-        services,
-        settings,
-        base_url=base_url,
-        base_file_url=base_file_url,
-        poll_interval=0.05,
-        rate_limit=False,
-    )
-    bot: BotServices = app.bot_data[SERVICES_KEY]
-    bot.shown.skipping = skip  # the outbox's and the handlers' edits alike
-    board = mini_app(bot, token=token, bot=app.bot)
     served = contextlib.AsyncExitStack()
     try:
-        await app.initialize()
-        await start_background(app)
-        await app.start()
-        assert app.updater is not None
-        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        app = await served.enter_async_context(
+            polling_bot(
+                settings,
+                base_url=base_url,
+                base_file_url=base_file_url,
+                poll_interval=0.05,
+                rate_limit=False,
+                seeds=lambda: next(seeds),
+            )
+        )
+        bot: BotServices = app.bot_data[SERVICES_KEY]
+        bot.shown.skipping = skip  # the outbox's and the handlers' edits alike
+        board = mini_app(bot, token=token, bot=app.bot)
+        served.push_async_callback(board.feed.close)
         base = await served.enter_async_context(serving(board.routes()))
         conn.send(("polling", f"{base}/miniapp/"))
         await receive(conn, "ready")
@@ -641,15 +637,7 @@ async def _run(
         turns = _decisions_opened(bot, first_position)
         finished = _finished_games(bot, {int(g) for g in played.pop("groups", ())})
     finally:
-        await served.aclose()
-        await board.feed.close()
-        if app.running:
-            assert app.updater is not None
-            await app.updater.stop()
-            await app.stop()
-        await stop_background(app)
-        await app.shutdown()
-        services.close()
+        await served.aclose()  # the Mini App's server, its live updates, then the bot
         gateway_module.Gateway._call = original_call  # type: ignore[method-assign]
         announcer_module.Announcer.catch_up = original_catch_up  # type: ignore[method-assign]
         outbox_module.draw = original_draw

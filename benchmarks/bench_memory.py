@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import ctypes
 import gc
 import itertools
@@ -51,11 +52,10 @@ from typing import Any
 
 from benchmarks.databases import create_database, drop_database
 from infra import lru
-from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot.announcer import ANNOUNCER_KEY
-from tgbot.app import build_application, start_background, stop_background
+from tgbot.app import polling_bot
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.fakeapi import FakeBotAPI
 
@@ -237,16 +237,11 @@ async def run_bot(
     base_url, base_file_url, token = await receive(conn, "server")
     # Its players are scripts pressing as fast as the bot answers: no throttling.
     settings = load_settings(telegram_bot_token=token, database_url=url, throttle_presses=0)
-    services = bootstrap(settings)
-    app = build_application(
-        services, settings, base_url=base_url, base_file_url=base_file_url, rate_limit=False
+    started = contextlib.AsyncExitStack()
+    app = await started.enter_async_context(
+        polling_bot(settings, base_url=base_url, base_file_url=base_file_url, rate_limit=False)
     )
     bot: BotServices = app.bot_data[SERVICES_KEY]
-    await app.initialize()
-    await start_background(app)
-    await app.start()
-    assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0.0, timeout=1)
     conn.send(("polling", None))
     samples: list[tuple[int, float]] = []
     traced: tracemalloc.Snapshot | None = None
@@ -283,11 +278,7 @@ async def run_bot(
                     print_type_growth(count_objects(), counted)
             conn.send(("measured", None))
     finally:
-        await app.updater.stop()
-        await app.stop()
-        await stop_background(app)
-        await app.shutdown()
-        services.close()
+        await started.aclose()
 
 
 TRACE_FRAMES = 10

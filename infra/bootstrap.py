@@ -1,6 +1,11 @@
-"""The composition root: the one place that wires settings, database, store and rules.
+"""The composition root: the one place that wires settings, database, store and rules,
+and the state every process keeps beside the log (the bot's chats and messages, the forum
+topics heard of, the games read model's lookups).
 
-Tests call the same function with fakes (``decider=``, ``codec=``, ``clock_ms=``).
+Every process starts here: the bot (:func:`tgbot.app.build_application` composes the
+adapter's services from these), the web process, the Celery worker, the demo, the
+commands, the test harnesses and the benchmarks. Tests call the same function with fakes
+(``decider=``, ``codec=``, ``clock_ms=``).
 """
 
 from __future__ import annotations
@@ -13,12 +18,15 @@ from sqlalchemy import Engine
 
 from domain import codec as domain_codec
 from domain import engine as domain_engine
+from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
+from infra.game_index import GameIndex
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
-from infra.memory import limit_arenas
+from infra.memory import FreeMemory, limit_arenas
 from infra.projector import Projector
 from infra.settings import Settings, load_settings
+from infra.topics import ForumTopics
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +36,10 @@ class Services:
     store: EventStore
     games: GameService
     projector: Projector
+    botstate: BotState  # the bot's users, chats and the messages it keeps up to date
+    topics: ForumTopics  # what the bot heard of forum topics
+    index: GameIndex  # the games read model's lookups
+    memory: FreeMemory  # gives the C heap's free memory back now and then
 
     def close(self) -> None:
         self.engine.dispose()
@@ -64,6 +76,7 @@ def bootstrap(
     clock_ms: Callable[[], int] = now_ms,
     seeds: Callable[[], int] = random_seed,
     engine: Engine | None = None,
+    memory: FreeMemory | None = None,
 ) -> Services:
     """Build the services. Without ``decider``/``codec`` the real domain is used."""
     limit_arenas()  # before the process starts its threads
@@ -82,4 +95,15 @@ def bootstrap(
         clock_ms=clock_ms,
         seeds=seeds,
     )
-    return Services(settings, engine, store, games, Projector(engine, store))
+    projector = Projector(engine, store)
+    return Services(
+        settings,
+        engine,
+        store,
+        games,
+        projector,
+        BotState(engine),
+        ForumTopics(engine),
+        GameIndex(engine, projector),
+        memory or FreeMemory(),
+    )

@@ -590,3 +590,21 @@ def _resolve(conn: Connection, chat_id: int) -> int:
             return chat_id
         seen.add(target)
         chat_id = target
+
+
+def group_chats(conn: Connection, chat_id: int) -> list[int]:
+    """The ids one group had: ``chat_id`` first, then the chats it migrated from or to
+    (a group that became a supergroup changes id; its history and ratings go with it)."""
+    found = [chat_id]
+    frontier = [chat_id]
+    c = bot_chats.c
+    while frontier:
+        rows = conn.execute(
+            select(c.chat_id, c.migrated_to).where(
+                c.chat_id.in_(frontier) | c.migrated_to.in_(frontier)
+            )
+        ).all()
+        linked = {x for row in rows for x in row if x is not None}
+        frontier = sorted(linked - set(found))
+        found.extend(frontier)
+    return found

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, Table, create_engine, event
+from sqlalchemy import Engine, Table, create_engine, event, make_url
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DisconnectionError, OperationalError
@@ -119,6 +119,15 @@ def connect_or_explain(engine: Engine, variable: str = "DATABASE_URL") -> Connec
         raise ConfigurationError(
             f"{variable} {url}: cannot connect ({reason[0] if reason else 'no reason given'})"
         ) from None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be printed: its password hidden.
+
+    >>> shown_url("postgresql://bot:secret@db/saboteur")
+    'postgresql://bot:***@db/saboteur'
+    """
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def is_postgres(engine: Engine | Connection) -> bool:

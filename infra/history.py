@@ -41,7 +41,7 @@ from sqlalchemy import (
     update,
 )
 
-from infra.botstate import bot_chats
+from infra.botstate import group_chats
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games
@@ -375,24 +375,6 @@ class GroupFigures:
     # The games finished with a variant (docs/rules.md §8) and their winners, apart.
     variant_games: int = 0
     variant_wins: int = 0
-
-
-def group_chats(conn: Connection, chat_id: int) -> list[int]:
-    """The ids one group had: ``chat_id`` first, then the chats it migrated from or to
-    (a group that became a supergroup changes id; its history goes with it)."""
-    found = [chat_id]
-    frontier = [chat_id]
-    c = bot_chats.c
-    while frontier:
-        rows = conn.execute(
-            select(c.chat_id, c.migrated_to).where(
-                c.chat_id.in_(frontier) | c.migrated_to.in_(frontier)
-            )
-        ).all()
-        linked = {x for row in rows for x in row if x is not None}
-        frontier = sorted(linked - set(found))
-        found.extend(frontier)
-    return found
 
 
 def history(engine: Engine, chat_id: int, limit: int = 10, offset: int = 0) -> list[HistoryEntry]:

@@ -11,7 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from infra.db import connect_or_explain
+from infra.db import connect_or_explain, make_engine
 from infra.settings import ConfigurationError, normalise_database_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,3 +65,12 @@ def require_current(engine: Engine) -> None:
         raise ConfigurationError(
             f"DATABASE_URL {url}: the schema is not up to date; run `saboteur-bot migrate`"
         )
+
+
+def require_schema(url: str) -> None:
+    """:func:`require_current` for the database at ``url``, on a connection of its own."""
+    engine = make_engine(url)
+    try:
+        require_current(engine)
+    finally:
+        engine.dispose()

@@ -49,6 +49,7 @@ from sqlalchemy import (
 )
 
 from domain.decide.lobby import COMPUTER_MARK, COMPUTER_NAMES
+from infra.botstate import group_chats
 from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games
@@ -595,9 +596,6 @@ def champions(engine: Engine, chat_ids: Sequence[int], season: str) -> dict[str,
 def group_champions(engine: Engine, chat_id: int, season: str) -> dict[str, str]:
     """:func:`champions` of the group ``chat_id`` is now, with the chats it was before a
     migration to a supergroup (a lobby names them: the announcer calls this)."""
-    # Imported here: the history read model is the /history handlers', not the announcer's.
-    from infra.history import group_chats
-
     with reader(engine) as conn:
         chats = group_chats(conn, chat_id)
     return champions(engine, chats, season)

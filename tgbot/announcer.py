@@ -33,9 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from domain.state import GameState
-from infra.archive import imported_streams
 from infra.claims import CLAIM_TTL_MS, RENEW_EVERY_MS, Claims
-from infra.db import reader
 from infra.deliveries import Deliveries
 from infra.event_store import StoredEvent
 from infra.waiting import wait_event
@@ -269,8 +267,7 @@ class Announcer:
     def _progress(self, game_ids: list[str]) -> tuple[set[str], dict[str, int]]:
         """Of these games, the imported ones (played elsewhere: replayed by their id,
         never announced) and how far each other one was announced."""
-        with reader(self.services.store.engine) as conn:
-            imported = imported_streams(conn, game_ids)
+        imported = self.services.index.imported(game_ids)
         others = [g for g in game_ids if g not in imported]
         return imported, self.services.botstate.game_versions(others, self.name)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 from telegram import (
@@ -39,7 +40,7 @@ from infra.settings import Settings
 from tgbot import gateway, throttle
 from tgbot.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
 from tgbot.announcer import Announcer
-from tgbot.context import SERVICES_KEY, BotContext, BotServices
+from tgbot.context import SERVICES_KEY, BotContext, BotServices, compose
 from tgbot.handlers import (
     achievements,
     between_games,
@@ -55,7 +56,6 @@ from tgbot.handlers import (
     topics,
 )
 from tgbot.outage import OUTAGE, unreachable
-from tgbot.outbox import Outbox
 from tgbot.request import AiohttpRequest
 from tgbot.texts import LANGUAGES, Texts
 
@@ -107,7 +107,7 @@ class _Application(Application[Any, BotContext, Any, Any, Any, Any]):
 
 
 def build_application(
-    services: Services | BotServices,
+    services: Services,
     settings: Settings,
     *,
     base_url: str | None = None,
@@ -116,12 +116,10 @@ def build_application(
     rate_limit: bool = True,
     polling: bool = True,
 ) -> BotApplication:
-    """The bot for ``services``, talking to Telegram, to TELEGRAM_API_URL or to
-    ``base_url``. ``polling=False``: no updater (updates come by webhook, see
-    :mod:`tgbot.web`)."""
-    bot_services = (
-        services if isinstance(services, BotServices) else BotServices.from_services(services)
-    )
+    """The bot for ``services`` (:func:`infra.bootstrap.bootstrap`'s), talking to
+    Telegram, to TELEGRAM_API_URL or to ``base_url``, its adapter's services composed
+    (:func:`tgbot.context.compose`) on the application's bot. ``polling=False``: no
+    updater (updates come by webhook, see :mod:`tgbot.web`)."""
     builder: Any = (
         ApplicationBuilder()
         .application_class(_Application)
@@ -137,11 +135,6 @@ def build_application(
         builder = builder.get_updates_request(AiohttpRequest(connection_pool_size=1))
     else:
         builder = builder.updater(None)
-    if rate_limit and bot_services.limiter is None:
-        # The outbox paces its calls to Telegram's limits, on every instance together
-        # when REDIS_URL is set; a flood limit answered with retry_after holds the chat
-        # (or the bot) back, and the outbox alone tries again (one retry policy).
-        bot_services.limiter = limiter(settings.redis_url)
     if base_url is None and settings.bot_api_urls is not None:
         base_url, base_file_url = settings.bot_api_urls
     if base_url is not None:
@@ -149,10 +142,66 @@ def build_application(
     if base_file_url is not None:
         builder = builder.base_file_url(base_file_url)
     app: BotApplication = builder.build()
-    app.bot_data[SERVICES_KEY] = bot_services
+    # The outbox paces its calls to Telegram's limits, on every instance together when
+    # REDIS_URL is set; a flood limit answered with retry_after holds the chat (or the
+    # bot) back, and the outbox alone tries again (one retry policy).
+    paced = limiter(settings.redis_url) if rate_limit else None
+    app.bot_data[SERVICES_KEY] = compose(services, app.bot, limiter=paced)
     app.bot_data["poll_interval"] = poll_interval
     register(app)
     return app
+
+
+@contextlib.asynccontextmanager
+async def running(app: BotApplication) -> AsyncIterator[BotApplication]:
+    """``app`` started (the announcer too) and polling for updates as fast as they come,
+    until the block ends; then stopped, and shut down (the offline demo, the tests'
+    harnesses, the benchmarks: :func:`run_bot` lets python-telegram-bot do it)."""
+    try:
+        await app.initialize()
+        await start_background(app)
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        yield app
+    finally:
+        if app.running:
+            assert app.updater is not None
+            await app.updater.stop()
+            await app.stop()
+        await stop_background(app)
+        await app.shutdown()
+
+
+@contextlib.asynccontextmanager
+async def polling_bot(
+    settings: Settings,
+    *,
+    base_url: str | None = None,
+    base_file_url: str | None = None,
+    poll_interval: float = 1.0,
+    rate_limit: bool = True,
+    **fakes: Any,
+) -> AsyncIterator[BotApplication]:
+    """The whole bot on ``settings`` in this event loop: the composition root's services
+    (:func:`infra.bootstrap.bootstrap`, given ``fakes``: its options such as ``seeds=``
+    or ``clock_ms=``), the application on them (:func:`build_application`'s options),
+    started and polling (:func:`running`) until the block ends; then all of it closed.
+    The offline demo, the tests' harnesses and the benchmarks run the bot so."""
+    services = bootstrap(settings, **fakes)
+    try:
+        app = build_application(
+            services,
+            settings,
+            base_url=base_url,
+            base_file_url=base_file_url,
+            poll_interval=poll_interval,
+            rate_limit=rate_limit,
+        )
+        async with running(app):
+            yield app
+    finally:
+        services.close()
 
 
 def register(app: BotApplication) -> None:
@@ -206,26 +255,15 @@ async def on_error(update: object, context: BotContext) -> None:
 
 
 async def start_background(app: BotApplication) -> None:
-    """Set the command menus and the profile texts, give the services their outbox and
-    start the announcer (PTB's ``post_init``)."""
+    """Set the command menus and the profile texts and start the announcer on the
+    services' outbox (PTB's ``post_init``)."""
     services: BotServices = app.bot_data[SERVICES_KEY]
     with contextlib.suppress(TelegramError):
         await set_commands(app)
     with contextlib.suppress(TelegramError):
         await set_profile(app)
-    services.bot_username = app.bot.username or ""
-    outbox = Outbox(
-        app.bot,
-        services.botstate,
-        services.photos,
-        services.callback_key,
-        services.shown,
-        limiter=services.limiter,
-        places=services,
-    )
-    services.outbox = outbox
     announcer = Announcer(
-        services, outbox, poll_interval=float(app.bot_data.get("poll_interval", 1.0))
+        services, services.outbox, poll_interval=float(app.bot_data.get("poll_interval", 1.0))
     )
     app.bot_data[ANNOUNCER_KEY] = announcer
     app.bot_data[TASK_KEY] = asyncio.create_task(announcer.run(), name="announcer")

@@ -28,7 +28,6 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from datetime import timedelta
 from typing import Any
 
 from infra import redaction
@@ -81,15 +80,10 @@ def _serve(settings: Settings, serve: Callable[[Settings], int]) -> int:
     """Check the schema, then ``serve`` the bot with, when there is no Redis, Celery's
     worker and beat beside it (EMBEDDED_WORKER), so turn deadlines fire with nothing else
     started."""
-    from infra.db import make_engine
     from infra.embedded_celery import embedded_celery
-    from infra.migrations import require_current
+    from infra.migrations import require_schema
 
-    engine = make_engine(settings.database_url)
-    try:
-        require_current(engine)
-    finally:
-        engine.dispose()
+    require_schema(settings.database_url)
     with embedded_celery(settings):
         return int(serve(settings) or 0)
 
@@ -130,22 +124,16 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    from infra.db import make_engine
+    from infra.db import shown_url
+    from infra.maintenance import grant_runtime
     from infra.migrations import upgrade
-    from infra.roles import grant_runtime_role, runtime_role_of
 
     settings = _settings()
     upgrade(settings.migration_url)
-    print(f"database is at the latest schema ({_safe(settings.migration_url)})")
-    runtime = runtime_role_of(settings.database_url, settings.migration_url)
-    if runtime is None:
+    print(f"database is at the latest schema ({shown_url(settings.migration_url)})")
+    granted = grant_runtime(settings)
+    if granted is None:
         return 0
-    engine = make_engine(settings.migration_url)
-    try:
-        with engine.begin() as conn:
-            granted = grant_runtime_role(conn, *runtime)
-    finally:
-        engine.dispose()
     made = "created and granted" if granted.created else "granted"
     print(
         f"runtime role {granted.role!r} {made}: may read and append "
@@ -156,66 +144,28 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _projections_rebuild(args: argparse.Namespace) -> int:
-    from infra.achievements import AchievementsProjector
-    from infra.bootstrap import bootstrap
-    from infra.deadlines import rebuild as rebuild_deadlines
-    from infra.history import HistoryProjector
-    from infra.migrations import require_current
-    from infra.ratings import RatingsProjector
+    from infra.maintenance import rebuild_read_models
 
-    # The same services as the running bot: the same store, so the same upcasting.
-    services = bootstrap(_settings())
-    try:
-        require_current(services.engine)
-        count = services.projector.rebuild()
-        HistoryProjector(services.engine, services.store).rebuild()
-        RatingsProjector(services.engine, services.store).rebuild()
-        AchievementsProjector(services.engine, services.store).rebuild()
-        pause = timedelta(seconds=services.settings.computer_pause_seconds)
-        rebuild_deadlines(services.engine, services.store, pause)
-    finally:
-        services.close()
+    count = rebuild_read_models(_settings())
     models = "games, statistics, history, ratings, achievements, deadlines"
     print(f"read models ({models}) rebuilt from {count} events")
     return 0
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from infra.db import make_engine
-    from infra.event_store import EventStore
-    from infra.migrations import require_current
+    from infra.maintenance import verify_chains
 
-    settings = _settings()
-    engine = make_engine(settings.database_url)
-    try:
-        require_current(engine)
-        store = EventStore(engine)  # the events as stored: the chain seals those
-        if args.game_id is not None:
-            if store.version(args.game_id) == 0:
-                print(f"no game {args.game_id!r}", file=sys.stderr)
-                return 1
-            found = store.verify(args.game_id)
-            breaks = [] if found is None else [found]
-            checked = f"game {args.game_id!r} ({store.version(args.game_id)} events)"
-        else:
-            result = store.verify_all()
-            breaks = result.breaks
-            checked = f"{result.streams} streams, {result.events} events"
-    finally:
-        engine.dispose()
-    for found in breaks:
-        print(f"BROKEN: {found}")
-    if breaks:
-        print(f"{len(breaks)} broken of {checked}", file=sys.stderr)
+    verified = verify_chains(_settings().database_url, args.game_id)
+    if verified is None:
+        print(f"no game {args.game_id!r}", file=sys.stderr)
         return 1
-    print(f"hash chains hold: {checked}")
+    for found in verified.breaks:
+        print(f"BROKEN: {found}")
+    if verified.breaks:
+        print(f"{len(verified.breaks)} broken of {verified.checked}", file=sys.stderr)
+        return 1
+    print(f"hash chains hold: {verified.checked}")
     return 0
-
-
-def _safe(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def parser() -> argparse.ArgumentParser:

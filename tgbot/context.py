@@ -12,11 +12,10 @@ import base64
 import datetime as dt
 import hashlib
 import hmac
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from sqlalchemy import func, select
+from telegram import Bot
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from domain.state import GameState
@@ -24,32 +23,26 @@ from infra import ratings
 from infra.actions import Actions
 from infra.bootstrap import Services
 from infra.botstate import BotState
-from infra.db import reader
 from infra.event_store import EventStore
+from infra.game_index import ACTIVE, GameIndex
 from infra.game_service import GameService
 from infra.lru import LRU
 from infra.memory import FreeMemory
 from infra.projector import Projector
 from infra.ratelimit import RateLimiter
 from infra.ratings import previous_season, season_of
-from infra.schema import events, games
-from infra.topics import DELETED, OPEN, ForumTopics
+from infra.topics import ForumTopics
 from tgbot.callback import keys_from_secrets
 from tgbot.edits import ShownEdits
-from tgbot.i18n import pick_language
+from tgbot.languages import Languages
 from tgbot.membership import Memberships
+from tgbot.outbox import Outbox
 from tgbot.photos import PhotoCache
+from tgbot.places import GamePlaces
 from tgbot.presenter.audience import Table
-from tgbot.presenter.messages import Message
-from tgbot.texts import Texts, esc
+from tgbot.texts import Texts
 from tgbot.throttle import Throttle, limits_of, throttle_for
 from tgbot.zones import zone
-
-
-class OutboxPort(Protocol):
-    """Where handlers and the announcer hand the presenter's messages (tgbot.outbox)."""
-
-    async def deliver(self, messages: Sequence[Message]) -> list[Any]: ...
 
 
 class WakeUp(asyncio.Event):
@@ -84,68 +77,56 @@ class WakeUp(asyncio.Event):
 
 SERVICES_KEY = "services"
 CACHED_TITLES = 2048  # games whose group's title is kept in memory
-CACHED_PLACES = 4096  # games whose chat and forum topic are kept in memory
-ACTIVE = ("lobby", "playing")
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class BotServices:
-    """The bot's ports: the game service and event store, the adapter's own state, the
-    outbox (set once the bot is up), and the wake-up set when events were appended
+    """The bot's ports, each set when the bot is composed (:func:`compose`): the game
+    service and event store, the adapter's own state, the outbox on the bot's
+    :class:`~telegram.Bot`, and the wake-up set when events were appended
     (:class:`WakeUp`)."""
 
     service: GameService
     store: EventStore
     botstate: BotState
     projector: Projector
+    # The games read model's lookups (a chat's open games, a player's, where one was opened).
+    index: GameIndex
+    # What the bot heard of forum topics (names, closed or not); on the store's database.
+    topics: ForumTopics
+    languages: Languages
+    places: GamePlaces  # each game's group and topic (the outbox's places)
     # Buttons are signed with the first key and accepted with any (SECRET_KEY rotation).
     callback_keys: tuple[bytes, ...]
-    default_language: str = "en"
+    photos: PhotoCache
+    shown: ShownEdits
+    outbox: Outbox
+    throttle: Throttle | None
+    memory: FreeMemory  # gives the C heap's free memory back as games end
     wake: WakeUp = field(default_factory=WakeUp)
-    photos: PhotoCache = field(default_factory=PhotoCache)
     members: Memberships = field(default_factory=Memberships)
-    throttle: Throttle | None = field(default_factory=throttle_for)
-    shown: ShownEdits = field(default_factory=ShownEdits)
-    outbox: OutboxPort | None = None
-    # Paces the outbox's calls to Telegram's limits (shared by the instances on Redis).
-    limiter: RateLimiter | None = None
-    bot_username: str = ""
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
     _titles: LRU[str, tuple[str, str]] = field(default_factory=lambda: LRU(CACHED_TITLES))
-    memory: FreeMemory = field(default_factory=FreeMemory)
-    # What the bot heard of forum topics (names, closed or not); on the store's database.
-    topics: ForumTopics = field(init=False)
-    # Each game's chat (as it was opened) and topic: set by its first event, never changed.
-    _places: LRU[str, tuple[int, int | None]] = field(default_factory=lambda: LRU(CACHED_PLACES))
 
-    def __post_init__(self) -> None:
-        self.topics = ForumTopics(self.store.engine)
+    @property
+    def default_language(self) -> str:
+        return self.languages.default
 
-    @classmethod
-    def from_services(cls, services: Services) -> BotServices:
-        """Wrap the composition root's services (see :func:`infra.bootstrap.bootstrap`)."""
-        settings = services.settings
-        return cls(
-            services.games,
-            services.store,
-            BotState(services.engine),
-            services.projector,
-            keys_from_secrets(services.settings.secrets),
-            services.settings.default_language,
-            miniapp_name=services.settings.miniapp_name,
-            miniapp_url=services.settings.miniapp_url,
-            throttle=throttle_for(
-                settings.redis_url,
-                limits_of(
-                    settings.throttle_presses,
-                    settings.throttle_chat_presses,
-                    settings.throttle_seconds,
-                ),
-                enabled=bool(settings.throttle_presses or settings.throttle_chat_presses),
-            ),
-            shown=ShownEdits(settings.redis_url),
-        )
+    @property
+    def limiter(self) -> RateLimiter | None:
+        """What paces the outbox's calls to Telegram's limits (shared by the instances on
+        Redis); None: nothing does."""
+        return self.outbox.limiter
+
+    @property
+    def bot_username(self) -> str:
+        """The bot's @name, known once its bot is initialized (Telegram's getMe): ""
+        before."""
+        try:
+            return self.outbox.bot.username or ""
+        except RuntimeError:  # (not initialized yet)
+            return ""
 
     @property
     def actions(self) -> Actions:
@@ -175,34 +156,13 @@ class BotServices:
         """The chat's games in the lobby or being played, newest first, each with its
         forum topic: the one of ``topic`` (None: of General, or of a chat without topics);
         ``every``: those of every topic and General."""
-        self.projector.catch_up()
         chats = [chat_id, *self.botstate.chats_migrated_to(chat_id)]
-        query = (
-            select(games.c.stream_id, games.c.topic)
-            .where(games.c.chat_id.in_(chats), games.c.status.in_(ACTIVE))
-            .order_by(games.c.created_at.desc())
-        )
-        if not every:
-            same = games.c.topic.is_(None) if topic is None else games.c.topic == topic
-            query = query.where(same).limit(1)
-        with reader(self.store.engine) as conn:
-            return [(row.stream_id, row.topic) for row in conn.execute(query)]
+        return self.index.open_games(chats, topic, every=every)
 
     def games_of(self, user_id: int, statuses: tuple[str, ...] = ("playing",)) -> list[str]:
         """The games being played (or in ``statuses``) with ``user_id`` seated, newest
         first."""
-        self.projector.catch_up()
-        with reader(self.store.engine) as conn:
-            rows = conn.execute(
-                select(games.c.stream_id, games.c.players)
-                .where(games.c.status.in_(statuses))
-                .order_by(games.c.created_at.desc())
-            ).all()
-        return [
-            row.stream_id
-            for row in rows
-            if any(isinstance(p, dict) and p.get("id") == user_id for p in row.players or ())
-        ]
+        return self.index.games_seating(user_id, statuses)
 
     def open_games_of(self, user_id: int) -> int:
         """In how many games ``user_id`` is seated, lobbies and running games alike."""
@@ -213,56 +173,38 @@ class BotServices:
         self.service.forget(game_id)
         self.botstate.forget_game(game_id)
         self._titles.pop(game_id, None)
-        self._places.pop(game_id, None)
+        self.places.forget(game_id)
         self.memory.release()  # and what the C heap keeps free meanwhile goes back
 
     def next_game_id(self, chat_id: int, topic: int | None = None) -> str:
         """A short id (12 characters at most, as callback data requires) that two racing
         ``/newgame`` in the same chat (and forum topic) compute alike, so only one of them
         can create the game."""
-        same = games.c.topic.is_(None) if topic is None else games.c.topic == topic
-        with reader(self.store.engine) as conn:
-            count = conn.execute(
-                select(func.count()).select_from(games).where(games.c.chat_id == chat_id, same)
-            ).scalar_one()
-        return game_id_for(chat_id, int(count) + 1, self.callback_key, topic)
+        count = self.index.games_opened_in(chat_id, topic)
+        return game_id_for(chat_id, count + 1, self.callback_key, topic)
 
     # -- forum topics (the outbox's places) ---------------------------------------
 
     def game_place(self, game_id: str) -> tuple[int, int | None]:
         """The game's group (its id now) and the forum topic it was opened in."""
-        found = self._places.get(game_id)
-        if found is None:
-            state = self.service.load(game_id).state
-            found = (state.chat_id, state.topic)
-            if state.phase != "new":  # (a game not yet created has no place yet)
-                self._places[game_id] = found
-        return self.botstate.resolve_chat(found[0]), found[1]
+        return self.places.game_place(game_id)
 
     def topic_open(self, chat_id: int, topic: int) -> bool:
-        return self.topics.topic(chat_id, topic).open
+        return self.places.topic_open(chat_id, topic)
 
     def topic_lost(self, chat_id: int, topic: int, state: str) -> None:
-        self.topics.learn(chat_id, topic, state=state)
+        self.places.topic_lost(chat_id, topic, state)
 
     def topic_name(self, chat_id: int, topic: int | None) -> str:
         """The topic's name as the bot heard it ("": never heard, or no topic)."""
-        return "" if topic is None else self.topics.topic(chat_id, topic).name
+        return self.places.topic_name(chat_id, topic)
 
     def moved_notice(self, game_id: str, chat_id: int, topic: int) -> str:
         """Told in General once the game's topic is closed or deleted (HTML)."""
-        texts = self.texts_for_chat(chat_id)
-        name = self.topic_name(chat_id, topic)
-        named = (
-            texts.t("bot.group_named", title=esc(name))
-            if name
-            else texts.t("forum.topic_number", number=topic)
-        )
-        gone = self.topics.topic(chat_id, topic).state == DELETED
-        return texts.t("forum.deleted" if gone else "forum.moved", topic=named)
+        return self.places.moved_notice(game_id, chat_id, topic)
 
     def topic_opened(self, chat_id: int, topic: int, name: str | None = None) -> None:
-        self.topics.learn(chat_id, topic, name=name, state=OPEN)
+        self.places.topic_opened(chat_id, topic, name)
 
     def zone(self, chat_id: int) -> dt.tzinfo:
         """The time zone the group shows times in (UTC unless it chose one)."""
@@ -281,18 +223,7 @@ class BotServices:
         """The group's title and public name, as the game's first event recorded them."""
         found = self._titles.get(game_id)
         if found is None:
-            with reader(self.store.engine) as conn:
-                meta = conn.execute(
-                    select(events.c.metadata).where(
-                        events.c.stream_id == game_id, events.c.version == 1
-                    )
-                ).scalar()
-            meta = meta if isinstance(meta, dict) else {}
-            title, username = meta.get("chat_title"), meta.get("chat_username")
-            found = self._titles[game_id] = (
-                title if isinstance(title, str) else "",
-                username if isinstance(username, str) else "",
-            )
+            found = self._titles[game_id] = self.index.opened_in(game_id)
         return found
 
     def table(self, game_id: str, state: GameState) -> Table:
@@ -325,9 +256,7 @@ class BotServices:
         )
 
     def texts_for_user(self, user_id: int, telegram_language: str | None = None) -> Texts:
-        user = self.botstate.user(user_id)
-        chosen = user.language if user is not None else None
-        return Texts(pick_language(chosen, telegram_language, self.default_language))
+        return self.languages.texts_for_user(user_id, telegram_language)
 
     def texts_for_chat(
         self, chat_id: int, telegram_language: str | None = None, topic: int | None = None
@@ -335,12 +264,44 @@ class BotServices:
         """A group's language: in a forum ``topic`` with its own language, that one;
         else the group's choice, else its last game's creator's, else the language of
         whoever wrote (``telegram_language``), else the default."""
-        if topic is not None:
-            own = self.topics.language(chat_id, topic)
-            if own is not None:
-                return Texts(pick_language(own, self.default_language))
-        chosen, learned = self.botstate.chat_languages(chat_id)
-        return Texts(pick_language(chosen, learned, telegram_language, self.default_language))
+        return self.languages.texts_for_chat(chat_id, telegram_language, topic)
+
+
+def compose(services: Services, bot: Bot, *, limiter: RateLimiter | None = None) -> BotServices:
+    """The adapter's services on the composition root's (:func:`infra.bootstrap.bootstrap`),
+    talking to Telegram as ``bot`` (its outbox's; ``limiter``: what paces its calls)."""
+    settings = services.settings
+    languages = Languages(services.botstate, services.topics, settings.default_language)
+    places = GamePlaces(services.games, services.botstate, services.topics, languages)
+    keys = keys_from_secrets(settings.secrets)
+    photos = PhotoCache()
+    shown = ShownEdits(settings.redis_url)
+    outbox = Outbox(bot, services.botstate, photos, keys[0], shown, limiter=limiter, places=places)
+    throttle = throttle_for(
+        settings.redis_url,
+        limits_of(
+            settings.throttle_presses, settings.throttle_chat_presses, settings.throttle_seconds
+        ),
+        enabled=bool(settings.throttle_presses or settings.throttle_chat_presses),
+    )
+    return BotServices(
+        services.games,
+        services.store,
+        services.botstate,
+        services.projector,
+        services.index,
+        services.topics,
+        languages,
+        places,
+        keys,
+        photos,
+        shown,
+        outbox,
+        throttle,
+        services.memory,
+        miniapp_name=settings.miniapp_name,
+        miniapp_url=settings.miniapp_url,
+    )
 
 
 def game_id_for(chat_id: int, number: int, key: bytes, topic: int | None = None) -> str:

@@ -37,17 +37,10 @@ from typing import Any
 
 from domain.cards import PLAYER_LIMITS, VARIANT_EDITIONS, VARIANTS
 from domain.state import GameState
-from infra.bootstrap import bootstrap
 from infra.computer import computer_move, move_key
 from infra.migrations import upgrade
 from infra.settings import load_settings
-from tgbot.app import (
-    ANNOUNCER_KEY,
-    BotApplication,
-    build_application,
-    start_background,
-    stop_background,
-)
+from tgbot.app import ANNOUNCER_KEY, BotApplication, polling_bot
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.devserver import fake_bot_api
 from tgbot.miniapp import DemoPlayer
@@ -156,15 +149,6 @@ async def play(args: argparse.Namespace, url: str) -> int:
     seeds = iter(range(args.seed * 1000, args.seed * 1000 + 1_000_000))
     # Its players are scripts pressing as fast as the bot answers: no throttling.
     settings = load_settings(telegram_bot_token=api.token, database_url=url, throttle_presses=0)
-    services = bootstrap(settings, seeds=lambda: next(seeds))
-    app = build_application(
-        services,
-        settings,
-        base_url=api.base_url,
-        base_file_url=api.base_file_url,
-        poll_interval=0.05,
-        rate_limit=False,
-    )
     players = list(range(1, args.players - args.computers + 1))  # the people
     for p in players:
         api.user(p, NAMES[(p - 1) % len(NAMES)], args.language)
@@ -177,56 +161,54 @@ async def play(args: argparse.Namespace, url: str) -> int:
         api.group(GROUP, GROUP_TITLE, admins=(players[0],))
     game_id = None
     try:
-        await app.initialize()
-        await start_background(app)
-        await app.start()
-        assert app.updater is not None
-        await app.updater.start_polling(poll_interval=0.0, timeout=1)
-        for p in players:
-            api.send_text(p, p, "/start")
-        await settle(api, app)
-        api.send_text(GROUP, players[0], f"/newgame {args.edition}", thread=topic)
-        await settle(api, app)
-        lobby_id = next(m for m in api.messages_in(GROUP) if api.keyboard(m))["message_id"]
+        async with polling_bot(
+            settings,
+            base_url=api.base_url,
+            base_file_url=api.base_file_url,
+            poll_interval=0.05,
+            rate_limit=False,
+            seeds=lambda: next(seeds),
+        ) as app:
+            for p in players:
+                api.send_text(p, p, "/start")
+            await settle(api, app)
+            api.send_text(GROUP, players[0], f"/newgame {args.edition}", thread=topic)
+            await settle(api, app)
+            lobby_id = next(m for m in api.messages_in(GROUP) if api.keyboard(m))["message_id"]
 
-        def lobby_button(index: int) -> str | None:  # as the lobby shows it now
-            lobby = api.messages[GROUP][lobby_id]
-            return [b for row in api.keyboard(lobby) for b in row][index].callback_data
-
-        for p in players[1:]:
-            await press(api, app, GROUP, p, lobby_id, lobby_button(0))  # Join
-        for _ in range(args.computers):
-            await press(api, app, GROUP, players[0], lobby_id, lobby_button(4))  # Add computer
-        if args.variants:
-            # ⚙️ Settings, each variant's 🎲 button (in the catalog's order), then back.
-            await press(api, app, GROUP, players[0], lobby_id, lobby_button(3))
-            for name in args.variants:
+            def lobby_button(index: int) -> str | None:  # as the lobby shows it now
                 lobby = api.messages[GROUP][lobby_id]
-                dice = [b for r in api.keyboard(lobby) for b in r if Icon.VARIANTS.emoji in b.text]
-                toggle = dice[VARIANTS.index(name)].callback_data
-                await press(api, app, GROUP, players[0], lobby_id, toggle)
-            back = api.keyboard(api.messages[GROUP][lobby_id])[-1][0].callback_data
-            await press(api, app, GROUP, players[0], lobby_id, back)
-        await press(api, app, GROUP, players[0], lobby_id, lobby_button(2))  # Start
-        bot_services: BotServices = app.bot_data[SERVICES_KEY]
-        game_id = bot_services.active_game(GROUP, topic)
-        assert game_id is not None
-        progress = Progress(bot_services, game_id, began) if args.show == "progress" else None
-        if args.miniapp:
-            played = await with_miniapp(args, api, app, players, rng, game_id, progress)
-        else:
-            played = await play_out(api, app, players, rng, game_id, progress)
-        await settle(api, app)
-        final, _ = await asyncio.to_thread(bot_services.load, game_id)
-        skipped = bot_services.shown.skipped
+                return [b for row in api.keyboard(lobby) for b in row][index].callback_data
+
+            for p in players[1:]:
+                await press(api, app, GROUP, p, lobby_id, lobby_button(0))  # Join
+            for _ in range(args.computers):
+                await press(api, app, GROUP, players[0], lobby_id, lobby_button(4))  # Add computer
+            if args.variants:
+                # ⚙️ Settings, each variant's 🎲 button (in the catalog's order), then back.
+                await press(api, app, GROUP, players[0], lobby_id, lobby_button(3))
+                for name in args.variants:
+                    lobby = api.messages[GROUP][lobby_id]
+                    dice = [
+                        b for r in api.keyboard(lobby) for b in r if Icon.VARIANTS.emoji in b.text
+                    ]
+                    toggle = dice[VARIANTS.index(name)].callback_data
+                    await press(api, app, GROUP, players[0], lobby_id, toggle)
+                back = api.keyboard(api.messages[GROUP][lobby_id])[-1][0].callback_data
+                await press(api, app, GROUP, players[0], lobby_id, back)
+            await press(api, app, GROUP, players[0], lobby_id, lobby_button(2))  # Start
+            bot_services: BotServices = app.bot_data[SERVICES_KEY]
+            game_id = bot_services.active_game(GROUP, topic)
+            assert game_id is not None
+            progress = Progress(bot_services, game_id, began) if args.show == "progress" else None
+            if args.miniapp:
+                played = await with_miniapp(args, api, app, players, rng, game_id, progress)
+            else:
+                played = await play_out(api, app, players, rng, game_id, progress)
+            await settle(api, app)
+            final, _ = await asyncio.to_thread(bot_services.load, game_id)
+            skipped = bot_services.shown.skipped
     finally:
-        if app.running:
-            assert app.updater is not None
-            await app.updater.stop()
-            await app.stop()
-        await stop_background(app)
-        await app.shutdown()
-        services.close()
         await api.stop()
     names = {GROUP: GROUP_TITLE, **{p: api.users[p]["first_name"] for p in players}}
     pictures = save_pictures(api, args.out, names)

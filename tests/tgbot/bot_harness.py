@@ -17,18 +17,12 @@ from typing import Any
 
 from domain.commands import ChangeSettings
 from domain.moves import legal_moves
-from infra.bootstrap import Services, bootstrap
 from infra.computer import computer_move, move_key
+from infra.memory import FreeMemory
 from infra.settings import load_settings
 from tests.fakebotapi import Button, FakeBotAPI
 from tgbot.announcer import Announcer
-from tgbot.app import (
-    ANNOUNCER_KEY,
-    BotApplication,
-    build_application,
-    start_background,
-    stop_background,
-)
+from tgbot.app import ANNOUNCER_KEY, BotApplication, polling_bot
 from tgbot.callback import peek
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.keyboards import LEGEND
@@ -48,44 +42,33 @@ async def running_bot(
     clock_ms: Callable[[], int] | None = None,
     rate_limit: bool = False,
     env: Mapping[str, Any] | None = None,
+    memory: FreeMemory | None = None,
 ) -> AsyncIterator[BotApplication]:
     """The bot, polling ``api``, on the migrated database ``url`` (``env``: more settings,
-    as the environment would give them). A test it ran to its end made no call Telegram
-    would refuse (failures the test asked for aside)."""
+    as the environment would give them; ``memory``: what gives free memory back). A test
+    it ran to its end made no call Telegram would refuse (failures the test asked for
+    aside)."""
     # The tests' users press as fast as the bot answers: throttled far above that, unless
     # a test asks for the real limits.
     fast = {"throttle_presses": 10_000, "throttle_chat_presses": 10_000}
     settings = load_settings(
         telegram_bot_token=api.token, database_url=url, **{**fast, **(env or {})}
     )
-    extra: dict[str, Any] = {"seeds": counter_seeds(seed)}
+    extra: dict[str, Any] = {"seeds": counter_seeds(seed), "memory": memory}
     if clock_ms is not None:
         extra["clock_ms"] = clock_ms
-    services: Services = bootstrap(settings, **extra)
-    app = build_application(
-        services,
+    async with polling_bot(
         settings,
         base_url=api.base_url,
         base_file_url=api.base_file_url,
         poll_interval=0.05,
         rate_limit=rate_limit,
-    )
-    await app.initialize()
-    await start_background(app)
-    await app.start()
-    assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0.0, timeout=1)
-    try:
+        **extra,
+    ) as app:
         yield app
         # A chat the test never made is the test's world, not a call Telegram would refuse.
         refused = [r for r in api.refusals if not r.description.endswith("chat not found")]
         assert not refused, f"Telegram would refuse: {refused}"
-    finally:
-        await app.updater.stop()
-        await app.stop()
-        await stop_background(app)
-        await app.shutdown()
-        services.close()
 
 
 @contextlib.asynccontextmanager

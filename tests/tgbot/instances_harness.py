@@ -25,8 +25,7 @@ from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
 from tgbot.announcer import Announcer
 from tgbot.app import listen
-from tgbot.context import BotServices
-from tgbot.outbox import Outbox
+from tgbot.context import BotServices, compose
 
 
 @dataclass
@@ -61,14 +60,8 @@ async def instance(
     services = bootstrap(load_settings(telegram_bot_token=api.token, database_url=url))
     bot = Bot(api.token, base_url=base_url or api.base_url, base_file_url=api.base_file_url)
     await bot.initialize()
-    own = BotServices.from_services(services)
-    own.bot_username = bot.username
-    announcer = Announcer(
-        own,
-        Outbox(bot, own.botstate, own.photos, own.callback_key),
-        poll_interval=poll,
-        holder=name,
-    )
+    own = compose(services, bot)
+    announcer = Announcer(own, own.outbox, poll_interval=poll, holder=name)
     heard = listen(own)
     task = asyncio.create_task(announcer.run(), name=f"announcer {name}")
     running = Instance(services, own, announcer, task)

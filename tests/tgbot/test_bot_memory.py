@@ -93,7 +93,7 @@ async def test_a_game_that_ends_gives_the_memory_freed_meanwhile_back(db: str) -
         released.append(pad)
         return 1
 
-    async with FakeBotAPI() as api, running_bot(api, db) as app:
-        bot_services(app).memory = FreeMemory(every=0, trim=trim)
+    freeing = FreeMemory(every=0, trim=trim)
+    async with FakeBotAPI() as api, running_bot(api, db, memory=freeing) as app:
         await games_played(api, app)
         assert len(released) == GAMES  # once as each game ended

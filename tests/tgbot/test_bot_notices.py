@@ -44,9 +44,8 @@ from tests.tgbot.bot_harness import (
 from tests.tgbot.instances_harness import stop, until
 from tgbot.announcer import Announcer
 from tgbot.callback import peek
-from tgbot.context import BotServices
+from tgbot.context import compose
 from tgbot.keyboards import CARD
-from tgbot.outbox import Outbox
 from tgbot.presenter.caption import fit_caption
 from tgbot.presenter.messages import Slot
 from tgbot.telegram_html import CAPTION_LIMIT, length
@@ -339,13 +338,8 @@ async def test_two_bot_instances_on_one_postgres_database_announce_everything_on
         services = bootstrap(load_settings(telegram_bot_token=api.token, database_url=url))
         bot = Bot(api.token, base_url=api.base_url, base_file_url=api.base_file_url)
         await bot.initialize()
-        other = BotServices.from_services(services)
-        other.bot_username = "saboteur_test_bot"
-        second = Announcer(
-            other,
-            Outbox(bot, other.botstate, other.photos, other.callback_key),
-            poll_interval=0.05,
-        )
+        other = compose(services, bot)
+        second = Announcer(other, other.outbox, poll_interval=0.05)
         task: asyncio.Task[None] | None = None
         try:
             async with running_bot(api, url) as app:

@@ -16,7 +16,7 @@ from infra.bootstrap import bootstrap
 from infra.settings import LANGUAGES, load_settings
 from infra.topics import CLOSED, OPEN
 from tests.fakebotapi import FakeBotAPI
-from tgbot.context import BotServices, game_id_for
+from tgbot.context import BotServices, compose, game_id_for
 from tgbot.gateway import Place
 from tgbot.handlers.group import set_lobby_language
 from tgbot.outbox import Outbox
@@ -29,7 +29,7 @@ FORUM = -1002024
 def services(db: str) -> Iterator[BotServices]:
     built = bootstrap(load_settings(telegram_bot_token="1:x", database_url=db))
     try:
-        yield BotServices.from_services(built)
+        yield compose(built, Bot("1:x"))
     finally:
         built.close()
 

@@ -24,12 +24,10 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, 
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
 
 from domain.events import Event
-from infra.db import reader
 from infra.event_store import BrokenChain, EventStore
 from infra.history import (
     HistoryProjector,
     computer_figures,
-    group_chats,
     group_figures,
     history,
     last_finished,
@@ -556,8 +554,7 @@ async def may_replay(
 
 
 def _same_group(services: BotServices, chat_id: int, game_chat: int) -> bool:
-    with reader(services.store.engine) as conn:
-        return game_chat in group_chats(conn, chat_id)
+    return game_chat in services.index.group_chats(chat_id)
 
 
 async def send_replay(

@@ -20,8 +20,6 @@ from telegram import Chat, Update
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationHandlerStop, CommandHandler
 
-from infra.db import reader
-from infra.history import group_chats
 from infra.ratings import (
     ALL_TIME,
     GLOBAL,
@@ -61,8 +59,7 @@ def current_season(services: BotServices) -> str:
 
 
 def _chats(services: BotServices, chat_id: int) -> list[int]:
-    with reader(services.store.engine) as conn:
-        return group_chats(conn, chat_id)
+    return services.index.group_chats(chat_id)
 
 
 def top_message(services: BotServices, lang: str, chat_id: int, season: str | None) -> str:
