@@ -133,10 +133,8 @@ async def execute(
 
 async def deliver(context: BotContext, *messages: Outgoing) -> None:
     """Hand the presenter's messages to the outbox, in order, at once (not recorded: a
-    handler's own answer to what was pressed or written). Nothing before the bot is up."""
-    outbox = context.services.outbox
-    if outbox is not None:
-        await outbox.deliver(messages)
+    handler's own answer to what was pressed or written)."""
+    await context.services.outbox.deliver(messages)
 
 
 async def is_admin(context: BotContext, chat_id: int, user_id: int) -> bool:

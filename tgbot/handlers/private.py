@@ -94,7 +94,7 @@ async def send_hand(context: BotContext, game_id: str, player: int) -> bool:
     the decision's buttons when they owe one. False when they play no running game there."""
     services = context.services
     state, version = await asyncio.to_thread(services.load, game_id)
-    if state.phase != "playing" or not state.is_player(player) or services.outbox is None:
+    if state.phase != "playing" or not state.is_player(player):
         return False
     table = await asyncio.to_thread(services.table, game_id, state)
     pending = state.pending
