@@ -45,8 +45,8 @@ from sqlalchemy import (
     desc,
     insert,
     select,
-    update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 
 from domain.decider import COMPUTER_MARK, COMPUTER_NAMES
 from infra.db import reader, writer
@@ -340,6 +340,33 @@ class _Row:
     dirty: bool = False
 
 
+# A game's end runs these: they are built once.
+_ROWS = select(player_ratings).where(
+    player_ratings.c.chat_id.in_(bindparam("chats", expanding=True)),
+    player_ratings.c.edition == bindparam("edition"),
+    player_ratings.c.season.in_(bindparam("seasons", expanding=True)),
+    player_ratings.c.player_id.in_(bindparam("ids", expanding=True)),
+)
+_RATED = (
+    select(rating_changes.c.stream_id)
+    .where(rating_changes.c.stream_id.in_(bindparam("streams", expanding=True)))
+    .distinct()
+)
+_CHANGES = insert(rating_changes)
+
+
+def _save_statement(dialect: str) -> Any:
+    """The rating rows, inserted or updated in one statement."""
+    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(player_ratings)
+    return upsert.on_conflict_do_update(
+        index_elements=[player_ratings.c[k] for k in _KEY],
+        set_={k: upsert.excluded[k] for k in _VALUES},
+    )
+
+
+_SAVE = {dialect: _save_statement(dialect) for dialect in ("postgresql", "sqlite")}
+
+
 @dataclass
 class _Batch:
     """The rating rows one batch reads and writes, kept in memory until it is written."""
@@ -352,7 +379,6 @@ class _Batch:
         missing = [k for k in keys if k not in self.rows]
         if not missing:
             return
-        t = player_ratings.c
         wanted = set(missing)
         # One statement per edition (a game's end: one), on plain columns: the rows of
         # those players in those groups and seasons, of which the wanted ones are kept.
@@ -361,14 +387,13 @@ class _Batch:
             groups.setdefault(key[2], []).append(key)
         for edition, keys in groups.items():
             found = self.conn.execute(
-                select(player_ratings).where(
-                    t.chat_id.in_(bindparam("chats", sorted({k[0] for k in keys}), expanding=True)),
-                    t.edition == edition,
-                    t.season.in_(
-                        bindparam("seasons", sorted({k[1] for k in keys}), expanding=True)
-                    ),
-                    t.player_id.in_(bindparam("ids", sorted({k[3] for k in keys}), expanding=True)),
-                )
+                _ROWS,
+                {
+                    "chats": sorted({k[0] for k in keys}),
+                    "edition": edition,
+                    "seasons": sorted({k[1] for k in keys}),
+                    "ids": sorted({k[3] for k in keys}),
+                },
             ).mappings()
             for row in found:
                 key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
@@ -376,24 +401,11 @@ class _Batch:
                     self.rows[key] = _Row(dict(row), new=False)
 
     def write(self) -> None:
-        new = [row.values for row in self.rows.values() if row.new]
-        if new:
-            self.conn.execute(insert(player_ratings), new)
-        changed = [
-            {f"k_{k}" if k in _KEY else k: v for k, v in row.values.items()}
-            for row in self.rows.values()
-            if row.dirty and not row.new
-        ]
-        if changed:
-            t = player_ratings.c
-            self.conn.execute(
-                update(player_ratings)
-                .where(*(t[k] == bindparam(f"k_{k}") for k in _KEY))
-                .values({k: bindparam(k) for k in _VALUES}),
-                changed,
-            )
+        saved = [row.values for row in self.rows.values() if row.new or row.dirty]
+        if saved:
+            self.conn.execute(_SAVE[self.conn.dialect.name], saved)
         if self.changes:
-            self.conn.execute(insert(rating_changes), self.changes)
+            self.conn.execute(_CHANGES, self.changes)
 
 
 def apply_game(batch: _Batch, game: RatedGame) -> None:
@@ -478,17 +490,7 @@ class _Ratings:
     ) -> None:
         if not prepared:
             return
-        done = set(
-            conn.execute(
-                select(rating_changes.c.stream_id)
-                .where(
-                    rating_changes.c.stream_id.in_(
-                        bindparam("streams", [g.stream_id for g in prepared], expanding=True)
-                    )
-                )
-                .distinct()
-            ).scalars()
-        )
+        done = set(conn.execute(_RATED, {"streams": [g.stream_id for g in prepared]}).scalars())
         batch = _Batch(conn)
         for game in prepared:
             if game.stream_id not in done:  # a game is rated once

@@ -87,6 +87,7 @@ def test_a_games_end_reads_its_stream_once_for_every_read_model(
     loads: list[str] = []
     one_by_one = store.load
     many = store.load_streams
+    games_too = store.load_games
 
     def load(stream_id: str, *args: Any, **kwargs: Any) -> Any:
         loads.append(stream_id)
@@ -96,8 +97,13 @@ def test_a_games_end_reads_its_stream_once_for_every_read_model(
         loads.extend(stream_ids)
         return many(conn, stream_ids, **kwargs)
 
+    def load_games(conn: Any, stream_ids: Any, **kwargs: Any) -> Any:
+        loads.extend(stream_ids)
+        return games_too(conn, stream_ids, **kwargs)
+
     monkeypatch.setattr(store, "load", load)
     monkeypatch.setattr(store, "load_streams", load_streams)
+    monkeypatch.setattr(store, "load_games", load_games)
     assert together(store).catch_up() > 0
     assert len(loads) == 1
     monkeypatch.undo()
@@ -122,3 +128,21 @@ def test_a_projector_alone_and_the_projectors_together_apply_each_game_once(
         counted = conn.execute(select(achievement_players.c.games)).scalars().all()
     assert len(rated) == 2
     assert set(counted) == {2}  # the same four people, two games each
+
+
+def test_brought_up_together_they_leave_an_imported_game_out(
+    fresh_db_url: str, games: list[PlayedGame]
+) -> None:
+    from infra.archive import export_game, import_game
+
+    store = EventStore(make_engine(fresh_db_url))
+    played = store_game(store, games[0].events, 0)
+    together(store).catch_up()
+    before = contents(store.engine)
+    copy, _ = import_game(store, list(export_game(store, played)))
+    assert together(store).catch_up() > 0  # the copy's end was read, and left out
+    assert contents(store.engine) == before
+    with store.engine.connect() as conn:
+        rated = set(conn.execute(select(rating_changes.c.stream_id)).scalars())
+        awarded = set(conn.execute(select(player_achievements.c.stream_id)).scalars())
+    assert copy not in rated | awarded
