@@ -13,7 +13,8 @@ Ratings are kept per edition, per group (under the chat id the game was played i
 per season: a calendar quarter of the game's end (``2026Q4``, from the event's recording
 time) and ``all`` for all time. Each season starts every player from the model's prior
 again; the season's rows stay as its table. Computer players are rated too, each of the
-computer's names as a player of its own (a small negative key), and shown apart. Practice
+computer's names at each level as a player of its own (a negative key: "🤖 Greta" at
+hard is not "🤖 Greta" at normal), and shown apart with their level. Practice
 games, imported games (the projector never sees them) and games with a variant are not
 rated. A rebuild replays the same games in the same order, so it gives the same numbers.
 """
@@ -65,6 +66,11 @@ SHOWN_BASE: Final = 1000
 SHOWN_SCALE: Final = 40
 
 MODEL: Final = PlackettLuce()
+
+# A computer player's level: its rating key's place (normal: its name's key itself).
+DEFAULT_LEVEL: Final = "normal"
+LEVEL_STRIDE: Final = 10_000_000  # beyond every name's key (at most 1,000,999)
+_LEVEL_RANKS: Final = {"normal": 0, "easy": 1, "hard": 2}
 
 player_ratings = Table(
     "player_ratings",
@@ -131,6 +137,7 @@ class RatedGame:
     names: dict[int, str]
     computers: frozenset[int]
     matches: tuple[Match, ...]
+    levels: dict[int, str] = field(default_factory=dict)  # each computer seat's level
 
 
 # The stored types a game's rating is read from (its other events never are).
@@ -140,6 +147,7 @@ RATED_TYPES: Final = frozenset(
         "player_joined",
         "computer_player_added",
         "computer_player_removed",
+        "computer_level_set",
         "settings_changed",
         "game_started",
         "round_started",
@@ -204,6 +212,7 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
     or it was played with a variant (rated nowhere: its odds are another game's)."""
     names: dict[int, str] = {}
     computers: set[int] = set()
+    levels: dict[int, str] = {}
     seating: tuple[int, ...] = ()
     chat_id, edition, practice, variant = 0, "base", False, False
     matches: list[Match] = []
@@ -230,8 +239,14 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
                 names[int(p["player"])] = str(p.get("name", ""))
                 if event.type == "computer_player_added":
                     computers.add(int(p["player"]))
+                    # Events older than levels seated a normal computer player.
+                    levels[int(p["player"])] = str(p.get("level") or DEFAULT_LEVEL)
             case "computer_player_removed":
                 computers.discard(int(p["player"]))
+            case "computer_level_set":
+                # One seat's level, or (no player) every computer player's seated so far.
+                chosen = [int(p["player"])] if p.get("player") is not None else computers
+                levels.update(dict.fromkeys(chosen, str(p["level"])))
             case "settings_changed":
                 edition = str(p.get("edition", edition))
                 # None (or no field): the change left the variants as they were.
@@ -264,6 +279,9 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
                     names={pid: names.get(pid, "") for pid in seating},
                     computers=frozenset(pid for pid in seating if pid in computers),
                     matches=tuple(matches),
+                    levels={
+                        pid: levels.get(pid, DEFAULT_LEVEL) for pid in seating if pid in computers
+                    },
                 )
     return None
 
@@ -274,19 +292,37 @@ def _has_variant(payload: dict[str, Any]) -> bool:
     return bool(payload.get("variants"))
 
 
-def rating_key(player: int, name: str, computer: bool) -> int:
-    """Whom a seat's rating belongs to: a person's own id; a computer player's name (each
-    of the computer's names is rated apart, whatever seat it sat in), as a negative key.
+def rating_key(player: int, name: str, computer: bool, level: str = DEFAULT_LEVEL) -> int:
+    """Whom a seat's rating belongs to: a person's own id; a computer player's name at its
+    level (each of the computer's names is rated apart at each level, whatever seat it sat
+    in), as a negative key: a normal one's is its name's, the other levels' lie
+    :data:`LEVEL_STRIDE` further down each (:func:`key_level` reads the level back).
 
     >>> rating_key(42, "Ann", False), rating_key(-2, "🤖 Greta", True)
     (42, -1)
+    >>> rating_key(-2, "🤖 Greta", True, "hard"), rating_key(-3, "🤖 Greta", True, "easy")
+    (-20000001, -10000001)
     """
     if not computer:
         return player
     bare = name.removeprefix(COMPUTER_MARK).strip()
     if bare in COMPUTER_NAMES:
-        return -(1 + COMPUTER_NAMES.index(bare))
-    return -(1000 + zlib.crc32(bare.encode()) % 1_000_000)
+        key = 1 + COMPUTER_NAMES.index(bare)
+    else:
+        key = 1000 + zlib.crc32(bare.encode()) % 1_000_000
+    return -(key + LEVEL_STRIDE * _LEVEL_RANKS.get(level, 0))
+
+
+def key_level(key: int) -> str | None:
+    """The level of the computer player a rating key belongs to (None: a person's).
+
+    >>> key_level(42), key_level(-1), key_level(-20000001), key_level(-10001000)
+    (None, 'normal', 'hard', 'easy')
+    """
+    if key >= 0:
+        return None
+    rank = (-key) // LEVEL_STRIDE
+    return next((level for level, r in _LEVEL_RANKS.items() if r == rank), DEFAULT_LEVEL)
 
 
 def shown(mu: float, sigma: float) -> int:
@@ -320,9 +356,18 @@ def _pair(rating: PlackettLuceRating) -> tuple[float, float]:
     return float(rating.mu), float(rating.sigma)
 
 
-def _keyed(game: RatedGame, match: Match) -> Match:
-    """``match`` with each seat replaced by whom its rating belongs to."""
-    key = {p: rating_key(p, game.names.get(p, ""), p in game.computers) for p in game.seating}
+def _keys(game: RatedGame) -> dict[int, int]:
+    """Each seat's rating key (:func:`rating_key`)."""
+    return {
+        p: rating_key(
+            p, game.names.get(p, ""), p in game.computers, game.levels.get(p, DEFAULT_LEVEL)
+        )
+        for p in game.seating
+    }
+
+
+def _keyed(key: dict[int, int], match: Match) -> Match:
+    """``match`` with each seat replaced by whom its rating belongs to (``key``)."""
     return Match(tuple(tuple(key[p] for p in team) for team in match.teams), match.ranks)
 
 
@@ -411,8 +456,9 @@ class _Batch:
 def apply_game(batch: _Batch, game: RatedGame) -> None:
     """Rate one finished game in its group's season and all-time tables, and record its
     season changes."""
-    keyed = [_keyed(game, m) for m in game.matches]
-    seats = {rating_key(p, game.names.get(p, ""), p in game.computers): p for p in game.seating}
+    key = _keys(game)
+    keyed = [_keyed(key, m) for m in game.matches]
+    seats = {key[p]: p for p in game.seating}
     season = season_of(game.finished_at)
     # The group's season and all-time tables, and the global ones (every group's games).
     scopes = [(chat, scope) for chat in (game.chat_id, GLOBAL) for scope in (season, ALL_TIME)]
@@ -522,6 +568,11 @@ class Standing:
     games: int
     last_change: int
     computer: bool = False
+
+    @property
+    def level(self) -> str | None:
+        """A computer player's level (None: a person)."""
+        return key_level(self.player_id) if self.computer else None
 
 
 @dataclass(frozen=True, slots=True)
