@@ -44,6 +44,7 @@ from sqlalchemy import (
     bindparam,
     delete,
     desc,
+    exists,
     insert,
     select,
 )
@@ -386,7 +387,17 @@ class _Row:
 
 
 # A game's end runs these: they are built once.
-_ROWS = select(player_ratings).where(
+# Each row says whether the game ``stream`` rated its player already: a game rates every
+# one of its players in every scope, so a game rated before finds its rows so marked.
+_ROWS = select(
+    player_ratings,
+    exists()
+    .where(
+        rating_changes.c.stream_id == bindparam("stream"),
+        rating_changes.c.player_id == player_ratings.c.player_id,
+    )
+    .label("rated"),
+).where(
     player_ratings.c.chat_id.in_(bindparam("chats", expanding=True)),
     player_ratings.c.edition == bindparam("edition"),
     player_ratings.c.season.in_(bindparam("seasons", expanding=True)),
@@ -420,11 +431,14 @@ class _Batch:
     rows: dict[tuple[int, str, str, int], _Row] = field(default_factory=dict)
     changes: list[dict[str, Any]] = field(default_factory=list)
 
-    def load(self, keys: Sequence[tuple[int, str, str, int]]) -> None:
+    def load(self, keys: Sequence[tuple[int, str, str, int]], stream: str = "") -> bool:
+        """Read the rows of ``keys`` not read yet; return whether one of them says the game
+        ``stream`` rated its player already."""
         missing = [k for k in keys if k not in self.rows]
         if not missing:
-            return
+            return False
         wanted = set(missing)
+        rated = False
         # One statement per edition (a game's end: one), on plain columns: the rows of
         # those players in those groups and seasons, of which the wanted ones are kept.
         groups: dict[str, list[tuple[int, str, str, int]]] = {}
@@ -438,12 +452,16 @@ class _Batch:
                     "edition": edition,
                     "seasons": sorted({k[1] for k in keys}),
                     "ids": sorted({k[3] for k in keys}),
+                    "stream": stream,
                 },
             ).mappings()
             for row in found:
                 key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
                 if key in wanted:
-                    self.rows[key] = _Row(dict(row), new=False)
+                    values = dict(row)
+                    rated = rated or bool(values.pop("rated"))
+                    self.rows[key] = _Row(values, new=False)
+        return rated
 
     def write(self) -> None:
         saved = [row.values for row in self.rows.values() if row.new or row.dirty]
@@ -453,16 +471,18 @@ class _Batch:
             self.conn.execute(_CHANGES, self.changes)
 
 
-def apply_game(batch: _Batch, game: RatedGame) -> None:
+def apply_game(batch: _Batch, game: RatedGame) -> bool:
     """Rate one finished game in its group's season and all-time tables, and record its
-    season changes."""
+    season changes; or, when its rows say it was rated already, leave it (False)."""
     key = _keys(game)
     keyed = [_keyed(key, m) for m in game.matches]
     seats = {key[p]: p for p in game.seating}
     season = season_of(game.finished_at)
     # The group's season and all-time tables, and the global ones (every group's games).
     scopes = [(chat, scope) for chat in (game.chat_id, GLOBAL) for scope in (season, ALL_TIME)]
-    batch.load([(chat, scope, game.edition, k) for chat, scope in scopes for k in seats])
+    keys = [(chat, scope, game.edition, k) for chat, scope in scopes for k in seats]
+    if batch.load(keys, game.stream_id):
+        return False
     # Scopes whose ratings stand alike before the game (a group's first season: its
     # season's and all-time's) stand alike after it: openskill is run once for them.
     rated: dict[tuple[tuple[int, float, float], ...], dict[int, tuple[float, float]]] = {}
@@ -536,10 +556,16 @@ class _Ratings:
     ) -> None:
         if not prepared:
             return
-        done = set(conn.execute(_RATED, {"streams": [g.stream_id for g in prepared]}).scalars())
+        # A game is rated once. A game's end (one game) learns whether it was rated from
+        # its rows (apply_game); a batch asks first, as a game's rows may all be read by
+        # then, for an earlier game of the batch.
+        done: set[str] = set()
+        if len(prepared) > 1:
+            streams = [g.stream_id for g in prepared]
+            done = set(conn.execute(_RATED, {"streams": streams}).scalars())
         batch = _Batch(conn)
         for game in prepared:
-            if game.stream_id not in done:  # a game is rated once
+            if game.stream_id not in done:
                 apply_game(batch, game)
                 done.add(game.stream_id)
         batch.write()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, update
 
 from infra.achievements import (
     AchievementsProjector,
@@ -20,7 +20,7 @@ from infra.event_store import EventStore
 from infra.history import HistoryProjector, history_projection
 from infra.projector import Projectors
 from infra.ratings import RatingsProjector, player_ratings, rating_changes, ratings_projection
-from infra.schema import metadata
+from infra.schema import metadata, projector_positions
 from tests.replay.games import PlayedGame, play
 from tests.replay.test_ratings import CHAT, store_game
 
@@ -146,3 +146,25 @@ def test_brought_up_together_they_leave_an_imported_game_out(
         rated = set(conn.execute(select(rating_changes.c.stream_id)).scalars())
         awarded = set(conn.execute(select(player_achievements.c.stream_id)).scalars())
     assert copy not in rated | awarded
+
+
+def test_a_game_end_applied_again_changes_nothing(
+    fresh_db_url: str, games: list[PlayedGame]
+) -> None:
+    """Their positions set back (a game's end replayed to them, alone and in a batch), the
+    read models find each game recorded already and change nothing."""
+    store = EventStore(make_engine(fresh_db_url))
+
+    def replayed() -> None:
+        before = contents(store.engine)
+        with store.engine.begin() as conn:
+            conn.execute(update(projector_positions).values(position=0))
+        assert together(store).catch_up() > 0
+        assert contents(store.engine) == before
+
+    store_game(store, games[0].events, 0)
+    together(store).catch_up()
+    replayed()  # one game's end
+    store_game(store, games[1].events, 1)
+    together(store).catch_up()
+    replayed()  # two
