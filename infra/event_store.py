@@ -44,6 +44,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import ColumnElement
 
 from infra.chain import GENESIS, Break, Sealed, canonical, check, event_hash, moment
 from infra.db import reader, writer
@@ -253,7 +254,7 @@ def _games_query(with_metadata: bool, typed: bool) -> Select[Any]:
     typed) and their first events, each row with its metadata when it is a first one."""
     columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
     first = type_coerce(case((events.c.version == 1, events.c.metadata)), events.c.metadata.type)
-    where = events.c.stream_id.in_(bindparam("streams", expanding=True))
+    where: ColumnElement[bool] = events.c.stream_id.in_(bindparam("streams", expanding=True))
     if typed:
         where = and_(
             where, or_(events.c.type.in_(bindparam("types", expanding=True)), events.c.version == 1)

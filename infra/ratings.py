@@ -531,6 +531,7 @@ def apply_game(batch: _Batch, game: RatedGame) -> bool:
                         "after": is_now,
                     }
                 )
+    return True
 
 
 @dataclass(frozen=True)
