@@ -307,9 +307,9 @@ _LOCK = {
     for wait in (True, False)
 }
 _NEW_POSITION = pg_insert(projector_positions).on_conflict_do_nothing()
-_SET_POSITION = (
+_SET_POSITIONS = (
     update(projector_positions)
-    .where(projector_positions.c.name == bindparam("k_name"))
+    .where(projector_positions.c.name.in_(bindparam("names", expanding=True)))
     .values(position=bindparam("position"))
 )
 
@@ -410,7 +410,7 @@ class Projectors:
         moved = False
         with writer(self.engine) as conn:
             locked = lock_positions(conn, self.names, self.wait)
-            done: list[dict[str, Any]] = []
+            done: list[str] = []
             for projection in self.projections:
                 name = projection.name
                 if name not in locked or locked[name] != positions[name]:
@@ -419,9 +419,9 @@ class Projectors:
                 if reached <= positions[name]:
                     continue
                 projection.apply(conn, mine[name], prepared[name])
-                done.append({"k_name": name, "position": reached})
-            if done:
-                conn.execute(_SET_POSITION, done)
+                done.append(name)
+            if done:  # every one applied reached the same position: one statement
+                conn.execute(_SET_POSITIONS, {"names": done, "position": reached})
         return len(new), len(new) < batch and not moved, moved
 
     def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
