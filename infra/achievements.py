@@ -30,8 +30,8 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 
 from domain import achievements as rules
 from domain import events as ev
@@ -168,36 +168,57 @@ def finished_game(stored: Sequence[StoredEvent]) -> FinishedGame | None:
     return None
 
 
+# A game's end runs these: they are built once.
+_PEOPLE = (
+    select(
+        achievement_players.c.player_id,
+        achievement_players.c.games,
+        achievement_players.c.wins,
+        player_achievements.c.achievement,
+        player_achievements.c.stream_id,
+    )
+    .select_from(
+        achievement_players.outerjoin(
+            player_achievements,
+            player_achievements.c.player_id == achievement_players.c.player_id,
+        )
+    )
+    .where(achievement_players.c.player_id.in_(bindparam("ids", expanding=True)))
+)
+_AWARD = insert(player_achievements)
+
+
+def _results_statement(dialect: str) -> Any:
+    """The people's results, inserted or updated in one statement."""
+    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(achievement_players)
+    return upsert.on_conflict_do_update(
+        index_elements=[achievement_players.c.player_id],
+        set_={c: upsert.excluded[c] for c in ("name", "games", "wins")},
+    )
+
+
+_RESULTS = {dialect: _results_statement(dialect) for dialect in ("postgresql", "sqlite")}
+
+
 def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
     """Record what finished games earned their people, in order (once: a game already
-    seen is skipped): the batch's people are read once and written once."""
-    t, a = player_achievements.c, achievement_players.c
+    seen is skipped): the batch's people, their results, what they hold and under which
+    games are read in one statement, and written in two."""
     ids = sorted({p for g in games for p, _ in g.people})
-    seen = set(
-        conn.execute(
-            select(t.stream_id)
-            .where(
-                t.stream_id.in_(bindparam("streams", [g.stream_id for g in games], expanding=True))
-            )
-            .distinct()
-        ).scalars()
-    )
-    results = {
-        int(row.player_id): (int(row.games), int(row.wins))
-        for row in conn.execute(
-            select(achievement_players).where(
-                a.player_id.in_(bindparam("ids", ids, expanding=True))
-            )
-        )
-    }
-    known = set(results)
+    batch = {g.stream_id for g in games}
+    seen: set[str] = set()
+    results: dict[int, tuple[int, int]] = {}
     held: dict[int, set[str]] = {}
-    for row in conn.execute(
-        select(t.player_id, t.achievement).where(
-            t.player_id.in_(bindparam("ids", ids, expanding=True))
-        )
-    ):
-        held.setdefault(int(row.player_id), set()).add(str(row.achievement))
+    # Every achievement recorded under a game is held by one of its people, and every
+    # person holding one has results: a game of the batch seen before shows among them.
+    for row in conn.execute(_PEOPLE, {"ids": ids}):
+        player = int(row.player_id)
+        results[player] = (int(row.games), int(row.wins))
+        mine = held.setdefault(player, set())
+        if row.achievement is not None:
+            mine.add(str(row.achievement))
+            if row.stream_id in batch:
+                seen.add(str(row.stream_id))
     names: dict[int, str] = {}
     new: list[dict[str, object]] = []
     for finished in games:
@@ -222,25 +243,14 @@ def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
             results[player] = (games_before + 1, wins + int(player in game.winners))
             names[player] = name
     if new:
-        conn.execute(insert(player_achievements), new)
-    fresh = [
-        {"player_id": p, "name": names[p], "games": g, "wins": w}
-        for p, (g, w) in results.items()
-        if p not in known and p in names
-    ]
-    if fresh:
-        conn.execute(insert(achievement_players), fresh)
-    changed = [
-        {"k_player_id": p, "name": names[p], "games": g, "wins": w}
-        for p, (g, w) in results.items()
-        if p in known and p in names
-    ]
-    if changed:
+        conn.execute(_AWARD, new)
+    if names:
         conn.execute(
-            update(achievement_players)
-            .where(a.player_id == bindparam("k_player_id"))
-            .values(name=bindparam("name"), games=bindparam("games"), wins=bindparam("wins")),
-            changed,
+            _RESULTS[conn.dialect.name],
+            [
+                {"player_id": p, "name": name, "games": results[p][0], "wins": results[p][1]}
+                for p, name in names.items()
+            ],
         )
 
 

@@ -31,15 +31,20 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Engine,
+    Select,
     and_,
     bindparam,
+    case,
     delete,
     func,
     insert,
+    or_,
     select,
+    type_coerce,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import ColumnElement
 
 from infra.chain import GENESIS, Break, Sealed, canonical, check, event_hash, moment
 from infra.db import reader, writer
@@ -229,6 +234,41 @@ _LOCK_AND_HEAD = select(
 _INSERT = insert(events).returning(events.c.position, sort_by_parameter_order=True)
 
 
+def _read_all_query(typed: bool, bounded: bool) -> Select[Any]:
+    """:meth:`EventStore.read_all`'s statement: after ``after``, of ``types`` when typed,
+    up to ``up_to`` when bounded, ``limit`` rows."""
+    where = [events.c.position > bindparam("after")]
+    if typed:
+        where.append(events.c.type.in_(bindparam("types", expanding=True)))
+    if bounded:
+        where.append(events.c.position <= bindparam("up_to"))
+    return select(*_COLUMNS).where(*where).order_by(events.c.position).limit(bindparam("limit"))
+
+
+# Projectors follow the log at every game's end: the statements are built once.
+_READ_ALL = {(t, b): _read_all_query(t, b) for t in (False, True) for b in (False, True)}
+
+
+def _games_query(with_metadata: bool, typed: bool) -> Select[Any]:
+    """:meth:`EventStore.load_games`'s statement: the streams' events (of ``types`` when
+    typed) and their first events, each row with its metadata when it is a first one."""
+    columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
+    first = type_coerce(case((events.c.version == 1, events.c.metadata)), events.c.metadata.type)
+    where: ColumnElement[bool] = events.c.stream_id.in_(bindparam("streams", expanding=True))
+    if typed:
+        where = and_(
+            where, or_(events.c.type.in_(bindparam("types", expanding=True)), events.c.version == 1)
+        )
+    return (
+        select(*columns, first.label("first_metadata"))
+        .where(where)
+        .order_by(events.c.stream_id, events.c.version)
+    )
+
+
+_GAMES = {(m, t): _games_query(m, t) for m in (False, True) for t in (False, True)}
+
+
 class EventStore:
     """Append to and read from the ``events`` table through ``engine``."""
 
@@ -405,6 +445,33 @@ class EventStore:
             found.setdefault(event.stream_id, []).append(event)
         return found
 
+    def load_games(
+        self,
+        conn: Connection,
+        stream_ids: Collection[str],
+        *,
+        with_metadata: bool = True,
+        types: Collection[str] | None = None,
+    ) -> tuple[dict[str, list[StoredEvent]], dict[str, dict[str, Any]]]:
+        """:meth:`load_streams`, and in the same statement each stream's first event's
+        metadata (which says whether the game was imported, :mod:`infra.imported`)."""
+        if not stream_ids:
+            return {}, {}
+        query = _GAMES[with_metadata, types is not None]
+        params: dict[str, Any] = {"streams": sorted(stream_ids)}
+        if types is not None:
+            params["types"] = sorted(types)
+        found: dict[str, list[StoredEvent]] = {}
+        firsts: dict[str, dict[str, Any]] = {}
+        for row in conn.execute(query, params):
+            if row.version == 1:
+                firsts[row.stream_id] = row.first_metadata or {}
+                if types is not None and row.type not in types:
+                    continue  # read for its metadata only
+            event = self._row(row[:-1])
+            found.setdefault(event.stream_id, []).append(event)
+        return found, firsts
+
     def read_all(
         self,
         after_position: int = 0,
@@ -417,16 +484,16 @@ class EventStore:
         """Up to ``limit`` events of every stream after ``after_position``, in commit order
         (``types``: only those of these stored types; ``up_to``: none after that position;
         ``conn``: on that connection, else on a reader of its own)."""
-        where = [events.c.position > after_position]
+        query = _READ_ALL[types is not None, up_to is not None]
+        params: dict[str, Any] = {"after": after_position, "limit": limit}
         if types is not None:
-            where.append(events.c.type.in_(bindparam("types", sorted(types), expanding=True)))
+            params["types"] = sorted(types)
         if up_to is not None:
-            where.append(events.c.position <= up_to)
-        query = select(*_COLUMNS).where(*where).order_by(events.c.position).limit(limit)
+            params["up_to"] = up_to
         if conn is not None:
-            return [self._row(row) for row in conn.execute(query)]
+            return [self._row(row) for row in conn.execute(query, params)]
         with reader(self.engine) as own:
-            return [self._row(row) for row in own.execute(query)]
+            return [self._row(row) for row in own.execute(query, params)]
 
     # -- the hash chain ------------------------------------------------------------
 

@@ -17,12 +17,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import Connection, Engine, Table, bindparam, delete, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from infra.db import reader, writer
 from infra.event_store import EventStore, StoredEvent
-from infra.imported import imported_streams
+from infra.imported import imported_streams, is_imported
 from infra.schema import READ_MODEL_TABLES, games, player_stats, projector_positions
 
 READ_MODELS_PROJECTOR = "read_models"
@@ -59,7 +69,11 @@ class Streams:
             found = store.load_streams(
                 conn, stream_ids, with_metadata=with_metadata, types=self.types
             )
-            self._loaded = {stream: found.get(stream, []) for stream in stream_ids}
+            self.have(found, stream_ids)
+
+    def have(self, found: dict[str, list[StoredEvent]], stream_ids: Collection[str]) -> None:
+        """Take the streams ``stream_ids`` as read already (``found``: those with events)."""
+        self._loaded.update({stream: found.get(stream, []) for stream in stream_ids})
 
     def load(self, stream_id: str, types: Collection[str] | None) -> list[StoredEvent]:
         events = self._loaded.get(stream_id)
@@ -274,22 +288,47 @@ class Projector:
         )
 
 
+# A game's end runs these: they are built once.
+_POSITIONS = select(projector_positions.c.name, projector_positions.c.position).where(
+    projector_positions.c.name.in_(bindparam("names", expanding=True))
+)
+# PostgreSQL: the rows locked, and the transaction's commit not waiting for its WAL to
+# reach the disk (the read models and their positions are lost together in a crash,
+# never apart, and are then brought up from the log again: only the log must be durable).
+_LOCK = {
+    wait: select(
+        projector_positions.c.name,
+        projector_positions.c.position,
+        func.set_config("synchronous_commit", "off", True),
+    )
+    .where(projector_positions.c.name.in_(bindparam("names", expanding=True)))
+    .order_by(projector_positions.c.name)
+    .with_for_update(skip_locked=not wait)
+    for wait in (True, False)
+}
+_NEW_POSITION = pg_insert(projector_positions).on_conflict_do_nothing()
+_SET_POSITIONS = (
+    update(projector_positions)
+    .where(projector_positions.c.name.in_(bindparam("names", expanding=True)))
+    .values(position=bindparam("position"))
+)
+
+
 def lock_positions(conn: Connection, names: Sequence[str], wait: bool = True) -> dict[str, int]:
-    """:func:`lock_position` of several projections in one statement (two when a row is
+    """:func:`lock_position` of several projections in one statement (more when a row is
     new): the positions of those locked; one another transaction holds is left out when
     ``wait`` is false."""
     table = projector_positions
-    query = select(table.c.name, table.c.position).where(
-        table.c.name.in_(bindparam("names", list(names), expanding=True))
-    )
+    wanted = {"names": list(names)}
     if conn.dialect.name == "postgresql":
-        conn.execute(
-            pg_insert(table).on_conflict_do_nothing(),
-            [{"name": name, "position": 0} for name in names],
-        )
-        query = query.order_by(table.c.name).with_for_update(skip_locked=not wait)
-        return {str(r.name): int(r.position) for r in conn.execute(query)}
-    found = {str(r.name): int(r.position) for r in conn.execute(query)}
+        found = {str(r.name): int(r.position) for r in conn.execute(_LOCK[wait], wanted)}
+        if len(found) < len(names):  # a row to create (or, not waiting, one held)
+            missing = [name for name in names if name not in found]
+            conn.execute(_NEW_POSITION, [{"name": name, "position": 0} for name in missing])
+            again = {"names": missing}
+            found.update({str(r.name): int(r.position) for r in conn.execute(_LOCK[wait], again)})
+        return found
+    found = {str(r.name): int(r.position) for r in conn.execute(_POSITIONS, wanted)}
     missing = [name for name in names if name not in found]
     if missing:
         conn.execute(insert(table), [{"name": name, "position": 0} for name in missing])
@@ -328,11 +367,7 @@ class Projectors:
         self.with_metadata = any(p.with_metadata for p in self.projections)
 
     def positions(self, conn: Connection) -> dict[str, int]:
-        found = conn.execute(
-            select(projector_positions.c.name, projector_positions.c.position).where(
-                projector_positions.c.name.in_(bindparam("names", list(self.names), expanding=True))
-            )
-        )
+        found = conn.execute(_POSITIONS, {"names": self.names})
         known = {str(r.name): int(r.position) for r in found}
         return {name: known.get(name, 0) for name in self.names}
 
@@ -344,7 +379,8 @@ class Projectors:
         The reads share one connection: the positions, the next events of the projections'
         types after the lowest position (a position reached is the last such event read:
         appends are committed in position order, so none can appear before it later),
-        which of their games were imported, and the streams of the games that ended.
+        and the streams of the games that ended with their first events, which say
+        whether they were imported (another statement for the other streams, if any).
         """
         with reader(self.engine) as conn:
             positions = self.positions(conn)
@@ -354,9 +390,17 @@ class Projectors:
             )
             if not new:
                 return 0, True, False
-            fresh = Projector._played_here(conn, new)
-            ended = {e.stream_id for e in fresh if e.type == "game_ended"}
-            streams = Streams(self.store, self.reads, self.with_metadata, conn, ended)
+            ended = {e.stream_id for e in new if e.type == "game_ended"}
+            streams = Streams(self.store, self.reads, self.with_metadata)
+            found, firsts = self.store.load_games(
+                conn, ended, with_metadata=self.with_metadata, types=streams.types
+            )
+            imported = {stream for stream in ended if is_imported(firsts.get(stream))}
+            others = {e.stream_id for e in new} - ended
+            if others:
+                imported |= imported_streams(conn, others)
+            streams.have(found, ended - imported)
+            fresh = [e for e in new if e.stream_id not in imported]
         reached = new[-1].position
         mine = {
             p.name: [e for e in fresh if e.position > positions[p.name] and e.type in p.types]
@@ -366,7 +410,7 @@ class Projectors:
         moved = False
         with writer(self.engine) as conn:
             locked = lock_positions(conn, self.names, self.wait)
-            done: list[dict[str, Any]] = []
+            done: list[str] = []
             for projection in self.projections:
                 name = projection.name
                 if name not in locked or locked[name] != positions[name]:
@@ -375,14 +419,9 @@ class Projectors:
                 if reached <= positions[name]:
                     continue
                 projection.apply(conn, mine[name], prepared[name])
-                done.append({"k_name": name, "position": reached})
-            if done:
-                conn.execute(
-                    update(projector_positions)
-                    .where(projector_positions.c.name == bindparam("k_name"))
-                    .values(position=bindparam("position")),
-                    done,
-                )
+                done.append(name)
+            if done:  # every one applied reached the same position: one statement
+                conn.execute(_SET_POSITIONS, {"names": done, "position": reached})
         return len(new), len(new) < batch and not moved, moved
 
     def catch_up(self, batch: int = DEFAULT_BATCH) -> int:

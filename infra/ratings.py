@@ -13,7 +13,8 @@ Ratings are kept per edition, per group (under the chat id the game was played i
 per season: a calendar quarter of the game's end (``2026Q4``, from the event's recording
 time) and ``all`` for all time. Each season starts every player from the model's prior
 again; the season's rows stay as its table. Computer players are rated too, each of the
-computer's names as a player of its own (a small negative key), and shown apart. Practice
+computer's names at each level as a player of its own (a negative key: "🤖 Greta" at
+hard is not "🤖 Greta" at normal), and shown apart with their level. Practice
 games, imported games (the projector never sees them) and games with a variant are not
 rated. A rebuild replays the same games in the same order, so it gives the same numbers.
 """
@@ -43,10 +44,11 @@ from sqlalchemy import (
     bindparam,
     delete,
     desc,
+    exists,
     insert,
     select,
-    update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 
 from domain.decide.lobby import COMPUTER_MARK, COMPUTER_NAMES
 from infra.botstate import group_chats
@@ -66,6 +68,11 @@ SHOWN_BASE: Final = 1000
 SHOWN_SCALE: Final = 40
 
 MODEL: Final = PlackettLuce()
+
+# A computer player's level: its rating key's place (normal: its name's key itself).
+DEFAULT_LEVEL: Final = "normal"
+LEVEL_STRIDE: Final = 10_000_000  # beyond every name's key (at most 1,000,999)
+_LEVEL_RANKS: Final = {"normal": 0, "easy": 1, "hard": 2}
 
 player_ratings = Table(
     "player_ratings",
@@ -132,6 +139,7 @@ class RatedGame:
     names: dict[int, str]
     computers: frozenset[int]
     matches: tuple[Match, ...]
+    levels: dict[int, str] = field(default_factory=dict)  # each computer seat's level
 
 
 # The stored types a game's rating is read from (its other events never are).
@@ -141,6 +149,7 @@ RATED_TYPES: Final = frozenset(
         "player_joined",
         "computer_player_added",
         "computer_player_removed",
+        "computer_level_set",
         "settings_changed",
         "game_started",
         "round_started",
@@ -205,6 +214,7 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
     or it was played with a variant (rated nowhere: its odds are another game's)."""
     names: dict[int, str] = {}
     computers: set[int] = set()
+    levels: dict[int, str] = {}
     seating: tuple[int, ...] = ()
     chat_id, edition, practice, variant = 0, "base", False, False
     matches: list[Match] = []
@@ -231,8 +241,14 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
                 names[int(p["player"])] = str(p.get("name", ""))
                 if event.type == "computer_player_added":
                     computers.add(int(p["player"]))
+                    # Events older than levels seated a normal computer player.
+                    levels[int(p["player"])] = str(p.get("level") or DEFAULT_LEVEL)
             case "computer_player_removed":
                 computers.discard(int(p["player"]))
+            case "computer_level_set":
+                # One seat's level, or (no player) every computer player's seated so far.
+                chosen = [int(p["player"])] if p.get("player") is not None else computers
+                levels.update(dict.fromkeys(chosen, str(p["level"])))
             case "settings_changed":
                 edition = str(p.get("edition", edition))
                 # None (or no field): the change left the variants as they were.
@@ -265,6 +281,9 @@ def rated_game(stored: Sequence[StoredEvent]) -> RatedGame | None:
                     names={pid: names.get(pid, "") for pid in seating},
                     computers=frozenset(pid for pid in seating if pid in computers),
                     matches=tuple(matches),
+                    levels={
+                        pid: levels.get(pid, DEFAULT_LEVEL) for pid in seating if pid in computers
+                    },
                 )
     return None
 
@@ -275,19 +294,37 @@ def _has_variant(payload: dict[str, Any]) -> bool:
     return bool(payload.get("variants"))
 
 
-def rating_key(player: int, name: str, computer: bool) -> int:
-    """Whom a seat's rating belongs to: a person's own id; a computer player's name (each
-    of the computer's names is rated apart, whatever seat it sat in), as a negative key.
+def rating_key(player: int, name: str, computer: bool, level: str = DEFAULT_LEVEL) -> int:
+    """Whom a seat's rating belongs to: a person's own id; a computer player's name at its
+    level (each of the computer's names is rated apart at each level, whatever seat it sat
+    in), as a negative key: a normal one's is its name's, the other levels' lie
+    :data:`LEVEL_STRIDE` further down each (:func:`key_level` reads the level back).
 
     >>> rating_key(42, "Ann", False), rating_key(-2, "🤖 Greta", True)
     (42, -1)
+    >>> rating_key(-2, "🤖 Greta", True, "hard"), rating_key(-3, "🤖 Greta", True, "easy")
+    (-20000001, -10000001)
     """
     if not computer:
         return player
     bare = name.removeprefix(COMPUTER_MARK).strip()
     if bare in COMPUTER_NAMES:
-        return -(1 + COMPUTER_NAMES.index(bare))
-    return -(1000 + zlib.crc32(bare.encode()) % 1_000_000)
+        key = 1 + COMPUTER_NAMES.index(bare)
+    else:
+        key = 1000 + zlib.crc32(bare.encode()) % 1_000_000
+    return -(key + LEVEL_STRIDE * _LEVEL_RANKS.get(level, 0))
+
+
+def key_level(key: int) -> str | None:
+    """The level of the computer player a rating key belongs to (None: a person's).
+
+    >>> key_level(42), key_level(-1), key_level(-20000001), key_level(-10001000)
+    (None, 'normal', 'hard', 'easy')
+    """
+    if key >= 0:
+        return None
+    rank = (-key) // LEVEL_STRIDE
+    return next((level for level, r in _LEVEL_RANKS.items() if r == rank), DEFAULT_LEVEL)
 
 
 def shown(mu: float, sigma: float) -> int:
@@ -321,9 +358,18 @@ def _pair(rating: PlackettLuceRating) -> tuple[float, float]:
     return float(rating.mu), float(rating.sigma)
 
 
-def _keyed(game: RatedGame, match: Match) -> Match:
-    """``match`` with each seat replaced by whom its rating belongs to."""
-    key = {p: rating_key(p, game.names.get(p, ""), p in game.computers) for p in game.seating}
+def _keys(game: RatedGame) -> dict[int, int]:
+    """Each seat's rating key (:func:`rating_key`)."""
+    return {
+        p: rating_key(
+            p, game.names.get(p, ""), p in game.computers, game.levels.get(p, DEFAULT_LEVEL)
+        )
+        for p in game.seating
+    }
+
+
+def _keyed(key: dict[int, int], match: Match) -> Match:
+    """``match`` with each seat replaced by whom its rating belongs to (``key``)."""
     return Match(tuple(tuple(key[p] for p in team) for team in match.teams), match.ranks)
 
 
@@ -341,6 +387,43 @@ class _Row:
     dirty: bool = False
 
 
+# A game's end runs these: they are built once.
+# Each row says whether the game ``stream`` rated its player already: a game rates every
+# one of its players in every scope, so a game rated before finds its rows so marked.
+_ROWS = select(
+    player_ratings,
+    exists()
+    .where(
+        rating_changes.c.stream_id == bindparam("stream"),
+        rating_changes.c.player_id == player_ratings.c.player_id,
+    )
+    .label("rated"),
+).where(
+    player_ratings.c.chat_id.in_(bindparam("chats", expanding=True)),
+    player_ratings.c.edition == bindparam("edition"),
+    player_ratings.c.season.in_(bindparam("seasons", expanding=True)),
+    player_ratings.c.player_id.in_(bindparam("ids", expanding=True)),
+)
+_RATED = (
+    select(rating_changes.c.stream_id)
+    .where(rating_changes.c.stream_id.in_(bindparam("streams", expanding=True)))
+    .distinct()
+)
+_CHANGES = insert(rating_changes)
+
+
+def _save_statement(dialect: str) -> Any:
+    """The rating rows, inserted or updated in one statement."""
+    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(player_ratings)
+    return upsert.on_conflict_do_update(
+        index_elements=[player_ratings.c[k] for k in _KEY],
+        set_={k: upsert.excluded[k] for k in _VALUES},
+    )
+
+
+_SAVE = {dialect: _save_statement(dialect) for dialect in ("postgresql", "sqlite")}
+
+
 @dataclass
 class _Batch:
     """The rating rows one batch reads and writes, kept in memory until it is written."""
@@ -349,12 +432,14 @@ class _Batch:
     rows: dict[tuple[int, str, str, int], _Row] = field(default_factory=dict)
     changes: list[dict[str, Any]] = field(default_factory=list)
 
-    def load(self, keys: Sequence[tuple[int, str, str, int]]) -> None:
+    def load(self, keys: Sequence[tuple[int, str, str, int]], stream: str = "") -> bool:
+        """Read the rows of ``keys`` not read yet; return whether one of them says the game
+        ``stream`` rated its player already."""
         missing = [k for k in keys if k not in self.rows]
         if not missing:
-            return
-        t = player_ratings.c
+            return False
         wanted = set(missing)
+        rated = False
         # One statement per edition (a game's end: one), on plain columns: the rows of
         # those players in those groups and seasons, of which the wanted ones are kept.
         groups: dict[str, list[tuple[int, str, str, int]]] = {}
@@ -362,50 +447,43 @@ class _Batch:
             groups.setdefault(key[2], []).append(key)
         for edition, keys in groups.items():
             found = self.conn.execute(
-                select(player_ratings).where(
-                    t.chat_id.in_(bindparam("chats", sorted({k[0] for k in keys}), expanding=True)),
-                    t.edition == edition,
-                    t.season.in_(
-                        bindparam("seasons", sorted({k[1] for k in keys}), expanding=True)
-                    ),
-                    t.player_id.in_(bindparam("ids", sorted({k[3] for k in keys}), expanding=True)),
-                )
+                _ROWS,
+                {
+                    "chats": sorted({k[0] for k in keys}),
+                    "edition": edition,
+                    "seasons": sorted({k[1] for k in keys}),
+                    "ids": sorted({k[3] for k in keys}),
+                    "stream": stream,
+                },
             ).mappings()
             for row in found:
                 key = (row["chat_id"], row["season"], row["edition"], row["player_id"])
                 if key in wanted:
-                    self.rows[key] = _Row(dict(row), new=False)
+                    values = dict(row)
+                    rated = rated or bool(values.pop("rated"))
+                    self.rows[key] = _Row(values, new=False)
+        return rated
 
     def write(self) -> None:
-        new = [row.values for row in self.rows.values() if row.new]
-        if new:
-            self.conn.execute(insert(player_ratings), new)
-        changed = [
-            {f"k_{k}" if k in _KEY else k: v for k, v in row.values.items()}
-            for row in self.rows.values()
-            if row.dirty and not row.new
-        ]
-        if changed:
-            t = player_ratings.c
-            self.conn.execute(
-                update(player_ratings)
-                .where(*(t[k] == bindparam(f"k_{k}") for k in _KEY))
-                .values({k: bindparam(k) for k in _VALUES}),
-                changed,
-            )
+        saved = [row.values for row in self.rows.values() if row.new or row.dirty]
+        if saved:
+            self.conn.execute(_SAVE[self.conn.dialect.name], saved)
         if self.changes:
-            self.conn.execute(insert(rating_changes), self.changes)
+            self.conn.execute(_CHANGES, self.changes)
 
 
-def apply_game(batch: _Batch, game: RatedGame) -> None:
+def apply_game(batch: _Batch, game: RatedGame) -> bool:
     """Rate one finished game in its group's season and all-time tables, and record its
-    season changes."""
-    keyed = [_keyed(game, m) for m in game.matches]
-    seats = {rating_key(p, game.names.get(p, ""), p in game.computers): p for p in game.seating}
+    season changes; or, when its rows say it was rated already, leave it (False)."""
+    key = _keys(game)
+    keyed = [_keyed(key, m) for m in game.matches]
+    seats = {key[p]: p for p in game.seating}
     season = season_of(game.finished_at)
     # The group's season and all-time tables, and the global ones (every group's games).
     scopes = [(chat, scope) for chat in (game.chat_id, GLOBAL) for scope in (season, ALL_TIME)]
-    batch.load([(chat, scope, game.edition, k) for chat, scope in scopes for k in seats])
+    keys = [(chat, scope, game.edition, k) for chat, scope in scopes for k in seats]
+    if batch.load(keys, game.stream_id):
+        return False
     # Scopes whose ratings stand alike before the game (a group's first season: its
     # season's and all-time's) stand alike after it: openskill is run once for them.
     rated: dict[tuple[tuple[int, float, float], ...], dict[int, tuple[float, float]]] = {}
@@ -454,6 +532,7 @@ def apply_game(batch: _Batch, game: RatedGame) -> None:
                         "after": is_now,
                     }
                 )
+    return True
 
 
 @dataclass(frozen=True)
@@ -479,20 +558,16 @@ class _Ratings:
     ) -> None:
         if not prepared:
             return
-        done = set(
-            conn.execute(
-                select(rating_changes.c.stream_id)
-                .where(
-                    rating_changes.c.stream_id.in_(
-                        bindparam("streams", [g.stream_id for g in prepared], expanding=True)
-                    )
-                )
-                .distinct()
-            ).scalars()
-        )
+        # A game is rated once. A game's end (one game) learns whether it was rated from
+        # its rows (apply_game); a batch asks first, as a game's rows may all be read by
+        # then, for an earlier game of the batch.
+        done: set[str] = set()
+        if len(prepared) > 1:
+            streams = [g.stream_id for g in prepared]
+            done = set(conn.execute(_RATED, {"streams": streams}).scalars())
         batch = _Batch(conn)
         for game in prepared:
-            if game.stream_id not in done:  # a game is rated once
+            if game.stream_id not in done:
                 apply_game(batch, game)
                 done.add(game.stream_id)
         batch.write()
@@ -521,6 +596,11 @@ class Standing:
     games: int
     last_change: int
     computer: bool = False
+
+    @property
+    def level(self) -> str | None:
+        """A computer player's level (None: a person)."""
+        return key_level(self.player_id) if self.computer else None
 
 
 @dataclass(frozen=True, slots=True)

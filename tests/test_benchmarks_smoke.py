@@ -29,7 +29,7 @@ SMOKE: dict[str, tuple[list[str], bool]] = {
     "rules --simulate": (["benchmarks/bench_rules.py", "--simulate", "--smoke"], False),
     "render": (["-m", "benchmarks.bench_render", "--runs", "2"], False),
     "replay": (["benchmarks/bench_replay.py", "--steps", "3"], False),
-    "ratings": (["benchmarks/bench_ratings.py", "--games", "20", "--ends", "2"], False),
+    "ratings": (["-m", "benchmarks.bench_ratings", "--games", "20", "--ends", "2"], False),
     "strategy": (
         [
             "benchmarks/bench_strategy.py",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, update
 
 from infra.achievements import (
     AchievementsProjector,
@@ -20,7 +20,7 @@ from infra.event_store import EventStore
 from infra.history import HistoryProjector, history_projection
 from infra.projector import Projectors
 from infra.ratings import RatingsProjector, player_ratings, rating_changes, ratings_projection
-from infra.schema import metadata
+from infra.schema import metadata, projector_positions
 from tests.replay.games import PlayedGame, play
 from tests.replay.test_ratings import CHAT, store_game
 
@@ -87,6 +87,7 @@ def test_a_games_end_reads_its_stream_once_for_every_read_model(
     loads: list[str] = []
     one_by_one = store.load
     many = store.load_streams
+    games_too = store.load_games
 
     def load(stream_id: str, *args: Any, **kwargs: Any) -> Any:
         loads.append(stream_id)
@@ -96,8 +97,13 @@ def test_a_games_end_reads_its_stream_once_for_every_read_model(
         loads.extend(stream_ids)
         return many(conn, stream_ids, **kwargs)
 
+    def load_games(conn: Any, stream_ids: Any, **kwargs: Any) -> Any:
+        loads.extend(stream_ids)
+        return games_too(conn, stream_ids, **kwargs)
+
     monkeypatch.setattr(store, "load", load)
     monkeypatch.setattr(store, "load_streams", load_streams)
+    monkeypatch.setattr(store, "load_games", load_games)
     assert together(store).catch_up() > 0
     assert len(loads) == 1
     monkeypatch.undo()
@@ -122,3 +128,43 @@ def test_a_projector_alone_and_the_projectors_together_apply_each_game_once(
         counted = conn.execute(select(achievement_players.c.games)).scalars().all()
     assert len(rated) == 2
     assert set(counted) == {2}  # the same four people, two games each
+
+
+def test_brought_up_together_they_leave_an_imported_game_out(
+    fresh_db_url: str, games: list[PlayedGame]
+) -> None:
+    from infra.archive import export_game, import_game
+
+    store = EventStore(make_engine(fresh_db_url))
+    played = store_game(store, games[0].events, 0)
+    together(store).catch_up()
+    before = contents(store.engine)
+    copy, _ = import_game(store, list(export_game(store, played)))
+    assert together(store).catch_up() > 0  # the copy's end was read, and left out
+    assert contents(store.engine) == before
+    with store.engine.connect() as conn:
+        rated = set(conn.execute(select(rating_changes.c.stream_id)).scalars())
+        awarded = set(conn.execute(select(player_achievements.c.stream_id)).scalars())
+    assert copy not in rated | awarded
+
+
+def test_a_game_end_applied_again_changes_nothing(
+    fresh_db_url: str, games: list[PlayedGame]
+) -> None:
+    """Their positions set back (a game's end replayed to them, alone and in a batch), the
+    read models find each game recorded already and change nothing."""
+    store = EventStore(make_engine(fresh_db_url))
+
+    def replayed() -> None:
+        before = contents(store.engine)
+        with store.engine.begin() as conn:
+            conn.execute(update(projector_positions).values(position=0))
+        assert together(store).catch_up() > 0
+        assert contents(store.engine) == before
+
+    store_game(store, games[0].events, 0)
+    together(store).catch_up()
+    replayed()  # one game's end
+    store_game(store, games[1].events, 1)
+    together(store).catch_up()
+    replayed()  # two

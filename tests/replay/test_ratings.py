@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -228,6 +229,44 @@ def test_computer_players_are_rated_by_their_names_and_shown_apart(fresh_db_url:
     assert {s.player_id for s in people} == set(games[0].final.humans())
     assert all(s.computer for s in shown_computers)
     assert {s.player_id for s in shown_computers} == {k for k, v in computers.items() if v[2] >= 5}
+
+
+def at_level(events: Sequence[ev.Event], level: str, for_all: bool = False) -> list[ev.Event]:
+    """A game's events with its computer players seated at ``level`` (``for_all``: seated
+    at normal, then the lobby's level for them all set to it)."""
+    changed: list[ev.Event] = []
+    for event in events:
+        if isinstance(event, ev.ComputerPlayerAdded):
+            if for_all:
+                changed += [event, ev.ComputerLevelSet(level)]
+                continue
+            event = replace(event, level=level)
+        changed.append(event)
+    return changed
+
+
+def test_a_computer_player_is_rated_apart_at_each_level_and_shown_with_it(
+    fresh_db_url: str,
+) -> None:
+    """The same computer player ("🤖 Greta") in the same games, at normal and at hard:
+    two ratings, each of five games, and a rebuild gives the same."""
+    game = play(90, players=2, edition="base", chat_id=CHAT, computers=1)
+    store = EventStore(make_engine(fresh_db_url))
+    for day in range(5):
+        store_game(store, game.events, day)
+        store_game(store, at_level(game.events, "hard", for_all=day % 2 == 1), day)
+    projector = RatingsProjector(store.engine, store)
+    projector.catch_up()
+    _, computers = table(store.engine, [CHAT], ALL_TIME, "base")
+    (name,) = {game.final.names[p] for p in game.final.computers}
+    assert sorted((c.name, c.level, c.games) for c in computers) == [
+        (name, "hard", 5),
+        (name, "normal", 5),
+    ]
+    assert len({c.player_id for c in computers}) == 2
+    live = rows(store.engine)
+    projector.rebuild()
+    assert rows(store.engine) == live
 
 
 def test_practice_imported_and_variant_games_are_not_rated(fresh_db_url: str) -> None:

@@ -12,7 +12,7 @@ from infra.event_store import EventStore
 from infra.ratings import game_changes, shown, table
 from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
-from tests.replay.test_ratings import START, store_game
+from tests.replay.test_ratings import START, at_level, store_game
 from tests.tgbot.bot_harness import Table, bot_services, open_game, running_bot, seat, settle
 from tests.tgbot.test_bot_computers import press_lobby
 
@@ -105,6 +105,26 @@ async def test_top_ranks_the_groups_players_with_five_rated_games_this_season(db
             await settle(api, app)
             assert api.last_message(GROUP)["text"].split("\n")[3:6] == ranked
             assert START.year == 2025 and shown(25.0, 25.0 / 3) == 1000
+
+
+async def test_top_shows_a_computer_player_apart_at_each_level(db: str) -> None:
+    game = play(90, players=2, chat_id=GROUP, computers=1)
+    (name,) = {game.final.names[p] for p in game.final.computers}
+    async with FakeBotAPI() as api:
+        seat(api, GROUP, [101, 102])
+        async with running_bot(
+            api, db, clock_ms=clock_at(datetime(2025, 3, 20, tzinfo=UTC))
+        ) as app:
+            store = EventStore(bot_services(app).store.engine)
+            for day in range(5):
+                store_game(store, game.events, day)
+                store_game(store, at_level(game.events, "hard"), day)
+            await settle(api, app)
+            api.send_text(GROUP, 101, "/top")
+            await settle(api, app)
+            (line,) = [line for line in api.last_message(GROUP)["text"].split("\n") if name in line]
+            assert f"{name} · hard " in line and f"{name} · normal " in line
+            assert line.count("(5 rated games)") == 2
 
 
 async def test_privacy_chooses_whether_a_name_is_shown_in_the_global_table(db: str) -> None:

@@ -75,7 +75,7 @@ def top_message(services: BotServices, lang: str, chat_id: int, season: str | No
         people, computers = table(engine, chats, season, edition)
         tables[edition] = (
             [Ranked(s.name, s.rating, s.games) for s in people],
-            [Ranked(s.name, s.rating, s.games) for s in computers],
+            [Ranked(s.name, s.rating, s.games, s.level) for s in computers],
         )
     return top_text(Texts(lang), None if all_time else season, tables, RANKED_AFTER)
 
@@ -94,7 +94,7 @@ def global_top_message(services: BotServices, lang: str, season: str | None) -> 
         tables[edition] = GlobalRanks(
             [(rank, Ranked(s.name, s.rating, s.games)) for rank, s in found.named],
             found.unnamed,
-            [Ranked(s.name, s.rating, s.games) for s in found.computers],
+            [Ranked(s.name, s.rating, s.games, s.level) for s in found.computers],
         )
     return global_top_text(Texts(lang), None if all_time else season, tables, RANKED_AFTER)
 

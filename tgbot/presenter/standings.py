@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from domain.state import PlayerId
 from tgbot.presenter.icons import Icon, Line
-from tgbot.texts import Texts, esc
+from tgbot.texts import Texts, computer_html, esc
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,7 @@ class Ranked:
     name: str
     rating: int
     games: int
+    level: str | None = None  # a computer player's: rated apart at each level
 
 
 def signed(delta: int) -> str:
@@ -149,7 +150,7 @@ def _computers(texts: Texts, computers: Sequence[Ranked]) -> str:
     each = ", ".join(
         texts.t(
             "top.computer",
-            name=esc(c.name),
+            name=computer_html(c.name, c.level, texts) if c.level else esc(c.name),
             rating=c.rating,
             games=texts.t("count.rated_games", n=c.games),
         )
