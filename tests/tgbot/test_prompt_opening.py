@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from domain import codec, decider
+from domain import codec, engine
 from domain import events as ev
 from domain.events import Event
 from domain.evolve import fold
@@ -34,7 +34,7 @@ def test_a_decisions_opening_told_again_from_the_log_is_the_prompts(
     store = EventStore(
         make_engine(sqlite_url), clock=lambda: start + timedelta(seconds=next(ticks))
     )
-    services = SimpleNamespace(store=store, service=GameService(store, decider, codec))
+    services = SimpleNamespace(store=store, service=GameService(store, engine, codec))
     game_id = f"opening-{seed}-{edition}"
     batches = play(seed, players, edition)
     for batch in batches:  # one append per command, as the game service makes them
