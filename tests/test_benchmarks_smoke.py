@@ -56,9 +56,11 @@ SMOKE: dict[str, tuple[list[str], bool]] = {
             "--rows",
             "base:3",
             "--runs",
-            "3",
-            "--hard-runs",
             "2",
+            "--hard-runs",
+            "1",
+            "--seed",
+            "6",  # of seeds 1 to 8, the cheapest row: its hard games are short
         ],
         False,
     ),
