@@ -199,7 +199,11 @@ class Table:
             if not b.text.startswith("«") and peek(b.callback_data or "").action != LEGEND
         ]
         confirm = [b for b in buttons if "Confirm" in b.text]
-        moves = [b for b in buttons if peek(b.callback_data or "").action in COMMAND_ACTIONS]
+        moves = [
+            b
+            for b in buttons
+            if (data := peek(b.callback_data or "")) is not None and data.action in COMMAND_ACTIONS
+        ]
         playable = [b for b in forward if not b.text.startswith(UNPLAYABLE)]
         if self.brisk and moves and self.rng.random() < 0.9:
             choice = self.rng.choice(moves)

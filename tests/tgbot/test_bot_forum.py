@@ -110,7 +110,11 @@ async def press_one(
     forward = [b for b in buttons if not b.text.startswith("«")]
     forward = [b for b in forward if (peek(b.callback_data or "") or LEGEND).action != LEGEND]
     confirm = [b for b in forward if "Confirm" in b.text]
-    moves = [b for b in buttons if peek(b.callback_data or "").action in COMMAND_ACTIONS]
+    moves = [
+        b
+        for b in buttons
+        if (data := peek(b.callback_data or "")) is not None and data.action in COMMAND_ACTIONS
+    ]
     playable = [b for b in forward if not b.text.startswith(UNPLAYABLE)]
     if brisk and moves and rng.random() < 0.9:
         choice = rng.choice(moves)
