@@ -528,23 +528,28 @@ def run(
     """One edition and flow; ``skip`` False: every edit is sent, even one that changes
     nothing the message shows (as before such edits were skipped); ``double_taps``: the
     share of presses tapped twice (see :func:`drive`)."""
-    url = create_database()
-    context = multiprocessing.get_context("spawn")
+    # The players' process is forked before this one opens a connection or a thread: a
+    # copy of it with every module imported already, not a second start-up (seconds of
+    # CPU for each run).
+    context = multiprocessing.get_context("fork")
     conn, child_conn = context.Pipe()
     players = context.Process(
         target=players_process,
         args=(child_conn, edition, games, seed, flow, double_taps),
         daemon=True,
     )
+    players.start()
+    url = None
     try:
+        url = create_database()
         upgrade(url)
-        players.start()
         return asyncio.run(_run(conn, url, seconds, seed, profile, skip))
     finally:
         players.join(10)
         if players.is_alive():
             players.terminate()
-        drop_database(url)
+        if url is not None:
+            drop_database(url)
 
 
 async def _run(
@@ -762,6 +767,8 @@ BEFORE_SKIP: Final = "no skip"
 
 def verdicts(result: dict[str, float], flow: str = "buttons") -> list[str]:
     lines = []
+    if not result["presses"]:
+        lines.append("FAIL  measured nothing: no press answered")
     for key, op, bound, label in TARGETS:
         if flow.startswith("miniapp") and key == "updates_per_second":
             continue  # a Mini App's "press" is a whole move: not comparable

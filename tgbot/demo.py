@@ -1,17 +1,17 @@
 """``saboteur-bot demo``: a whole game played by scripts, offline.
 
 The real bot (handlers, announcer, presenter, outbox, renderer) runs against an in-process
-fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``). Scripted
-people press buttons the bot sent them, chosen uniformly at random (seeded), with
-Telegram set to ``--language``. ``--computers K``: K of the ``--players`` seats are the
-bot's own computer players, seated from the lobby's button and playing their strategy as
-the worker plays it (at once, with no pause). A line per round is printed (``--show
-group``: the group's messages; ``all``: every chat's) and every picture a chat received is
-written to ``--out``; the transcript (``--transcript FILE``, by default
-``OUT/transcript.txt``) holds everything every chat received (messages, captions,
-buttons, edits, alerts, where each picture went). Who won, the game's id and database and
-the commands to try next are printed last (run as ``$SABOTEUR_COMMAND``, which
-``./scripts/run`` sets to itself; else ``saboteur-bot``).
+fake of the Telegram Bot API and a SQLite database in ``--out`` (or ``--database``).
+Scripted people press buttons the bot sent them, chosen at random (seeded) as a player who
+gets on with the game chooses (:func:`onward`), with Telegram set to ``--language``.
+``--computers K``: K of the ``--players`` seats are the bot's own computer players, seated
+from the lobby's button and playing their strategy as the worker plays it (at once, with
+no pause). A line per round is printed (``--show group``: the group's messages; ``all``:
+every chat's) and every picture a chat received is written to ``--out``; the transcript
+(``--transcript FILE``, by default ``OUT/transcript.txt``) holds everything every chat
+received (messages, captions, buttons, edits, alerts, where each picture went). Who won,
+the game's id and database and the commands to try next are printed last (run as
+``$SABOTEUR_COMMAND``, which ``./scripts/run`` sets to itself; else ``saboteur-bot``).
 
 ``--forum``: the group is a forum supergroup with the topics "Table 1" and "Table 2";
 the game is opened, and played, in "Table 1" (the transcript says each message's topic).
@@ -41,8 +41,10 @@ from infra.computer import computer_move, move_key
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot.app import ANNOUNCER_KEY, BotApplication, polling_bot
+from tgbot.callback import peek
 from tgbot.context import SERVICES_KEY, BotServices
 from tgbot.devserver import fake_bot_api
+from tgbot.keyboards import COMMAND_ACTIONS, LEGEND, UNPLAYABLE
 from tgbot.miniapp import DemoPlayer
 from tgbot.miniapp.api import mini_app
 from tgbot.miniapp.server import serving
@@ -312,12 +314,30 @@ async def play_out(
             break
         player, message = turn
         choices = [b for row in api.keyboard(message) for b in row if b.callback_data]
-        choice = rng.choice(choices)
+        choice = onward(choices, rng)
         await press(api, app, player, player, message["message_id"], choice.callback_data)
         played.presses += 1
         if progress is not None:
             await progress.moved()
     return played
+
+
+def onward(buttons: list[Any], rng: random.Random) -> Any:
+    """The button a person presses, as one who gets on with the game: a move when one is
+    offered (placing, acting, passing, a pick), else a card that can be played or a step
+    towards a move; one press in ten a side trip (any button: back, the icons' legend, a
+    card that cannot be played). Uniform presses took a thousand a game, most of them
+    side trips."""
+
+    def action(button: Any) -> str:
+        data = peek(button.callback_data or "")
+        return data.action if data is not None else ""
+
+    moves = [b for b in buttons if action(b) in COMMAND_ACTIONS]
+    steps = [b for b in buttons if not b.text.startswith(("«", UNPLAYABLE)) and action(b) != LEGEND]
+    if rng.random() < 0.9 and (moves or steps):
+        return rng.choice(moves or steps)
+    return rng.choice(buttons)
 
 
 async def computer_moves_once(api: Any, app: BotApplication, game_id: str) -> bool:

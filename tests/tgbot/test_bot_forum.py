@@ -20,7 +20,7 @@ from tests.tgbot.bot_harness import (
 from tgbot.app import BotApplication
 from tgbot.callback import peek
 from tgbot.i18n import t
-from tgbot.keyboards import LEGEND
+from tgbot.keyboards import COMMAND_ACTIONS, LEGEND, UNPLAYABLE
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -87,9 +87,16 @@ def live_prompt(
 
 
 async def press_one(
-    api: FakeBotAPI, app: BotApplication, game: str, players: list[int], rng: random.Random
+    api: FakeBotAPI,
+    app: BotApplication,
+    game: str,
+    players: list[int],
+    rng: random.Random,
+    brisk: bool = False,
 ) -> bool:
-    """A button of ``game``'s live prompt pressed; False when it has none (it ended)."""
+    """A button of ``game``'s live prompt pressed; False when it has none (it ended).
+    ``brisk``: a move pressed as soon as one is offered (mostly), no card opened that
+    cannot be played (a whole game in half the presses)."""
     found = live_prompt(api, game, players)
     if found is None:
         return False
@@ -103,7 +110,18 @@ async def press_one(
     forward = [b for b in buttons if not b.text.startswith("«")]
     forward = [b for b in forward if (peek(b.callback_data or "") or LEGEND).action != LEGEND]
     confirm = [b for b in forward if "Confirm" in b.text]
-    choice = confirm[0] if confirm and rng.random() < 0.7 else rng.choice(forward or buttons)
+    moves = [
+        b
+        for b in buttons
+        if (data := peek(b.callback_data or "")) is not None and data.action in COMMAND_ACTIONS
+    ]
+    playable = [b for b in forward if not b.text.startswith(UNPLAYABLE)]
+    if brisk and moves and rng.random() < 0.9:
+        choice = rng.choice(moves)
+    elif brisk and playable:
+        choice = rng.choice(playable)
+    else:
+        choice = confirm[0] if confirm and rng.random() < 0.7 else rng.choice(forward or buttons)
     assert choice.callback_data is not None
     await press_and_wait(api, app, player, player, message["message_id"], choice.callback_data)
     return True
@@ -129,13 +147,17 @@ def each_in_its_topic(
 
 
 async def play_side_by_side(
-    api: FakeBotAPI, app: BotApplication, going: dict[str, list[int]], presses: int
+    api: FakeBotAPI,
+    app: BotApplication,
+    going: dict[str, list[int]],
+    presses: int,
+    brisk: bool = False,
 ) -> None:
     """A press in each game in turn, ``presses`` rounds of them or until they end."""
     rng = random.Random(3)
     for _ in range(presses):
         for game, players in list(going.items()):
-            if not await press_one(api, app, game, players, rng):
+            if not await press_one(api, app, game, players, rng, brisk):
                 del going[game]
         if not going:
             return
@@ -171,7 +193,7 @@ async def test_two_games_at_once_in_two_topics_played_to_the_end(db: str) -> Non
             first, _ = await open_table(api, app, one, [ANN, BEN, CAT])
             second, _ = await open_table(api, app, two, [ANN, DAN, EVE])  # Ann at both
             going = {first: [ANN, BEN, CAT], second: [ANN, DAN, EVE]}
-            await play_side_by_side(api, app, going, 20_000)
+            await play_side_by_side(api, app, going, 20_000, brisk=True)
             assert not going, "the games did not end"
             services = bot_services(app)
             for game in (first, second):

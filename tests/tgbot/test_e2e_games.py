@@ -160,10 +160,16 @@ async def replay_from_game_over(
 
 
 async def play_game(
-    db: str, edition: str, count: int, seed: int, langs: tuple[str, ...] = ("en",)
+    db: str,
+    edition: str,
+    count: int,
+    seed: int,
+    langs: tuple[str, ...] = ("en",),
+    brisk: bool = False,
 ) -> FakeBotAPI:
     """Players (speaking ``langs`` in turn; the first one's language becomes the group's)
-    play a whole game by pressing buttons."""
+    play a whole game by pressing buttons (``brisk``: getting on with it, see
+    :class:`Table`)."""
     async with FakeBotAPI() as api:
         api.group(GROUP, "Mine", admins=(1,))
         players = list(range(1, count + 1))
@@ -174,7 +180,7 @@ async def play_game(
             await settle(api, app)
             lobby = await open_lobby(api, app, players, edition)
             await start_game(api, app, players[0], lobby)
-            table = Table(api, app, GROUP, players)
+            table = Table(api, app, GROUP, players, brisk=brisk)
             await table.play_to_end()
             await settle(api, app)
             group_lang = langs[0]

@@ -256,7 +256,7 @@ async def test_one_player_plays_a_whole_game_on_the_board_while_the_others_press
 ) -> None:
     api, app, game = bot_and_game
     services = bot_services(app)
-    others = Table(api, app, GROUP, PLAYERS[1:], rng=random.Random(3))
+    others = Table(api, app, GROUP, PLAYERS[1:], rng=random.Random(3), brisk=True)
     async with miniapp_served(app, api) as (page_url, _):
         tab = await open_tab(browser, launch_url(page_url, init_data(api, BOARD_PLAYER, game=game)))
         player = BoardPlayer(tab, random.Random(4), shots)

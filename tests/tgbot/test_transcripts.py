@@ -47,7 +47,7 @@ class Reader(Table):
     """A table whose players read every message as it comes, checking what they see."""
 
     def __init__(self, api: FakeBotAPI, app: BotApplication, players: list[int], lang: str):
-        super().__init__(api, app, GROUP, players)
+        super().__init__(api, app, GROUP, players, brisk=True)
         self.texts = Texts(lang)
         self.roles = {self.texts.role_name(r.value) for r in Role}
         self.key = bot_services(app).callback_key
