@@ -37,7 +37,7 @@ the same presses, each step waited for with a bound, and is not measured. Measur
   the worker threads: the database, the rules, drawing).
 
 - edits skipped per turn because the message showed what they set already (see
-  :mod:`tgbot.edits`), and the calls Telegram would refuse (the fake is as strict as its
+  :mod:`tgbot.telegram.edits`), and the calls Telegram would refuse (the fake is as strict as its
   documentation): none, of which "message is not modified" is one kind. ``--edits both``
   runs each flow a second time with nothing skipped ("no skip"): every edit is sent, as
   before the bot compared them, so the calls those edits cost show side by side.
@@ -88,15 +88,15 @@ import aiohttp
 from benchmarks.databases import create_database, drop_database
 from infra.migrations import upgrade
 from infra.settings import load_settings
-from tgbot import announcer as announcer_module
-from tgbot import gateway as gateway_module
-from tgbot import outbox as outbox_module
-from tgbot.app import ANNOUNCER_KEY, polling_bot
-from tgbot.context import SERVICES_KEY, BotServices
-from tgbot.fakeapi import FakeBotAPI
+from tgbot.delivery import announcer as announcer_module
+from tgbot.delivery import outbox as outbox_module
 from tgbot.miniapp import initdata
 from tgbot.miniapp.api import mini_app
 from tgbot.miniapp.server import serving
+from tgbot.offline.fakeapi import FakeBotAPI
+from tgbot.telegram import gateway as gateway_module
+from tgbot.telegram.app import ANNOUNCER_KEY, polling_bot
+from tgbot.telegram.context import SERVICES_KEY, BotServices
 
 PLAYERS = {"base": 3, "saboteur2": 4}
 NOTIFIER_METHODS = (

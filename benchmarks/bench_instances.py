@@ -417,7 +417,8 @@ def start_seconds() -> dict[str, float]:
     process that imports what ``saboteur-bot web`` does, and ends)."""
     code = (
         "import time; t = time.perf_counter();"
-        "import tgbot.cli, tgbot.web, tgbot.app, infra.bootstrap, tgbot.miniapp.api;"
+        "import tgbot.cli, tgbot.telegram.web, tgbot.telegram.app, infra.bootstrap, "
+        "tgbot.miniapp.api;"
         "print(time.perf_counter() - t)"
     )
     started = time.monotonic()

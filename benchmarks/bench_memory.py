@@ -54,10 +54,10 @@ from benchmarks.databases import create_database, drop_database
 from infra import lru
 from infra.migrations import upgrade
 from infra.settings import load_settings
-from tgbot.announcer import ANNOUNCER_KEY
-from tgbot.app import polling_bot
-from tgbot.context import SERVICES_KEY, BotServices
-from tgbot.fakeapi import FakeBotAPI
+from tgbot.delivery.announcer import ANNOUNCER_KEY
+from tgbot.offline.fakeapi import FakeBotAPI
+from tgbot.telegram.app import polling_bot
+from tgbot.telegram.context import SERVICES_KEY, BotServices
 
 WAIT = 60.0  # seconds any one step may take before the run is given up
 FIRST_USER = 1_000_000

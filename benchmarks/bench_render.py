@@ -22,7 +22,7 @@ from domain.board import (
     with_tile,
 )
 from domain.cards import deck
-from tgbot.render import _tile_image, render_board
+from tgbot.presenter.render import _tile_image, render_board
 
 
 def sample_board(cards: int = 40, seed: int = 7) -> Board:

@@ -30,9 +30,9 @@ from domain.commands import CreateGame, JoinGame, StartGame
 from infra.bootstrap import bootstrap
 from infra.migrations import upgrade
 from infra.settings import load_settings
-from tgbot.context import game_id_for
-from tgbot.fakeapi import FakeBotAPI
 from tgbot.miniapp import initdata
+from tgbot.offline.fakeapi import FakeBotAPI
+from tgbot.telegram.context import game_id_for
 
 GROUP = -4242
 PLAYERS = [71, 72, 73]

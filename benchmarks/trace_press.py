@@ -47,15 +47,15 @@ from infra.migrations import upgrade
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import Table, bot_services, press_and_wait, running_bot, settle
 from tests.tgbot.miniapp_harness import auth, init_data, miniapp_served
-from tgbot.callback import peek
-from tgbot.keyboards import PLACE
 from tgbot.miniapp.api import MiniApp
 from tgbot.miniapp.payload import move_json
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import PLACE
 
 GROUP = -7001
 PLAYERS = [71, 72, 73]
 PROJECT = ("domain", "infra", "tgbot")
-TRANSPARENT = ("tgbot.fakeapi",)
+TRANSPARENT = ("tgbot.offline.fakeapi",)
 
 _traced: contextvars.ContextVar[Walk | None] = contextvars.ContextVar("traced", default=None)
 

@@ -6,7 +6,7 @@ meets and they did not hold yet, recorded under that game. A person's earlier re
 (their finished games and wins) are kept beside, so a rebuild replays the same games in
 the same order and awards the same set; the games played before achievements existed
 award theirs the first time the projector runs, and nothing announces those: only the
-game whose end is being announced is told (:mod:`tgbot.game_over`).
+game whose end is being announced is told (:mod:`tgbot.delivery.game_over`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 and the state every process keeps beside the log (the bot's chats and messages, the forum
 topics heard of, the games read model's lookups).
 
-Every process starts here: the bot (:func:`tgbot.app.build_application` composes the
+Every process starts here: the bot (:func:`tgbot.telegram.app.build_application` composes the
 adapter's services from these), the web process, the Celery worker, the demo, the
 commands, the test harnesses and the benchmarks. Tests call the same function with fakes
 (``decider=``, ``codec=``, ``clock_ms=``).

@@ -1,4 +1,4 @@
-"""The bot tests' Telegram: :mod:`tgbot.fakeapi`, and a fixture that runs it."""
+"""The bot tests' Telegram: :mod:`tgbot.offline.fakeapi`, and a fixture that runs it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from tgbot.fakeapi import ApiError, Button, Call, FakeBotAPI, png_size
+from tgbot.offline.fakeapi import ApiError, Button, Call, FakeBotAPI, png_size
 
 __all__ = ["ApiError", "Button", "Call", "FakeBotAPI", "fake_bot_api", "png_size"]
 

@@ -53,9 +53,9 @@ def _run(args: argparse.Namespace) -> int:
     settings = _settings()
     if settings.telegram_bot_token and settings.webhook_url:
         # Updates by webhook: served by the one webhook server there is, the web process's.
-        return _serve(settings, _module("tgbot.web").serve)
+        return _serve(settings, _module("tgbot.telegram.web").serve)
     if settings.telegram_bot_token:
-        return _serve(settings, _module("tgbot.app").run_bot)
+        return _serve(settings, _module("tgbot.telegram.app").run_bot)
     print("TELEGRAM_BOT_TOKEN is not set: running the offline demo.", file=sys.stderr)
     # The demo tells its progress itself: the bot's INFO lines would drown it.
     root = logging.getLogger()
@@ -73,7 +73,7 @@ def _web(args: argparse.Namespace) -> int:
             "(on one machine, `saboteur-bot run` polls instead)"
         )
     settings.require_secret_key("web")
-    return _serve(settings, _module("tgbot.web").serve)
+    return _serve(settings, _module("tgbot.telegram.web").serve)
 
 
 def _serve(settings: Settings, serve: Callable[[Settings], int]) -> int:
@@ -89,7 +89,7 @@ def _serve(settings: Settings, serve: Callable[[Settings], int]) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    result = _module("tgbot.demo").main(list(args.rest))
+    result = _module("tgbot.offline.demo").main(list(args.rest))
     return int(result or 0)
 
 
@@ -109,7 +109,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    result = _module("tgbot.replay_gif").main_replay(list(args.rest))
+    result = _module("tgbot.replay.gif").main_replay(list(args.rest))
     return int(result or 0)
 
 

@@ -2,7 +2,7 @@
 
 Each instance is ``saboteur-bot web`` (the ``web`` process of the Procfile) on a port of
 its own, on one PostgreSQL database and one Redis, with a real Celery worker and beat
-beside them. Telegram is the fake Bot API (:mod:`tgbot.fakeapi`), served by this process;
+beside them. Telegram is the fake Bot API (:mod:`tgbot.offline.fakeapi`), served by this process;
 every instance reaches it through a proxy of its own (:class:`ApiProxy`), which can cut
 that instance off. Updates reach the instances as Telegram's webhook reaches a load
 balancer: :class:`Forwarder` posts each one to the next instance in turn, and to the next
@@ -35,9 +35,9 @@ from sqlalchemy.engine import Engine
 
 from infra.db import make_engine
 from infra.settings import webhook_secret
-from tgbot import keyboards as kb
-from tgbot.callback import CallbackData, peek
-from tgbot.fakeapi import FakeBotAPI
+from tgbot.offline.fakeapi import FakeBotAPI
+from tgbot.presenter import keyboards as kb
+from tgbot.presenter.callback import CallbackData, peek
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET_KEY = "cluster-test-secret-key-0123456789abcdef"

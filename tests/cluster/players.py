@@ -26,7 +26,7 @@ from domain import events as ev
 from domain.evolve import fold
 from infra.bootstrap import event_store
 from tests.cluster.cluster import JSON, Cluster, Telegram, prompt_buttons, read_button
-from tgbot import keyboards as kb
+from tgbot.presenter import keyboards as kb
 
 T = TypeVar("T")
 SETUP_SECONDS = 90.0

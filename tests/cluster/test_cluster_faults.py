@@ -25,7 +25,7 @@ from tests.cluster.players import (
     settle,
 )
 from tests.infra.pg_proxy import pg_proxy
-from tgbot import keyboards as kb
+from tgbot.presenter import keyboards as kb
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

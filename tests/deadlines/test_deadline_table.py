@@ -12,7 +12,7 @@ from domain.events import PlayerReminded
 from infra import deadlines, tasks
 from infra.archive import export_game, import_game
 from infra.migrations import upgrade
-from tgbot.texts import TIMER_PRESETS
+from tgbot.presenter.texts import TIMER_PRESETS
 
 
 @pytest.fixture

@@ -51,7 +51,7 @@ def run_bot(settings):
 
 real = cli._module
 fake = types.SimpleNamespace(run_bot=run_bot)
-cli._module = lambda name: fake if name == "tgbot.app" else real(name)
+cli._module = lambda name: fake if name == "tgbot.telegram.app" else real(name)
 sys.exit(cli.main(["run"]))
 """
 

@@ -27,7 +27,7 @@ from tests.replay.games import PlayedGame, play
 from tests.replay.test_history_figures import store_game
 from tests.tgbot.bot_harness import running_bot
 from tgbot.cli import main
-from tgbot.replay import text as replay_text
+from tgbot.replay.steps import text as replay_text
 
 GROUP = -4004
 USER = 101

@@ -85,7 +85,8 @@ def test_an_installed_wheel_migrates_a_database_from_another_folder(tmp_path: Pa
         [
             sys.executable,
             "-c",
-            "import tgbot.i18n as i; print(i.catalog_path('de').parent.parent.parent.parent);"
+            "import tgbot.presenter.i18n as i; "
+            "print(i.catalog_path('de').parent.parent.parent.parent);"
             "print(i.t('de', 'turn.round_pile', round=1, count=2))",
         ],
         cwd=elsewhere,

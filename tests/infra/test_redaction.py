@@ -20,7 +20,7 @@ from telegram.request import HTTPXRequest
 from infra import redaction
 from infra.settings import load_settings, webhook_secret
 from tests.fakebotapi import FakeBotAPI
-from tgbot.request import AiohttpRequest
+from tgbot.telegram.request import AiohttpRequest
 
 TOKEN = "7412589630:AAHf3-kq9ZqLmXw8vT2bNcYd5eRt6uI7oPz"
 SECRET_KEY = "k3y-that-signs-every-button-0123456789"

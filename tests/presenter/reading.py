@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tgbot.i18n import messages
-from tgbot.texts import Texts
+from tgbot.presenter.i18n import messages
+from tgbot.presenter.texts import Texts
 
 WORD = re.compile(r"[A-Za-z][a-z]{3,}")
 

@@ -14,10 +14,10 @@ from domain.cards import Role
 from domain.evolve import fold
 from domain.state import GameState
 from tests.presenter.games import TITLE, Batch, play, table
-from tgbot.i18n import LANGUAGES
 from tgbot.presenter import announce as announce_module
 from tgbot.presenter import audience
 from tgbot.presenter.announce import Told, announce
+from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.messages import (
     Board,
     ClosedPrompt,
@@ -27,7 +27,7 @@ from tgbot.presenter.messages import (
     Text,
 )
 from tgbot.presenter.narration import narrate
-from tgbot.texts import Texts, esc
+from tgbot.presenter.texts import Texts, esc
 
 GAMES = {
     "base": [play(7, 4, "base"), play(8, 3, "base")],

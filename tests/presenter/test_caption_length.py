@@ -10,7 +10,7 @@ import html
 import re
 
 from tgbot.presenter.caption import caption_pages, fit_caption
-from tgbot.rules import pack
+from tgbot.presenter.rules import pack
 
 TAG = re.compile(r"<[^>]*>")
 

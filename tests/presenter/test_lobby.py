@@ -6,9 +6,9 @@ import pytest
 
 from domain import events as ev
 from domain.evolve import fold
-from tgbot.i18n import LANGUAGES
+from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.lobby import lobby_text
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -85,9 +85,9 @@ def test_the_lobby_settings_have_a_level_button_for_each_computer_player(
     # Each computer player's button reads as the lobby names it and moves that one seat
     # to the next level; its callback data fits Telegram's 64 bytes.
     from domain.commands import LEVELS
-    from tgbot import keyboards as kb
-    from tgbot.callback import MAX_LENGTH, MAX_VERSION, decode, encode
+    from tgbot.presenter import keyboards as kb
     from tgbot.presenter.audience import Table
+    from tgbot.presenter.callback import MAX_LENGTH, MAX_VERSION, decode, encode
     from tgbot.presenter.lobby import lobby
 
     seated = fold(

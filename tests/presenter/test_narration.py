@@ -18,11 +18,11 @@ from domain.evolve import evolve
 from domain.state import GameState
 from domain.view import view_for
 from tests.presenter.games import Batch, play
-from tgbot.i18n import LANGUAGES
 from tgbot.presenter import results
+from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.narration import Scene, narrate
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 KEY_LIKE = re.compile(r"^[a-z_]+\.[a-z_.]+$")
 # In German the saboteur is called as the game is (Saboteur): its name alone tells nothing.

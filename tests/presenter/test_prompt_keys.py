@@ -15,13 +15,13 @@ from domain.moves import legal_moves
 from domain.state import GameState
 from tests.domain.given import dealt, given, ids
 from tests.presenter.games import table
-from tgbot import keyboards as kb
-from tgbot.i18n import LANGUAGES, messages
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter import prompt
+from tgbot.presenter.i18n import LANGUAGES, messages
 from tgbot.presenter.icons import FRONT, LEGEND, Icon, legend
 from tgbot.presenter.messages import Alert, PromptStep
-from tgbot.telegram_html import CAPTION_LIMIT, TEXT_LIMIT, length
-from tgbot.texts import Texts, card_shape, is_symmetric
+from tgbot.presenter.telegram_html import CAPTION_LIMIT, TEXT_LIMIT, length
+from tgbot.presenter.texts import Texts, card_shape, is_symmetric
 
 EN = Texts("en")
 

@@ -17,15 +17,15 @@ from domain.evolve import fold
 from domain.moves import legal_moves
 from domain.state import GameState
 from tests.presenter.games import Batch, play, table
-from tgbot import keyboards as kb
-from tgbot.i18n import LANGUAGES
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter import prompt
 from tgbot.presenter.announce import Told, announce, opening, scene
+from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.icons import Line
 from tgbot.presenter.messages import Board, Message, Prompt, PromptStep
 from tgbot.presenter.narration import narrate
 from tgbot.presenter.roundlog import log_page, rounds
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 Game = tuple[Batch, ...]
 GAMES: dict[str, list[Game]] = {

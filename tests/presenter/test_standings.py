@@ -23,7 +23,7 @@ from tgbot.presenter.standings import (
     top_text,
     variant_lines,
 )
-from tgbot.texts import LANGUAGES, Texts
+from tgbot.presenter.texts import LANGUAGES, Texts
 
 # A message missing from a catalog is shown as its key.
 KEY = re.compile(r"\b(top|ratings|stats|achievements?|achievement_about|count)\.[a-z_]+")

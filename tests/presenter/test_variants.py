@@ -11,9 +11,9 @@ from domain.evolve import evolve, fold
 from domain.state import GameState
 from domain.view import view_for
 from tests.domain.given import T0, dealt, ids
-from tgbot.i18n import LANGUAGES
+from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.narration import Scene, narrate
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 CROSS = ids("base", "cross")
 EW = ids("base", "straight_ew")

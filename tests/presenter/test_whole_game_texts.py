@@ -18,12 +18,12 @@ import pytest
 from domain.evolve import fold
 from tests.presenter.games import TITLE, Batch, play, table
 from tests.presenter.reading import round_end_heads, treasure_words, untranslated, why_words
-from tgbot import keyboards as kb
-from tgbot.i18n import LANGUAGES
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter import prompt
 from tgbot.presenter.announce import Told, announce
+from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.messages import Alert, Message, Prompt, PromptStep, Text
-from tgbot.texts import Texts, esc
+from tgbot.presenter.texts import Texts, esc
 
 GAMES = {
     "base": [play(21, 4, "base"), play(23, 3, "base")],

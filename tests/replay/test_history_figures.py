@@ -26,7 +26,7 @@ from infra.history import (
 )
 from infra.migrations import upgrade
 from tests.replay.games import PlayedGame, play
-from tgbot.replay import Replay
+from tgbot.replay.steps import Replay
 
 CHAT_A, CHAT_B = -2001, -2002
 

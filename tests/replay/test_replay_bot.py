@@ -25,9 +25,9 @@ from tests.replay.games import PlayedGame, play
 from tests.replay.test_history_figures import folded_group, store_game
 from tests.replay.test_replay_gif import small_board
 from tests.tgbot.bot_harness import bot_services, running_bot
-from tgbot.handlers import history as handlers
-from tgbot.replay import Replay, text
-from tgbot.replay_gif import replay_gif, shots
+from tgbot.replay.gif import replay_gif, shots
+from tgbot.replay.steps import Replay, text
+from tgbot.telegram.handlers import history as handlers
 
 GROUP = -3001
 USER = 101

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from domain import events as ev
-from tgbot.replay import MOVE, ROUND_END, ROUND_START, boundaries
+from tgbot.replay.steps import MOVE, ROUND_END, ROUND_START, boundaries
 
 
 def _round(number: int) -> ev.RoundStarted:

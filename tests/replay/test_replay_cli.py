@@ -13,8 +13,8 @@ from infra.event_store import EventStore
 from infra.migrations import upgrade
 from tests.replay.games import PlayedGame
 from tests.replay.test_history_figures import store_game
-from tgbot import replay_gif
 from tgbot.cli import main
+from tgbot.replay import gif as replay_gif
 
 
 def test_export_import_and_replay_from_the_command_line(

@@ -11,11 +11,9 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from domain.board import Cell
 from tests.replay.games import PlayedGame
-from tgbot.handlers.history import GifCache
 from tgbot.presenter.icons import Icon, Line
-from tgbot.render import FONT_FILE, GRID
-from tgbot.replay import LANGUAGES, MOVE, Replay, Step, lines
-from tgbot.replay_gif import (
+from tgbot.presenter.render import FONT_FILE, GRID
+from tgbot.replay.gif import (
     HEADER,
     SHOWN,
     NotAGifFileError,
@@ -31,6 +29,8 @@ from tgbot.replay_gif import (
     wrapped,
     write_gif,
 )
+from tgbot.replay.steps import LANGUAGES, MOVE, Replay, Step, lines
+from tgbot.telegram.handlers.history import GifCache
 
 
 def small_board(step: Step, cells: Sequence[Cell] = ()) -> Image.Image:

@@ -12,7 +12,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_history_figures import store_game
 from tests.tgbot.bot_harness import bot_services, running_bot
-from tgbot.handlers import history as handlers
+from tgbot.telegram.handlers import history as handlers
 
 GROUP = -3101
 USER = 101

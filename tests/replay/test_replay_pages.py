@@ -9,10 +9,10 @@ from domain import events as ev
 from domain.state import GameState
 from tests.replay.games import play
 from tests.replay.test_replay_gif import small_board
-from tgbot.handlers.history import CAPTION_LIMIT, caption_pages, replay_view
 from tgbot.presenter.icons import Icon
-from tgbot.replay import MOVE, ROUND_START, Replay, Step, caption, card_name, text
-from tgbot.replay_gif import (
+from tgbot.presenter.telegram_html import length
+from tgbot.presenter.texts import name_html
+from tgbot.replay.gif import (
     INDENT,
     LINE_HEIGHT,
     MARGIN,
@@ -22,8 +22,8 @@ from tgbot.replay_gif import (
     plain,
     shots,
 )
-from tgbot.telegram_html import length
-from tgbot.texts import name_html
+from tgbot.replay.steps import MOVE, ROUND_START, Replay, Step, caption, card_name, text
+from tgbot.telegram.handlers.history import CAPTION_LIMIT, caption_pages, replay_view
 
 # Telegram names run to 64 characters: long ones make the longest captions.
 LONG_NAME = "Bartholomew Ignatius Featherstonehaugh-"

@@ -13,9 +13,8 @@ from infra.event_store import EventStore
 from infra.game_service import GameService
 from tests.replay.games import PlayedGame
 from tests.replay.test_history_figures import store_game
-from tgbot import replay as replay_module
-from tgbot.handlers.history import load_replay
-from tgbot.replay import (
+from tgbot.replay import steps as replay_module
+from tgbot.replay.steps import (
     CHECKPOINT_EVERY,
     LANGUAGES,
     MOVE,
@@ -26,6 +25,7 @@ from tgbot.replay import (
     Replay,
     caption,
 )
+from tgbot.telegram.handlers.history import load_replay
 
 MOVES = (
     ev.PathPlaced,

@@ -8,13 +8,17 @@ from pathlib import Path
 import pytest
 
 from domain.cards import PATHS
-from tgbot.i18n import catalog, placeholders
-from tgbot.keyboards import placement_label
-from tgbot.replay import LANGUAGES
-from tgbot.texts import Texts
+from tgbot.presenter.i18n import catalog, placeholders
+from tgbot.presenter.keyboards import placement_label
+from tgbot.presenter.texts import Texts
+from tgbot.replay.steps import LANGUAGES
 
 TGBOT = Path(__file__).resolve().parents[2] / "tgbot"
-SOURCES = [TGBOT / "replay.py", TGBOT / "replay_gif.py", TGBOT / "handlers" / "history.py"]
+SOURCES = [
+    TGBOT / "replay" / "steps.py",
+    TGBOT / "replay" / "gif.py",
+    TGBOT / "telegram" / "handlers" / "history.py",
+]
 LITERAL = re.compile(r"""\btext\(\s*\w+,\s*["']([a-z_.0-9]+)["']""")
 CATALOGS = {
     lang: {key: text for key, text in catalog(lang).items() if key.startswith("replay.")}

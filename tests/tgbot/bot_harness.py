@@ -21,11 +21,11 @@ from infra.computer import computer_move, move_key
 from infra.memory import FreeMemory
 from infra.settings import load_settings
 from tests.fakebotapi import Button, FakeBotAPI
-from tgbot.announcer import Announcer
-from tgbot.app import ANNOUNCER_KEY, BotApplication, polling_bot
-from tgbot.callback import peek
-from tgbot.context import SERVICES_KEY, BotServices
-from tgbot.keyboards import COMMAND_ACTIONS, LEGEND, UNPLAYABLE
+from tgbot.delivery.announcer import Announcer
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import COMMAND_ACTIONS, LEGEND, UNPLAYABLE
+from tgbot.telegram.app import ANNOUNCER_KEY, BotApplication, polling_bot
+from tgbot.telegram.context import SERVICES_KEY, BotServices
 
 
 def counter_seeds(start: int = 1) -> Callable[[], int]:

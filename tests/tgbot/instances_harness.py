@@ -23,9 +23,9 @@ from domain.moves import legal_moves
 from infra.bootstrap import Services, bootstrap
 from infra.settings import load_settings
 from tests.fakebotapi import FakeBotAPI
-from tgbot.announcer import Announcer
-from tgbot.app import listen
-from tgbot.context import BotServices, compose
+from tgbot.delivery.announcer import Announcer
+from tgbot.telegram.app import listen
+from tgbot.telegram.context import BotServices, compose
 
 
 @dataclass

@@ -13,10 +13,10 @@ import aiohttp
 
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import bot_services
-from tgbot.app import BotApplication
 from tgbot.miniapp import initdata
 from tgbot.miniapp.api import MiniApp, mini_app
 from tgbot.miniapp.server import serving
+from tgbot.telegram.app import BotApplication
 
 GROUP = -1001
 

@@ -24,22 +24,22 @@ import pytest
 from infra.settings import LANGUAGES
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import press_and_wait, running_bot, seat, settle
-from tgbot import i18n
-from tgbot.telegram_html import ALERT_LIMIT, TEXT_LIMIT, length, utf16
-from tgbot.texts import ALERT_NAME_LIMIT, esc
+from tgbot.presenter import i18n
+from tgbot.presenter.telegram_html import ALERT_LIMIT, TEXT_LIMIT, length, utf16
+from tgbot.presenter.texts import ALERT_NAME_LIMIT, esc
 
 GROUP = -5134
 PLAYERS = [151, 152, 153]
 TGBOT = Path(__file__).parents[2] / "tgbot"
 # Functions whose result a handler answers a press with (module, function).
 REFUSERS = (
-    ("handlers/language.py", "choose"),
-    ("handlers/seats.py", "can_leave"),
-    ("handlers/seats.py", "hand_over"),
-    ("handlers/history.py", "refusal_key"),
-    ("handlers/practice.py", "start_practice"),
-    ("handlers/history.py", "find_replay"),
-    ("handlers/group.py", "too_many_games"),
+    ("telegram/handlers/language.py", "choose"),
+    ("telegram/handlers/seats.py", "can_leave"),
+    ("telegram/handlers/seats.py", "hand_over"),
+    ("telegram/handlers/history.py", "refusal_key"),
+    ("telegram/handlers/practice.py", "start_practice"),
+    ("telegram/handlers/history.py", "find_replay"),
+    ("telegram/handlers/group.py", "too_many_games"),
 )
 ANSWERS = ("answer_press", "Reply", "Alert")
 NAME = "W" * ALERT_NAME_LIMIT

@@ -63,7 +63,7 @@ async def test_an_announcer_whose_work_is_cancelled_without_a_stop_goes_on_annou
 
         setattr(announcer, work, cancelled_under_it)
         await asyncio.wait_for(hit.wait(), 10)
-        with caplog.at_level(logging.ERROR, logger="tgbot.announcer"):
+        with caplog.at_level(logging.ERROR, logger="tgbot.delivery.announcer"):
             stray.cancel()
             cancelled = loop.time()
             # The claims are renewed on (the loop renews them too, but only as a game
@@ -92,7 +92,7 @@ async def test_an_announcer_whose_loop_fails_goes_on_announcing(
                 raise RuntimeError("broken")
             asyncio.Event.clear(wake)
 
-        with caplog.at_level(logging.ERROR, logger="tgbot.announcer"):
+        with caplog.at_level(logging.ERROR, logger="tgbot.delivery.announcer"):
             wake.clear = clear  # type: ignore[method-assign]
             await asyncio.wait_for(failed.wait(), 10)
             seat_players(api, a.bot_services, GROUP, PLAYERS)

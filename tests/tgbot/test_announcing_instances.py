@@ -23,10 +23,10 @@ from tests.tgbot.instances_harness import (
     seat_players,
     until,
 )
-from tgbot.context import BotServices
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter import messages as m
 from tgbot.presenter.messages import Slot
+from tgbot.telegram.context import BotServices
 
 pytestmark = pytest.mark.timeout(120)
 GROUP = -7007
@@ -254,7 +254,7 @@ async def test_a_stopping_instance_hands_its_idle_games_over_while_its_deliverie
     """A graceful stop (SIGTERM) gives up at once the games it has nothing under way for:
     another instance announces them while the stopping one still waits for a delivery
     that hangs (it would wait DRAIN_SECONDS, here far longer than the test's bound)."""
-    monkeypatch.setattr("tgbot.announcer.DRAIN_SECONDS", 600.0)
+    monkeypatch.setattr("tgbot.delivery.announcer.DRAIN_SECONDS", 600.0)
     games = [f"{GAME}{n}" for n in range(4)]
     async with FakeBotAPI() as api, instance(api, pg, "a") as a, instance(api, pg, "b") as b:
         for n, game in enumerate(games):  # the games spread over both: two each

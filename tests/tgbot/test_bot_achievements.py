@@ -71,7 +71,7 @@ async def test_a_new_achievement_is_told_in_private_and_in_one_line_of_the_game_
 
 
 def rules_title(name: str) -> str:
-    from tgbot.texts import Texts
+    from tgbot.presenter.texts import Texts
 
     return Texts("en").t(f"achievement.{name}")
 

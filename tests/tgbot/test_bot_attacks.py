@@ -31,10 +31,10 @@ from tests.tgbot.bot_harness import (
     start_game,
 )
 from tests.tgbot.miniapp_harness import auth, init_data, miniapp_served
-from tgbot.app import BotApplication
-from tgbot.callback import peek
-from tgbot.keyboards import CARD
-from tgbot.texts import Texts
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import CARD
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
 
 GROUP = -3001
 PLAYERS = [31, 32, 33]

@@ -14,7 +14,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_history_figures import store_game
 from tests.tgbot.bot_harness import bot_services, press_and_wait, running_bot, seat, settle
-from tgbot.app import BotApplication
+from tgbot.telegram.app import BotApplication
 
 GROUP = -11016
 PLAYERS = [101, 102, 103]  # the finished game's players (tests.replay.games names them P…)

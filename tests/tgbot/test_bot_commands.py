@@ -19,8 +19,8 @@ from tests.tgbot.bot_harness import (
     settle,
     start_game,
 )
-from tgbot import i18n
-from tgbot.app import BotApplication
+from tgbot.presenter import i18n
+from tgbot.telegram.app import BotApplication
 
 GROUP = -4004
 PLAYERS = [41, 42, 43]

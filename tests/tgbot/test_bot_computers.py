@@ -21,7 +21,7 @@ from tests.tgbot.bot_harness import (
     seat,
     settle,
 )
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 GROUP = -7013
 PLAYERS = [131, 132, 133]

@@ -14,7 +14,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_history_figures import store_game
 from tests.tgbot.bot_harness import press_and_wait, running_bot, seat, settle
-from tgbot.i18n import t
+from tgbot.presenter.i18n import t
 
 GROUP = -5133
 PLAYERS = [141, 142, 143]

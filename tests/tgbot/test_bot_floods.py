@@ -30,10 +30,10 @@ from tests.tgbot.test_bot_attacks import (
     appended,
     with_stranger,
 )
-from tgbot.handlers.group import MAX_OPEN_GAMES
-from tgbot.texts import Texts
-from tgbot.throttle import PREFIX as THROTTLE_PREFIX
-from tgbot.throttle import Throttle
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.handlers.group import MAX_OPEN_GAMES
+from tgbot.telegram.throttle import PREFIX as THROTTLE_PREFIX
+from tgbot.telegram.throttle import Throttle
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -227,7 +227,7 @@ async def test_cut_from_telegram_the_bot_says_so_once_and_counts_the_failed_pres
             answer = await press_and_wait(api, app, STRANGER, STRANGER, message, "x")
 
             assert answer["text"] == Texts("en").t("error.forged_button")
-            warned = [r.getMessage() for r in caplog.records if r.name == "tgbot.outage"]
+            warned = [r.getMessage() for r in caplog.records if r.name == "tgbot.telegram.outage"]
             # Opened and closed once (or a few times, when a poll for updates is answered
             # between two failures), every failure counted once.
             opened = [w for w in warned if "unreachable" in w]

@@ -17,10 +17,10 @@ from tests.tgbot.bot_harness import (
     running_bot,
     settle,
 )
-from tgbot.app import BotApplication
-from tgbot.callback import peek
-from tgbot.i18n import t
-from tgbot.keyboards import COMMAND_ACTIONS, LEGEND, UNPLAYABLE
+from tgbot.presenter.callback import peek
+from tgbot.presenter.i18n import t
+from tgbot.presenter.keyboards import COMMAND_ACTIONS, LEGEND, UNPLAYABLE
+from tgbot.telegram.app import BotApplication
 
 pytestmark = pytest.mark.timeout(300)
 

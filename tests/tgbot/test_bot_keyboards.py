@@ -24,8 +24,8 @@ from tests.tgbot.bot_harness import (
     press_and_wait,
     settle,
 )
-from tgbot.app import BotApplication
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
 
 GROUP = -6006
 PLAYERS = [61, 62, 63]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import open_game, press_and_wait, running_bot, seat, settle
-from tgbot.i18n import t
+from tgbot.presenter.i18n import t
 
 GROUP = -5120
 PLAYERS = [121, 122, 123]

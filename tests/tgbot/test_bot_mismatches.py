@@ -21,7 +21,7 @@ from tests.tgbot.bot_harness import (
     seat,
     settle,
 )
-from tgbot.i18n import LANGUAGES
+from tgbot.presenter.i18n import LANGUAGES
 
 GROUP, OTHER_GROUP = -11015, -11025
 PLAYERS = [101, 102, 103]

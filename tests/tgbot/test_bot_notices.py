@@ -42,14 +42,14 @@ from tests.tgbot.bot_harness import (
     start_game,
 )
 from tests.tgbot.instances_harness import stop, until
-from tgbot.announcer import Announcer
-from tgbot.callback import peek
-from tgbot.context import compose
-from tgbot.keyboards import CARD
+from tgbot.delivery.announcer import Announcer
+from tgbot.presenter.callback import peek
 from tgbot.presenter.caption import fit_caption
+from tgbot.presenter.keyboards import CARD
 from tgbot.presenter.messages import Slot
-from tgbot.telegram_html import CAPTION_LIMIT, length
-from tgbot.texts import Texts
+from tgbot.presenter.telegram_html import CAPTION_LIMIT, length
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.context import compose
 
 BOARD, PROMPT = Slot.BOARD, Slot.PROMPT
 

@@ -14,9 +14,9 @@ from tests.tgbot.bot_harness import (
     press_and_wait,
     settle,
 )
-from tgbot.app import BotApplication
-from tgbot.callback import peek
-from tgbot.keyboards import CARD, MENU
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import CARD, MENU
+from tgbot.telegram.app import BotApplication
 
 GROUP = -7007
 PLAYERS = [71, 72, 73]

@@ -23,9 +23,9 @@ from tests.tgbot.bot_harness import (
     settle,
     start_game,
 )
-from tgbot.app import BotApplication
-from tgbot.callback import peek
-from tgbot.keyboards import COMMAND_ACTIONS as COMMANDS
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import COMMAND_ACTIONS as COMMANDS
+from tgbot.telegram.app import BotApplication
 
 GROUP = -2002
 PLAYERS = [11, 12, 13]

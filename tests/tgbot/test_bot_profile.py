@@ -7,7 +7,7 @@ import pytest
 
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import running_bot, settle
-from tgbot import i18n
+from tgbot.presenter import i18n
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,8 +13,8 @@ import pytest
 from domain import events as ev
 from tests.fakebotapi import Button, FakeBotAPI
 from tests.tgbot.bot_harness import Table, bot_services, game_running, press_and_wait, settle
-from tgbot.callback import peek
-from tgbot.keyboards import CARD, LOG_PAGE
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import CARD, LOG_PAGE
 
 GROUP = -7027
 PLAYERS = [271, 272, 273, 274]

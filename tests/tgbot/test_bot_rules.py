@@ -7,9 +7,9 @@ import pytest
 
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import game_running, running_bot, seat, settle
-from tgbot.i18n import LANGUAGES
-from tgbot.telegram_html import TEXT_LIMIT, length
-from tgbot.texts import Texts
+from tgbot.presenter.i18n import LANGUAGES
+from tgbot.presenter.telegram_html import TEXT_LIMIT, length
+from tgbot.presenter.texts import Texts
 
 GROUP = -11019
 ME = 191

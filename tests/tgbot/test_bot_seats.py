@@ -21,9 +21,9 @@ from tests.tgbot.bot_harness import (
     press_and_wait,
     settle,
 )
-from tgbot import callback as cb
-from tgbot import keyboards as kb
-from tgbot.context import BotServices
+from tgbot.presenter import callback as cb
+from tgbot.presenter import keyboards as kb
+from tgbot.telegram.context import BotServices
 
 GROUP = -7014
 PLAYERS = [141, 142, 143]

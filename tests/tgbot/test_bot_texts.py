@@ -10,19 +10,25 @@ import pytest
 from domain.cards import Action, Role, deck
 from domain.commands import LEVELS
 from domain.errors import DomainError
-from tgbot import i18n
-from tgbot.handlers.common import error_text
-from tgbot.i18n import pick_language
-from tgbot.texts import TIMER_PRESETS, Texts
+from tgbot.presenter import i18n
+from tgbot.presenter.i18n import pick_language
+from tgbot.presenter.texts import TIMER_PRESETS, Texts
+from tgbot.telegram.handlers.common import error_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = (
     [
         ROOT / "tgbot" / name
-        for name in ("keyboards.py", "app.py", "texts.py", "rules.py", "invitations.py")
+        for name in (
+            "presenter/keyboards.py",
+            "telegram/app.py",
+            "presenter/texts.py",
+            "presenter/rules.py",
+            "presenter/invitations.py",
+        )
     ]
     + sorted((ROOT / "tgbot" / "presenter").glob("*.py"))
-    + sorted((ROOT / "tgbot" / "handlers").glob("*.py"))
+    + sorted((ROOT / "tgbot" / "telegram" / "handlers").glob("*.py"))
 )
 LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")
 

@@ -27,11 +27,11 @@ from tests.tgbot.bot_harness import (
 )
 from tests.tgbot.test_bot_keyboards import breaks_tools, buttons, drive
 from tests.tgbot.test_render import rgb
-from tgbot.app import BotApplication
-from tgbot.callback import peek
-from tgbot.keyboards import CARD, COMMAND_ACTIONS, LEGEND, PLACE
-from tgbot.render import CARD_BACK, layout
-from tgbot.texts import Texts
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import CARD, COMMAND_ACTIONS, LEGEND, PLACE
+from tgbot.presenter.render import CARD_BACK, layout
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
 
 GROUP = -8008
 PLAYERS = [81, 82, 83]

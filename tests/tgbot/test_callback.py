@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from infra.settings import load_settings
-from tgbot.callback import (
+from tgbot.presenter.callback import (
     MAX_COORD,
     MAX_PLAYER,
     MAX_SMALL,

@@ -15,7 +15,7 @@ from babel.core import Locale
 from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
-from tgbot.i18n import LANGUAGES, LOCALES, catalog_path, messages, t
+from tgbot.presenter.i18n import LANGUAGES, LOCALES, catalog_path, messages, t
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNTS = (0, 1, 2, 4, 5, 12, 21, 22, 25, 101)

@@ -28,10 +28,10 @@ from tests.tgbot.bot_harness import (
     running_bot,
     settle,
 )
-from tgbot.app import BotApplication
 from tgbot.presenter.announce import scene
 from tgbot.presenter.narration import narrate
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
 
 pytestmark = pytest.mark.timeout(240)
 

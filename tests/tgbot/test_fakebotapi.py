@@ -28,7 +28,7 @@ from telegram.ext import (
 )
 
 from tests.fakebotapi import FakeBotAPI, fake_bot_api
-from tgbot.transcript import transcript
+from tgbot.offline.transcript import transcript
 
 __all__ = ["fake_bot_api"]
 

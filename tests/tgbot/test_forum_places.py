@@ -16,11 +16,11 @@ from infra.bootstrap import bootstrap
 from infra.settings import LANGUAGES, load_settings
 from infra.topics import CLOSED, OPEN
 from tests.fakebotapi import FakeBotAPI
-from tgbot.context import BotServices, compose, game_id_for
-from tgbot.gateway import Place
-from tgbot.handlers.group import set_lobby_language
-from tgbot.outbox import Outbox
+from tgbot.delivery.outbox import Outbox
 from tgbot.presenter import messages as m
+from tgbot.telegram.context import BotServices, compose, game_id_for
+from tgbot.telegram.gateway import Place
+from tgbot.telegram.handlers.group import set_lobby_language
 
 FORUM = -1002024
 

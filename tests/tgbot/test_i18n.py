@@ -11,8 +11,8 @@ from babel.messages.plurals import get_plural
 from domain import errors
 from domain.cards import PATHS, Action, Role, Tool
 from infra import settings
-from tgbot import keyboards, replay, texts
-from tgbot.i18n import (
+from tgbot.presenter import keyboards, texts
+from tgbot.presenter.i18n import (
     LANGUAGES,
     LOCALES,
     catalog,
@@ -22,6 +22,7 @@ from tgbot.i18n import (
     placeholders,
     t,
 )
+from tgbot.replay import steps as replay
 
 OWN = {lang: catalog(lang) for lang in LANGUAGES}
 ENGLISH = messages("en").english  # the source texts (msgid, msgid_plural) by key

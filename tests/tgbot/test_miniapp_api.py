@@ -27,16 +27,16 @@ from tests.tgbot.bot_harness import (
     settle,
 )
 from tests.tgbot.miniapp_harness import GROUP, auth, init_data, miniapp_served, next_state
-from tgbot.app import BotApplication
-from tgbot.context import WakeUp
-from tgbot.handlers.common import error_text
-from tgbot.keyboards import unplayable_reason
 from tgbot.miniapp.api import DemoPlayer, MiniApp, mini_app
 from tgbot.miniapp.feed import Following
 from tgbot.miniapp.payload import PAGE_ONLY, PAGE_TEXTS, move_json
 from tgbot.miniapp.server import serving
 from tgbot.presenter.icons import Icon, legend
-from tgbot.texts import Texts
+from tgbot.presenter.keyboards import unplayable_reason
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
+from tgbot.telegram.context import WakeUp
+from tgbot.telegram.handlers.common import error_text
 
 PLAYERS = [11, 12, 13]
 MEMBER = 21  # in the group, not playing

@@ -47,11 +47,11 @@ from tests.tgbot.bot_harness import (
     settle,
 )
 from tests.tgbot.miniapp_harness import GROUP, init_data, launch_url, miniapp_served
-from tgbot.app import BotApplication
-from tgbot.handlers.common import error_text
-from tgbot.keyboards import unplayable_reason
 from tgbot.presenter.icons import Icon, legend
-from tgbot.texts import Texts
+from tgbot.presenter.keyboards import unplayable_reason
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
+from tgbot.telegram.handlers.common import error_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 

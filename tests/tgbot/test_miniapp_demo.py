@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 import aiohttp
 import pytest
 
-from tgbot import demo
+from tgbot.offline import demo
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 

@@ -18,9 +18,9 @@ from tests.tgbot.bot_harness import (
     press_and_wait,
     settle,
 )
-from tgbot.app import BotApplication
-from tgbot.fakeapi import BOT_USERNAME
-from tgbot.texts import Texts
+from tgbot.offline.fakeapi import BOT_USERNAME
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
 
 pytestmark = pytest.mark.timeout(120)
 

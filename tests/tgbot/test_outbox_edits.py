@@ -16,9 +16,9 @@ from telegram.constants import ParseMode
 from infra.botstate import BotState
 from infra.db import make_engine
 from tests.fakebotapi import FakeBotAPI
-from tgbot.edits import ShownEdits
-from tgbot.outbox import Outbox
-from tgbot.photos import PhotoCache
+from tgbot.delivery.outbox import Outbox
+from tgbot.delivery.photos import PhotoCache
+from tgbot.telegram.edits import ShownEdits
 
 pytestmark = pytest.mark.timeout(60)
 PLAYER = 55

@@ -15,8 +15,8 @@ from infra.db import make_engine
 from infra.migrations import upgrade
 from infra.ratelimit import Limits, MemoryBackend, RateLimiter, RedisBackend, Window
 from tests.fakebotapi import FakeBotAPI
-from tgbot.outbox import Outbox
-from tgbot.photos import PhotoCache
+from tgbot.delivery.outbox import Outbox
+from tgbot.delivery.photos import PhotoCache
 from tgbot.presenter import messages as m
 from tgbot.presenter.messages import Picture, Slot
 
@@ -120,8 +120,8 @@ async def test_a_prompt_sent_again_after_a_try_that_may_have_arrived_leaves_one_
 ) -> None:
     """A prompt's first try reached the player, but its answer was lost (the instance died
     during the call): sent again, the new prompt is the only one showing buttons."""
-    from tgbot import keyboards as kb
-    from tgbot.gateway import Delivery
+    from tgbot.presenter import keyboards as kb
+    from tgbot.telegram.gateway import Delivery
 
     limiter = RateLimiter(MemoryBackend(), Limits())
     async with FakeBotAPI() as api:
@@ -149,8 +149,8 @@ async def test_a_decision_closed_after_a_try_of_its_prompt_that_may_have_arrived
     was made before anyone sent it again (the closing superseded it): the closing finds
     no live prompt on record, so it is sent as a message, and the try's buttons, if it
     arrived, come off."""
-    from tgbot import keyboards as kb
-    from tgbot.gateway import Delivery
+    from tgbot.presenter import keyboards as kb
+    from tgbot.telegram.gateway import Delivery
 
     limiter = RateLimiter(MemoryBackend(), Limits())
     async with FakeBotAPI() as api:

@@ -19,10 +19,10 @@ from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
 from infra.game_service import GameService
 from tests.presenter.games import play, table
+from tgbot.delivery.presenting import decision_opening
 from tgbot.presenter import prompt
 from tgbot.presenter.announce import Told, announce
 from tgbot.presenter.messages import Prompt
-from tgbot.presenting import decision_opening
 
 
 @pytest.mark.parametrize(("seed", "players", "edition"), [(7, 6, "base"), (5, 4, "saboteur2")])

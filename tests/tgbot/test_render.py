@@ -9,10 +9,10 @@ from PIL import Image, ImageChops
 
 from domain.board import Board, Cell, Tile, frozen, initial_board
 from domain.cards import BASE_PATHS, EXPANSION_PATHS, Door
-from tgbot import action_icons
-from tgbot.keyboards import placement_label
+from tgbot.presenter import action_icons
+from tgbot.presenter.keyboards import placement_label
 from tgbot.presenter.messages import HandCard
-from tgbot.render import (
+from tgbot.presenter.render import (
     BACKGROUND,
     CRYSTAL,
     DOORS,
@@ -28,7 +28,7 @@ from tgbot.render import (
     render_board,
     render_image,
 )
-from tgbot.texts import coordinate
+from tgbot.presenter.texts import coordinate
 
 GOALS = ("goal_stone_a", "goal_treasure", "goal_stone_b")
 ALL_KINDS = [spec.kind for spec, _ in (*BASE_PATHS, *EXPANSION_PATHS)]

@@ -20,7 +20,7 @@ from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import BaseRequest, HTTPXRequest
 
 from tests.fakebotapi import FakeBotAPI
-from tgbot.request import AiohttpRequest
+from tgbot.telegram.request import AiohttpRequest
 
 BACKENDS: dict[str, Callable[..., BaseRequest]] = {
     "httpx": HTTPXRequest,

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from infra.ratelimit import MemoryBackend, RedisBackend, Window
-from tgbot.edits import Shown, ShownEdits, fingerprint
-from tgbot.throttle import PREFIX, Limits, Throttle, throttle_for
+from tgbot.telegram.edits import Shown, ShownEdits, fingerprint
+from tgbot.telegram.throttle import PREFIX, Limits, Throttle, throttle_for
 
 LIMITS = Limits(per_user=Window(3, 60.0), per_chat=Window(5, 60.0), light=Window(1, 60.0))
 

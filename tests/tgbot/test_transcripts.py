@@ -31,11 +31,11 @@ from tests.tgbot.test_e2e_games import (
     replay_from_game_over,
     start_game,
 )
-from tgbot.app import BotApplication
-from tgbot.callback import peek
-from tgbot.keyboards import CARD, COME_BACK, LEGEND, PLACE
-from tgbot.texts import Texts
-from tgbot.transcript import transcript
+from tgbot.offline.transcript import transcript
+from tgbot.presenter.callback import peek
+from tgbot.presenter.keyboards import CARD, COME_BACK, LEGEND, PLACE
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import BotApplication
 
 pytestmark = pytest.mark.timeout(300)
 

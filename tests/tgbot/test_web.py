@@ -29,10 +29,10 @@ from infra.notifications import Listener
 from infra.settings import Settings, load_settings
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.miniapp_harness import auth, init_data, next_state
-from tgbot.app import LISTENER_KEY
-from tgbot.context import SERVICES_KEY, BotServices, game_id_for
-from tgbot.texts import Texts
-from tgbot.web import server_config, web_app, webhook_secret
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.app import LISTENER_KEY
+from tgbot.telegram.context import SERVICES_KEY, BotServices, game_id_for
+from tgbot.telegram.web import server_config, web_app, webhook_secret
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -71,7 +71,7 @@ async def serving(settings: Settings, port: int, **options: Any) -> AsyncIterato
 async def serving_app(
     settings: Settings, port: int, **options: Any
 ) -> AsyncIterator[tuple[str, Starlette]]:
-    """The web process's app (:func:`tgbot.web.web_app`: the webhook, the health routes,
+    """The web process's app (:func:`tgbot.telegram.web.web_app`: the webhook, the health routes,
     the Mini App) served by uvicorn on ``port``: its base URL and the app."""
     services = bootstrap(settings)
     app = web_app(services, settings, rate_limit=False, **options)
@@ -511,7 +511,7 @@ async def test_a_body_that_trickles_in_gets_408_and_holds_nothing(
     """A client that sends its headers and then its body too slowly (here: part of it,
     then nothing) to the webhook or to the Mini App's move route is answered 408 and its
     connection closed, while the process serves everyone else meanwhile."""
-    monkeypatch.setattr("tgbot.bodies.BODY_SECONDS", 2.0)
+    monkeypatch.setattr("tgbot.telegram.bodies.BODY_SECONDS", 2.0)
     async with FakeBotAPI() as api:
         api.user(USER, "Ann")
         port = free_port()

@@ -3,7 +3,7 @@
 A seated player sees their seat's view; a member of the game's group who does not play
 sees the public view; anybody else is refused. Membership is Telegram's word
 (``getChatMember``, asked as a replay asks it, through the same remembered answers of
-:mod:`tgbot.membership`), never the bot's records: having played in a group once makes
+:mod:`tgbot.telegram.membership`), never the bot's records: having played in a group once makes
 no one a member of it.
 """
 
@@ -15,8 +15,8 @@ from typing import Protocol
 from telegram import Bot
 
 from domain.state import GameState, PlayerId
-from tgbot.context import BotServices
-from tgbot.membership import Memberships
+from tgbot.telegram.context import BotServices
+from tgbot.telegram.membership import Memberships
 
 
 class Refused(Exception):

@@ -48,12 +48,6 @@ from domain.state import GameState, PlayerId
 from infra import actions
 from infra.lru import LRU
 from infra.waiting import wait_event
-from tgbot.bodies import MOVE_BYTES, Unreadable, parse, read_body
-from tgbot.callback import GAME_RE
-from tgbot.context import BotServices
-from tgbot.fakeapi import TOKEN as FAKE_TOKEN
-from tgbot.handlers.common import error_text
-from tgbot.i18n import pick_language
 from tgbot.miniapp import initdata
 from tgbot.miniapp.access import Access, Membership, Refused, TelegramMembership
 from tgbot.miniapp.feed import Feed, Following, Wakeup
@@ -66,7 +60,12 @@ from tgbot.miniapp.payload import (
     page_texts,
 )
 from tgbot.miniapp.play import Play, run
-from tgbot.texts import Texts
+from tgbot.presenter.callback import GAME_RE
+from tgbot.presenter.i18n import pick_language
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.bodies import MOVE_BYTES, Unreadable, parse, read_body
+from tgbot.telegram.context import BotServices
+from tgbot.telegram.handlers.common import error_text
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +76,10 @@ NEWS_EVENTS: Final = 40  # events read back for the news lines
 CACHED_NEWS: Final = 256  # (game, version, language, reader) whose news lines are kept
 KEY_RE: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
 NO_STORE: Final = {"Cache-Control": "no-store"}
+# The offline fake Bot API's token, tgbot.offline.fakeapi.TOKEN (the runtime never imports
+# the fake; the offline demo's tests fail if the two differ): the demo's sign-in is
+# served beside it and no other.
+FAKE_TOKEN: Final = "123456:TEST-fake-token"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ draws its game afresh: changes coalesce, so a slow page never builds a backlog.
 What makes it look (:class:`Wakeup`): the Mini App's own moves, and the bot's wake-up
 (``BotServices.wake``, followed by :class:`Following`), set whenever this process appended
 events and, on PostgreSQL, whenever the notification channel tells of another instance's
-or a worker's append (:func:`tgbot.app.listen`). Without a channel (SQLite, where the
+or a worker's append (:func:`tgbot.telegram.app.listen`). Without a channel (SQLite, where the
 deadline worker is another process) those are seen at the next poll.
 """
 
@@ -21,7 +21,7 @@ from typing import Any, Final, Protocol
 
 from infra.event_store import EventStore
 from infra.waiting import wait_event
-from tgbot.context import WakeUp
+from tgbot.telegram.context import WakeUp
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class Wakeup(Protocol):
 
 
 class Following:
-    """Follows a :class:`~tgbot.context.WakeUp` with an event of its own, which only this
+    """Follows a :class:`~tgbot.telegram.context.WakeUp` with an event of its own, which only this
     waiter clears: a wake-up while the feed was busy reading is not lost."""
 
     def __init__(self, wake: WakeUp) -> None:

@@ -34,12 +34,12 @@ from domain.commands import (
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import HIDDEN_GOAL, View, view_for
-from tgbot import i18n
-from tgbot.keyboards import unplayable_reason
+from tgbot.presenter import i18n
 from tgbot.presenter.icons import ACTION, Icon, legend
+from tgbot.presenter.keyboards import unplayable_reason
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.presenter.roundlog import NOT_MOVES, fold_lines
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 # The commands a player sends from the page (the rest are the lobby's or the clock's).
 PLAYER_COMMANDS: Final = {
@@ -231,7 +231,7 @@ def seats_json(view: View, texts: Texts) -> list[dict[str, Any]]:
 
 def hand_json(view: View, texts: Texts, why: dict[int, str] | None = None) -> list[dict[str, Any]]:
     """The viewer's hand; a card they cannot play on their turn says why (``why``: the
-    chat's reason for it, :func:`tgbot.keyboards.unplayable_reason`)."""
+    chat's reason for it, :func:`tgbot.presenter.keyboards.unplayable_reason`)."""
     cards = []
     for card_id in sorted(view.hand):
         found = card(view.edition, card_id)  # type: ignore[arg-type]

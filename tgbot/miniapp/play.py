@@ -16,8 +16,8 @@ from typing import TypeVar
 from domain.commands import Command
 from domain.state import PlayerId
 from infra.actions import Answer, Refused
-from tgbot.context import BotServices
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
+from tgbot.telegram.context import BotServices
 
 R = TypeVar("R")
 

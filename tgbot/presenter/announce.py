@@ -19,15 +19,15 @@ from domain.events import Event
 from domain.evolve import evolve
 from domain.state import Decision, GameState, PlayerId
 from domain.view import view_for
-from tgbot import keyboards as kb
 from tgbot.presenter import board, lobby, prompt, standings
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter.audience import Table, is_person
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Board, Message, Text
 from tgbot.presenter.miniapp_links import board_button
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.presenter.roundlog import NOT_MOVES, Entry, add, public_scene, since_last_turn
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 LOBBY_EVENTS = (
     ev.GameCreated,

@@ -14,8 +14,8 @@ from typing import Final
 
 from domain.state import GameState, PlayerId
 from tgbot.presenter.standings import RatingChange
-from tgbot.texts import Texts, esc
-from tgbot.zones import clock_time, zone
+from tgbot.presenter.texts import Texts, esc
+from tgbot.presenter.zones import clock_time, zone
 
 # What a practice game says in words of its own: it is played in no group.
 PRACTICE_WORDING: Final = frozenset(

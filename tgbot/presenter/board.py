@@ -13,8 +13,8 @@ from tgbot.presenter.audience import Audience, Table
 from tgbot.presenter.caption import deadline_line, fit_caption
 from tgbot.presenter.icons import FRONT, Icon
 from tgbot.presenter.messages import HandCard, Picture
+from tgbot.presenter.texts import Texts, mention, name_html
 from tgbot.presenter.variants import variants_line
-from tgbot.texts import Texts, mention, name_html
 
 BOARD_MOVES: Final = 24  # move lines a board caption shows at most (as many as fit)
 # Whom the group waits for, and for what (a round's end: a gold pick, a theft).

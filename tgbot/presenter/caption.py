@@ -1,6 +1,6 @@
 """Captions that fit Telegram's limit, and deadlines as people read them.
 
-Every length is Telegram's (:func:`tgbot.telegram_html.length`): the HTML parsed, in
+Every length is Telegram's (:func:`tgbot.presenter.telegram_html.length`): the HTML parsed, in
 UTF-16 code units."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from tgbot.presenter.audience import Audience
 from tgbot.presenter.icons import Icon
-from tgbot.telegram_html import CAPTION_LIMIT, fit, length
+from tgbot.presenter.telegram_html import CAPTION_LIMIT, fit, length
 
 __all__ = ["CAPTION_LIMIT", "caption_pages", "deadline_line", "fit_caption", "runs"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 
 class Icon(Enum):

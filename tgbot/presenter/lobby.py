@@ -6,13 +6,13 @@ from collections.abc import Mapping
 
 from domain.cards import PLAYER_LIMITS
 from domain.state import GameState, PlayerId
-from tgbot import keyboards as kb
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter.audience import Table
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.messages import Lobby, LobbyClosed, PrivateText, Text
 from tgbot.presenter.standings import season_name
+from tgbot.presenter.texts import Texts, esc, name_html, seat_html
 from tgbot.presenter.variants import variants_line
-from tgbot.texts import Texts, esc, name_html, seat_html
 
 
 def start_link(username: str, payload: str) -> str:

@@ -4,7 +4,7 @@ Each message says which chat it goes to and, where it matters, the *slot* it fil
 group's board of this round, a player's live prompt, the group's lobby — so the outbox
 knows whether to send, edit or supersede. Pictures are described (:class:`Picture`), not
 drawn: the outbox draws them off the event loop and sends a picture Telegram already has
-by its ``file_id``. Keyboards are plain data (:mod:`tgbot.keyboards`); their buttons are
+by its ``file_id``. Keyboards are plain data (:mod:`tgbot.presenter.keyboards`); their buttons are
 encoded for the message's ``game`` and ``version``.
 """
 
@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from domain.board import Cell, Tile
 from domain.state import PlayerId
-from tgbot.keyboards import Keyboard
+from tgbot.presenter.keyboards import Keyboard
 
 
 class Slot(StrEnum):

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from tgbot.keyboards import Button
 from tgbot.presenter.audience import Table
-from tgbot.texts import Texts
+from tgbot.presenter.keyboards import Button
+from tgbot.presenter.texts import Texts
 
 
 def direct_link(bot_username: str, app_name: str, game_id: str) -> str:

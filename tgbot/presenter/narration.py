@@ -17,7 +17,7 @@ from tgbot.presenter import results
 from tgbot.presenter.icons import ACTION, Icon, Line
 from tgbot.presenter.scene import GOAL_PLACES as GOAL_PLACES
 from tgbot.presenter.scene import Scene as Scene
-from tgbot.texts import cell_text, computer_html, hidden, name_html
+from tgbot.presenter.texts import cell_text, computer_html, hidden, name_html
 
 
 def line(icon: Icon | None, text: str, *, own: bool = False) -> Line:

@@ -17,7 +17,7 @@ from domain.commands import Command
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from domain.view import view_for
-from tgbot import keyboards as kb
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter.audience import Table
 from tgbot.presenter.board import hand_cards, picture
 from tgbot.presenter.caption import caption_pages, deadline_line, fit_caption
@@ -26,7 +26,7 @@ from tgbot.presenter.lobby import start_link
 from tgbot.presenter.messages import Alert, ClosedPrompt, PrivateText, Prompt, PromptStep, Text
 from tgbot.presenter.miniapp_links import prompt_button
 from tgbot.presenter.narration import GOAL_PLACES, line
-from tgbot.texts import Texts, hidden, mention, name_html
+from tgbot.presenter.texts import Texts, hidden, mention, name_html
 
 # Saboteur 2: a pass discards up to three cards; a front card goes for two (docs/rules.md §3.2).
 MAX_PASSED: Final = 3

@@ -20,10 +20,10 @@ from domain.events import Event
 from domain.evolve import evolve, initial_state
 from domain.state import GameState, PlayerId
 from domain.view import view_for
-from tgbot import keyboards as kb
+from tgbot.presenter import keyboards as kb
 from tgbot.presenter.icons import Icon, Line
 from tgbot.presenter.narration import Scene, narrate
-from tgbot.texts import Texts, name_html, short
+from tgbot.presenter.texts import Texts, name_html, short
 
 # Not moves: the lobby, and what is told in a message of its own (a round's end...).
 NOT_MOVES = (

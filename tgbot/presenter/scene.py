@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from domain.board import GOAL_CELLS, MIDDLE_TREASURE_CELLS, Cell
 from domain.state import PlayerId
 from domain.view import View
-from tgbot.texts import Texts, cell_text, name_html
+from tgbot.presenter.texts import Texts, cell_text, name_html
 
 GOAL_PLACES = {
     GOAL_CELLS[0]: "goal.top",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from domain.state import PlayerId
 from tgbot.presenter.icons import Icon, Line
-from tgbot.texts import Texts, computer_html, esc
+from tgbot.presenter.texts import Texts, computer_html, esc
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from domain.cards import BASE_DWARVES, PLAYER_LIMITS
 from tgbot.presenter.icons import Icon
-from tgbot.texts import Texts
+from tgbot.presenter.texts import Texts
 
 
 def variant_names(variants: Sequence[str], texts: Texts, players: int | None = None) -> str:

@@ -45,7 +45,7 @@ function t(key, params = {}) {
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
-// A time left as a person says it (tgbot.texts.Texts.remaining).
+// A time left as a person says it (tgbot.presenter.texts.Texts.remaining).
 function remaining(seconds) {
   const whole = Math.max(0, Math.ceil(seconds));
   if (whole < 60) return t("bot.duration_seconds", { n: whole });

@@ -1,0 +1,38 @@
+"""What a game's end reads from the ratings and achievements read models: their
+projectors are brought up to the game's end first, together (one read of the log and of
+the game's stream, one write: :class:`infra.projector.Projectors`), so the game-over
+message tells the game's own changes (the same ones when its messages are presented
+again)."""
+
+from __future__ import annotations
+
+from infra.achievements import achievements_projection, game_awards
+from infra.event_store import EventStore
+from infra.projector import Projectors
+from infra.ratings import game_changes, ratings_projection
+from tgbot.presenter.standings import RatingChange
+from tgbot.telegram.context import BotServices
+
+
+def projectors(store: EventStore) -> Projectors:
+    """The read models a game's end tells from, brought up together."""
+    return Projectors(
+        store.engine, store, [ratings_projection(store), achievements_projection(store)]
+    )
+
+
+def results(
+    services: BotServices, game_id: str
+) -> tuple[tuple[RatingChange, ...], tuple[tuple[int, str], ...]]:
+    """The game's changes to its people's season ratings in its group, in seat order (none:
+    the game was not rated), and the achievements it earned its people, by player, in the
+    list's order."""
+    store = services.store
+    projectors(store).catch_up()
+    changes = tuple(
+        RatingChange(c.player_id, c.before, c.after)
+        for c in game_changes(store.engine, game_id)
+        if not c.computer
+    )
+    awards = tuple((a.player_id, a.achievement) for a in game_awards(store.engine, game_id))
+    return changes, awards
