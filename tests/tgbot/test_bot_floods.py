@@ -125,9 +125,10 @@ async def test_a_thousand_simultaneous_presses_by_one_user_are_handled_within_th
         async with running_bot(api, db, env=env) as app:
             await settle(api, app)
             if connections is not None:  # the same throttle, on a far smaller pool
-                limits = bot_services(app).throttle.limits  # type: ignore[union-attr]
+                throttle = bot_services(app).throttle
+                assert throttle is not None
                 small = RedisBackend(redis_url, THROTTLE_PREFIX, connections=connections)
-                bot_services(app).throttle = Throttle(small, limits)
+                throttle.backend = Throttle(small, throttle.limits).backend
             message = api.last_message(STRANGER)["message_id"]
 
             queries = [api.press(STRANGER, STRANGER, message, "x") for _ in range(1000)]
