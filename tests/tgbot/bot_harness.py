@@ -100,7 +100,8 @@ def announcer_of(app: BotApplication) -> Announcer:
     return announcer
 
 
-SETTLE_SECONDS = 20.0  # how long settle() waits by default (a slow database: longer)
+# How long settle() waits by default: a bound for a busy machine (a slow database: longer).
+SETTLE_SECONDS = 120.0
 
 
 async def settle(api: FakeBotAPI, app: BotApplication, timeout: float | None = None) -> None:

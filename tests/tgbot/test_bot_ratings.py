@@ -119,7 +119,7 @@ async def test_top_shows_a_computer_player_apart_at_each_level(db: str) -> None:
             for day in range(5):
                 store_game(store, game.events, day)
                 store_game(store, at_level(game.events, "hard"), day)
-            await settle(api, app)
+            await settle(api, app, timeout=240)  # ten games' ends told at once
             api.send_text(GROUP, 101, "/top")
             await settle(api, app)
             (line,) = [line for line in api.last_message(GROUP)["text"].split("\n") if name in line]
