@@ -291,8 +291,8 @@ class _Batch:
                     continue
             if player == opened:
                 recap = [entry.line for entry in self.recap.get(player, [])]
-                self.opening[player] = [*recap, *news]
-                self.out.append(prompt.decision(state, version, player, table, [*recap, *news]))
+                lines = self.opening[player] = [*recap, *news]
+                self.out.append(prompt.decision(state, version, player, table, lines))
             elif player in self.reminded and pending is not None and pending.player == player:
                 which, at_ms = self.reminded[player]
                 self.out.append(prompt.reminder(state, version, player, table, which, at_ms))

@@ -304,8 +304,6 @@ def step(
     view = view_for(state, player)
     playable = kb.playable(moves)
     hand = hand_cards(state, player, texts, playable)
-    # Every step keeps the call to play (naming the group) and the deadline on top.
-    head = "\n".join(caption(state, player, table).split("\n")[:2])
 
     def asking(question: str, *, status: bool) -> str:
         """The prompt's lines (its secrets if ``status``), then ``question``."""
@@ -353,7 +351,9 @@ def step(
         case kb.LEGEND:
             # Saboteur 2's legend is longer than a caption may be: it comes in pages.
             title, *lines = legend(texts, state.edition).split("\n")
-            pages = caption_pages([head.split("\n")[0], "", title], lines)
+            # Each page keeps the call to play (naming the group) on top.
+            call = caption(state, player, table).split("\n")[0]
+            pages = caption_pages([call, "", title], lines)
             page = min(press.page or 0, len(pages) - 1)
             row = [kb.Button(texts.t("turn.button_back"), kb.Press(kb.MENU))]
             if page > 0:
