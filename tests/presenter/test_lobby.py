@@ -126,3 +126,33 @@ def test_the_lobby_settings_have_a_level_button_for_each_computer_player(
     [redrawn] = [b for row in rows for b in row if b.label == f"🤖 Greta · {texts.t('level.easy')}"]
     assert redrawn.press is not None and redrawn.press.value == LEVELS.index("normal")
     assert f"Ana, 🤖 Greta · {texts.t('level.easy')}" in lobby_text(easy, texts, "bot")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_for_all_level_row_ticks_a_level_only_when_every_computer_plays_it(
+    lang: str,
+) -> None:
+    # The ✅ in the "for all" row says the level every computer player plays, seated and
+    # seated next: once one seat is set apart, no level is ticked; "for all" ticks again.
+    from tgbot.presenter.audience import Table
+    from tgbot.presenter.lobby import lobby
+
+    texts = Texts(lang)
+    opened = [
+        ev.GameCreated(11, "Ana", "base", -1, 180, False),
+        ev.ComputerPlayerAdded(-1, "🤖 Greta"),
+        ev.ComputerPlayerAdded(-2, "🤖 Ida"),
+    ]
+
+    def ticked(events: list[ev.Event]) -> list[str]:
+        rows = lobby(fold(events), 7, Table("g1", -1, 0, group_language=lang)).settings_keyboard
+        return [b.label for row in rows for b in row if b.label.startswith("✅ ")]
+
+    def level(name: str) -> str:
+        return f"✅ {texts.t(f'settings.button_level_{name}')}"
+
+    assert level("normal") in ticked(opened)
+    apart = [*opened, ev.ComputerLevelSet("hard", -1)]
+    assert not [t for t in ticked(apart) if t in map(level, ("easy", "normal", "hard"))]
+    everyone = [*apart, ev.ComputerLevelSet("easy")]
+    assert level("easy") in ticked(everyone) and level("hard") not in ticked(everyone)

@@ -313,11 +313,14 @@ def settings_rows(state: GameState, language: str, texts: Texts) -> list[Row]:
 
 
 def level_row(state: GameState, texts: Texts) -> Row:
-    """The computer players' level, for every one seated and those seated next."""
+    """The computer players' level, for every one seated and those seated next. Its ✅
+    says that every computer player plays at that level: none when the seats differ."""
+    seated = {state.level_of(p) for p in state.seating if state.is_computer(p)}
+    shared = state.computer_level if seated <= {state.computer_level} else None
     return [
         Button(
             f"✅ {texts.t(f'settings.button_level_{level}')}"
-            if state.computer_level == level
+            if shared == level
             else texts.t(f"settings.button_level_{level}"),
             Press(SET_LEVEL, value=i),
         )
