@@ -11,9 +11,14 @@ from typing import Any
 import pytest
 
 from domain import achievements as rules
-from domain.codec import decode
+from domain.codec import decode, encode
+from domain.evolve import fold
+from domain.simulate import play_one
 from infra.achievements import finished_game
-from infra.event_store import StoredEvent
+from infra.bootstrap import domain_modules, event_store
+from infra.db import make_engine
+from infra.event_store import NewEvent, StoredEvent
+from infra.game_service import GameService
 from tests.replay.legacy_games import digests, load, stored
 
 GAMES = load()
@@ -47,3 +52,28 @@ def test_the_achievements_read_the_stored_payloads_as_recorded(game: dict[str, A
         for player in finished.game.seating
     }
     assert earned == game["expected"]["achievements"]
+
+
+def test_the_event_store_keeps_the_old_payloads_and_the_game_service_reads_them(
+    game: dict[str, Any], sqlite_url: str
+) -> None:
+    store = event_store(make_engine(sqlite_url))
+    stream = f"legacy-{game['edition']}"
+    rows = [NewEvent(t, p, game["schema_version"]) for t, p in stored(game)]
+    store.append(stream, 0, rows)
+    loaded = store.load(stream)
+    assert [(e.type, dict(e.payload)) for e in loaded] == list(stored(game))  # never rewritten
+    service = GameService(store, *domain_modules())
+    events = service.events(stream, 0)
+    assert events == [decode(t, p, game["schema_version"]) for t, p in stored(game)]
+    assert service.load(stream).state == fold(events)
+
+
+def test_the_same_game_played_today_records_the_finer_events_and_tells_the_same(
+    game: dict[str, Any],
+) -> None:
+    events, violations, _ = play_one(game["edition"], game["players"], game["seed"])
+    assert not violations
+    assert [decode(*encode(e)) for e in events] == events
+    assert "action_played" not in {encode(e)[0] for e in events}
+    assert events == [decode(t, p, game["schema_version"]) for t, p in stored(game)]
