@@ -39,7 +39,7 @@ class Round:
     roles: dict[PlayerId, str]
     winners: frozenset[PlayerId]
     reached_by: PlayerId | None
-    actions: tuple[ev.ActionPlayed, ...]
+    actions: tuple[ev.ActionEvent, ...]  # the action cards played in it
     paid: dict[PlayerId, int]
 
 
@@ -60,7 +60,7 @@ def game_of(events: Sequence[ev.Event]) -> Game | None:
     edition = "base"
     seating: tuple[PlayerId, ...] = ()
     rounds: list[Round] = []
-    actions: list[ev.ActionPlayed] = []
+    actions: list[ev.ActionEvent] = []
     thefts: list[ev.TheftResolved] = []
     for event in events:
         match event:
@@ -72,7 +72,7 @@ def game_of(events: Sequence[ev.Event]) -> Game | None:
                 seating = tuple(event.seating)
             case ev.RoundStarted():
                 actions = []
-            case ev.ActionPlayed():
+            case _ if isinstance(event, ev.ACTION_EVENTS):
                 actions.append(event)
             case ev.RoundEnded():
                 rounds.append(
@@ -121,7 +121,7 @@ def _games(n: int) -> Check:
 
 
 def _suspected(r: Round, player: PlayerId) -> bool:
-    return any(a.target_player == player and a.action.startswith("broken_") for a in r.actions)
+    return any(isinstance(a, ev.ToolBroken) and a.target == player for a in r.actions)
 
 
 def _unsuspected_saboteur(game: Game, player: PlayerId, earlier: Earlier) -> bool:
@@ -135,7 +135,7 @@ def _cave_in(game: Game, player: PlayerId, earlier: Earlier) -> bool:
     return any(
         player in r.winners
         and r.roles.get(player) == "saboteur"
-        and any(a.player == player and a.action == "rockfall" for a in r.actions)
+        and any(isinstance(a, ev.RockfallPlayed) and a.player == player for a in r.actions)
         for r in game.rounds
     )
 
@@ -144,7 +144,7 @@ def _map_to_treasure(game: Game, player: PlayerId, earlier: Earlier) -> bool:
     return any(
         r.reached_by is not None
         and any(
-            a.player == player and a.action == "map" and a.result == "goal_treasure"
+            isinstance(a, ev.MapLooked) and a.player == player and a.kind == "goal_treasure"
             for a in r.actions
         )
         for r in game.rounds
@@ -154,11 +154,9 @@ def _map_to_treasure(game: Game, player: PlayerId, earlier: Earlier) -> bool:
 def _repairs(game: Game, player: PlayerId, count: int) -> bool:
     for r in game.rounds:
         helped = {
-            a.target_player
+            a.target
             for a in r.actions
-            if a.player == player
-            and a.action.startswith("repair_")
-            and a.target_player not in (None, player)
+            if isinstance(a, ev.ToolRepaired) and a.player == player and a.target != player
         }
         if len(helped) >= count:
             return True
@@ -168,9 +166,9 @@ def _repairs(game: Game, player: PlayerId, count: int) -> bool:
 def _breaks(game: Game, player: PlayerId, count: int) -> bool:
     for r in game.rounds:
         hit = {
-            a.target_player
+            a.target
             for a in r.actions
-            if a.player == player and a.action.startswith("broken_") and a.target_player != player
+            if isinstance(a, ev.ToolBroken) and a.player == player and a.target != player
         }
         if len(hit) >= count:
             return True

@@ -2,7 +2,8 @@
 
 A payload is a dict of JSON values; tuples become lists and come back as tuples (cells
 included), enums travel as their value. Stored events carry ``SCHEMA_VERSION``; an old
-payload is brought up to date by :data:`UPCASTERS` before it is decoded.
+payload is brought up to date by :data:`UPCASTERS` before it is decoded, and an event
+stored under a retired type is read as today's event for it (:mod:`domain.upcasting`).
 
 >>> from domain.events import PathPlaced
 >>> name, payload = encode(PathPlaced(1, 12, (3, -1), True))
@@ -22,6 +23,7 @@ from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hi
 
 from domain.commands import Command
 from domain.events import Event
+from domain.upcasting import retyped
 
 SCHEMA_VERSION: Final = 1
 _NESTED: Final = "command"  # the type name of a command nested in another
@@ -108,14 +110,15 @@ def encode(event: Event) -> tuple[str, dict[str, Json]]:
 
 def decode(type_name: str, payload: dict[str, Json], schema_version: int = 1) -> Event:
     """The event stored as ``type_name``/``payload`` by ``schema_version`` of this codec."""
-    cls = EVENT_TYPES.get(type_name)
-    if cls is None:
-        raise ValueError(f"unknown event type {type_name!r}")
     data = dict(payload)
     for version in range(schema_version, SCHEMA_VERSION):
         upcaster = UPCASTERS.get((type_name, version))
         if upcaster is not None:
             data = upcaster(data)
+    type_name, data = retyped(type_name, data)  # a retired type: today's event for it
+    cls = EVENT_TYPES.get(type_name)
+    if cls is None:
+        raise ValueError(f"unknown event type {type_name!r}")
     event: Event = _decode(cls, data)
     return event
 

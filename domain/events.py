@@ -144,19 +144,126 @@ class GoalRevealed:
     rotated: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ActionPlayed:
-    """An action card was played. ``result`` is what only the actor learns: the goal kind a
-    map showed, the role an inspection showed, the role swap hats dealt."""
+# Action cards (docs/rules.md §5): one event per kind of card, each naming the card played
+# (``card``, gone from the player's hand to the discards) and what it did. What only one
+# player learns (a goal a map showed, a role inspected, the dwarf card swap hats dealt) is
+# in the event; :func:`domain.view.describe` shows it to that player alone.
 
-    TYPE: ClassVar[str] = "action_played"
+
+@dataclass(frozen=True, slots=True)
+class ToolBroken:
+    """A broken tool card laid in front of ``target``."""
+
+    TYPE: ClassVar[str] = "tool_broken"
     player: PlayerId
     card: int
-    action: str
-    target_player: PlayerId | None = None
-    target_cell: Cell | None = None
-    tool: str | None = None
-    result: str | None = None
+    target: PlayerId
+    tool: str  # a Tool value: the card is "broken_<tool>"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRepaired:
+    """``target``'s broken ``tool`` repaired: the card in front of them goes to the
+    discards with the repair card (a two-tool card repairs one of its tools)."""
+
+    TYPE: ClassVar[str] = "tool_repaired"
+    player: PlayerId
+    card: int
+    target: PlayerId
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class RockfallPlayed:
+    """The path card at ``cell`` removed from the maze, to the discards."""
+
+    TYPE: ClassVar[str] = "rockfall_played"
+    player: PlayerId
+    card: int
+    cell: Cell
+
+
+@dataclass(frozen=True, slots=True)
+class MapLooked:
+    """The player looked at the goal card at ``cell``: it is ``kind`` (theirs alone)."""
+
+    TYPE: ClassVar[str] = "map_looked"
+    player: PlayerId
+    card: int
+    cell: Cell
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoleInspected:
+    """saboteur2: the player looked at ``target``'s dwarf card: ``role`` (theirs alone)."""
+
+    TYPE: ClassVar[str] = "role_inspected"
+    player: PlayerId
+    card: int
+    target: PlayerId
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandsSwapped:
+    """saboteur2: the player's hand and ``target``'s traded (then ``target`` draws)."""
+
+    TYPE: ClassVar[str] = "hands_swapped"
+    player: PlayerId
+    card: int
+    target: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class HatsSwapped:
+    """saboteur2: ``target``'s dwarf card went under the dwarf pile and they took its top
+    one, ``role`` (``target``'s alone)."""
+
+    TYPE: ClassVar[str] = "hats_swapped"
+    player: PlayerId
+    card: int
+    target: PlayerId
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class TheftPlanned:
+    """saboteur2: a theft card laid in front of the player who played it."""
+
+    TYPE: ClassVar[str] = "theft_planned"
+    player: PlayerId
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class TheftStopped:
+    """saboteur2: hands off! ``target``'s theft card goes to the discards with it."""
+
+    TYPE: ClassVar[str] = "theft_stopped"
+    player: PlayerId
+    card: int
+    target: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerImprisoned:
+    """saboteur2: a trapped! card laid in front of ``target``."""
+
+    TYPE: ClassVar[str] = "player_imprisoned"
+    player: PlayerId
+    card: int
+    target: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFreed:
+    """saboteur2: free at last! ``target``'s trapped! card goes to the discards with it."""
+
+    TYPE: ClassVar[str] = "player_freed"
+    player: PlayerId
+    card: int
+    target: PlayerId
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +417,17 @@ Event = (
     | DecisionOpened
     | PathPlaced
     | GoalRevealed
-    | ActionPlayed
+    | ToolBroken
+    | ToolRepaired
+    | RockfallPlayed
+    | MapLooked
+    | RoleInspected
+    | HandsSwapped
+    | HatsSwapped
+    | TheftPlanned
+    | TheftStopped
+    | PlayerImprisoned
+    | PlayerFreed
     | CardsDiscarded
     | FrontCardRemoved
     | CardDrawn
@@ -327,3 +444,32 @@ Event = (
     | TheftResolved
     | GameEnded
 )
+
+# An action card played: one of these.
+ActionEvent = (
+    ToolBroken
+    | ToolRepaired
+    | RockfallPlayed
+    | MapLooked
+    | RoleInspected
+    | HandsSwapped
+    | HatsSwapped
+    | TheftPlanned
+    | TheftStopped
+    | PlayerImprisoned
+    | PlayerFreed
+)
+ACTION_EVENTS: tuple[type[ActionEvent], ...] = (
+    ToolBroken,
+    ToolRepaired,
+    RockfallPlayed,
+    MapLooked,
+    RoleInspected,
+    HandsSwapped,
+    HatsSwapped,
+    TheftPlanned,
+    TheftStopped,
+    PlayerImprisoned,
+    PlayerFreed,
+)
+"""The action events' classes, for ``isinstance``."""

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from typing import assert_never
 
 from domain import board as geo
-from domain.cards import BREAKS, REPAIRS, Action, Role, card
+from domain.cards import Action, Role, card
 from domain.events import (
-    ActionPlayed,
+    ActionEvent,
     CardDrawn,
     CardsDiscarded,
     ComputerLevelSet,
@@ -36,18 +36,29 @@ from domain.events import (
     GoldPaid,
     GoldPicked,
     GoldPickStarted,
+    HandsSwapped,
+    HatsSwapped,
+    MapLooked,
     PathPlaced,
     PlayerCameBack,
+    PlayerFreed,
+    PlayerImprisoned,
     PlayerJoined,
     PlayerLeft,
     PlayerReminded,
     PlayerWentAway,
+    RockfallPlayed,
+    RoleInspected,
     RoundEnded,
     RoundStarted,
     SeatHandedOver,
     SettingsChanged,
+    TheftPlanned,
     TheftResolved,
     TheftsStarted,
+    TheftStopped,
+    ToolBroken,
+    ToolRepaired,
 )
 from domain.state import Decision, GameState, LastMove, PlayerId, assoc, dissoc, frozen_map
 
@@ -113,51 +124,87 @@ def _lay_front(state: GameState, player: PlayerId, kind: str, card_id: int) -> G
     )
 
 
-def _evolve_action(state: GameState, e: ActionPlayed) -> GameState:
+def _played(
+    state: GameState,
+    e: ActionEvent,
+    action: str,
+    target: PlayerId | None = None,
+    cell: geo.Cell | None = None,
+) -> GameState:
+    """The action card ``e.card`` left ``e.player``'s hand: it is the round's last move."""
+    state = _close(state, e.player)
     hand = _without(state.hand(e.player), (e.card,))
-    state = state.update(
+    return state.update(
         hands=assoc(state.hands, e.player, hand),
         last_card_player=e.player,
-        last_move=LastMove(e.player, "action", e.card, e.target_cell, e.action, e.target_player),
+        last_move=LastMove(e.player, "action", e.card, cell, action, target),
     )
-    action = Action(e.action)
-    target = e.target_player
-    discarded: tuple[int, ...] = (e.card,)
-    if action in BREAKS or action in (Action.THEFT, Action.TRAPPED):
-        assert target is not None
-        return _lay_front(state, target, action.value, e.card)
-    if action in REPAIRS or action in (Action.HANDS_OFF, Action.FREE_AT_LAST):
-        assert target is not None
-        kind = {Action.HANDS_OFF: "theft", Action.FREE_AT_LAST: "trapped"}.get(
-            action, f"broken_{e.tool}"
-        )
-        state, removed = _take_front(state, target, kind)
-        discarded += (removed,)
-    elif action is Action.ROCKFALL:
-        assert e.target_cell is not None
-        tile = state.board[e.target_cell]
-        state = state.update(board=geo.without_tile(state.board, e.target_cell))
-        discarded += (tile.card,) if tile.card is not None else ()
-    elif action is Action.MAP:
-        assert e.target_cell is not None and e.result is not None
-        known = assoc(state.known_goals.get(e.player, frozen_map()), e.target_cell, e.result)
-        state = state.update(known_goals=assoc(state.known_goals, e.player, known))
-    elif action is Action.INSPECTION:
-        assert target is not None and e.result is not None
-        seen = assoc(state.inspected.get(e.player, frozen_map()), target, e.result)
-        state = state.update(inspected=assoc(state.inspected, e.player, seen))
-    elif action is Action.SWAP_HATS:
-        assert target is not None and e.result is not None
-        old = state.roles[target]
-        state = state.update(
-            roles=assoc(state.roles, target, Role(e.result)),
-            dwarf_pile=(*state.dwarf_pile[1:], old),
-        )
-    elif action is Action.SWAP_HAND:
-        assert target is not None
-        mine, theirs = state.hand(e.player), state.hand(target)
-        state = state.update(hands=assoc(assoc(state.hands, e.player, theirs), target, mine))
-    return state.update(discards=state.discards + discarded)
+
+
+def _discarded(state: GameState, *cards: int | None) -> GameState:
+    return state.update(discards=state.discards + tuple(c for c in cards if c is not None))
+
+
+def _evolve_action(state: GameState, e: ActionEvent) -> GameState:
+    match e:
+        case ToolBroken():
+            kind = f"broken_{e.tool}"
+            return _lay_front(_played(state, e, kind, e.target), e.target, kind, e.card)
+        case ToolRepaired():
+            state = _played(state, e, _kind(state, e.card), e.target)
+            state, removed = _take_front(state, e.target, f"broken_{e.tool}")
+            return _discarded(state, e.card, removed)
+        case RockfallPlayed():
+            state = _played(state, e, Action.ROCKFALL.value, cell=e.cell)
+            tile = state.board[e.cell]
+            state = state.update(board=geo.without_tile(state.board, e.cell))
+            return _discarded(state, e.card, tile.card)
+        case MapLooked():
+            state = _played(state, e, Action.MAP.value, cell=e.cell)
+            known = assoc(state.known_goals.get(e.player, frozen_map()), e.cell, e.kind)
+            state = state.update(known_goals=assoc(state.known_goals, e.player, known))
+            return _discarded(state, e.card)
+        case RoleInspected():
+            state = _played(state, e, Action.INSPECTION.value, e.target)
+            seen = assoc(state.inspected.get(e.player, frozen_map()), e.target, e.role)
+            state = state.update(inspected=assoc(state.inspected, e.player, seen))
+            return _discarded(state, e.card)
+        case HandsSwapped():
+            state = _played(state, e, Action.SWAP_HAND.value, e.target)
+            mine, theirs = state.hand(e.player), state.hand(e.target)
+            hands = assoc(assoc(state.hands, e.player, theirs), e.target, mine)
+            return _discarded(state.update(hands=hands), e.card)
+        case HatsSwapped():
+            state = _played(state, e, Action.SWAP_HATS.value, e.target)
+            old = state.roles[e.target]
+            state = state.update(
+                roles=assoc(state.roles, e.target, Role(e.role)),
+                dwarf_pile=(*state.dwarf_pile[1:], old),
+            )
+            return _discarded(state, e.card)
+        case TheftPlanned():
+            state = _played(state, e, Action.THEFT.value, e.player)
+            return _lay_front(state, e.player, Action.THEFT.value, e.card)
+        case TheftStopped():
+            state = _played(state, e, Action.HANDS_OFF.value, e.target)
+            state, removed = _take_front(state, e.target, Action.THEFT.value)
+            return _discarded(state, e.card, removed)
+        case PlayerImprisoned():
+            state = _played(state, e, Action.TRAPPED.value, e.target)
+            return _lay_front(state, e.target, Action.TRAPPED.value, e.card)
+        case PlayerFreed():
+            state = _played(state, e, Action.FREE_AT_LAST.value, e.target)
+            state, removed = _take_front(state, e.target, Action.TRAPPED.value)
+            return _discarded(state, e.card, removed)
+        case _:
+            assert_never(e)
+
+
+def _kind(state: GameState, card_id: int) -> str:
+    """The action card ``card_id`` is (a repair card: which tools it mends)."""
+    action = card(state.edition, card_id).action
+    assert action is not None, card_id
+    return action.value
 
 
 def _evolve(state: GameState, e: Event) -> GameState:
@@ -284,8 +331,20 @@ def _evolve(state: GameState, e: Event) -> GameState:
                 board=geo.with_tile(state.board, e.cell, tile),
                 treasure_reached_by=reached_by,
             )
-        case ActionPlayed():
-            return _evolve_action(_close(state, e.player), e)
+        case (
+            ToolBroken()
+            | ToolRepaired()
+            | RockfallPlayed()
+            | MapLooked()
+            | RoleInspected()
+            | HandsSwapped()
+            | HatsSwapped()
+            | TheftPlanned()
+            | TheftStopped()
+            | PlayerImprisoned()
+            | PlayerFreed()
+        ):
+            return _evolve_action(state, e)
         case CardsDiscarded():
             state = _close(state, e.player)
             return state.update(

@@ -25,7 +25,6 @@ from domain import board as geo
 from domain.cards import Role
 from domain.codec import encode
 from domain.events import (
-    ActionPlayed,
     CardDrawn,
     CardsDiscarded,
     Event,
@@ -34,6 +33,9 @@ from domain.events import (
     GoldPaid,
     GoldPicked,
     GoldPickStarted,
+    HatsSwapped,
+    MapLooked,
+    RoleInspected,
     RoundStarted,
 )
 from domain.state import Decision, GameState, LastMove, PlayerId, frozen_map
@@ -234,10 +236,15 @@ def describe(event: Event, viewer: PlayerId | None, *, finished: bool = False) -
         case CardDrawn():
             if viewer != event.player:
                 out["card"] = None
-        case ActionPlayed():
-            sees = event.target_player if event.action == "swap_hats" else event.player
-            if viewer != sees:
-                out["result"] = None
+        case MapLooked():
+            if viewer != event.player:
+                out["kind"] = None
+        case RoleInspected():
+            if viewer != event.player:
+                out["role"] = None
+        case HatsSwapped():  # the dwarf card dealt is the target's to see
+            if viewer != event.target:
+                out["role"] = None
         case CardsDiscarded() | FrontCardRemoved():
             if viewer != event.player:
                 out["cards"] = None

@@ -35,12 +35,16 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from domain import achievements as rules
 from domain import events as ev
+from domain.codec import decode
+from domain.upcasting import RETIRED
 from infra.db import reader
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games
 from infra.schema import metadata
 
 ACHIEVEMENTS_PROJECTOR: Final = "achievements"
+# The action cards played: today's events, and the retired type stored before them.
+ACTION_TYPES: Final = frozenset({cls.TYPE for cls in ev.ACTION_EVENTS} | set(RETIRED))
 # The stored types the achievements read a game from (the moves on the board, the
 # decisions and the cards drawn are never read).
 READ_TYPES: Final = frozenset(
@@ -50,7 +54,7 @@ READ_TYPES: Final = frozenset(
         "computer_player_added",
         "settings_changed",
         "game_started",
-        "action_played",
+        *ACTION_TYPES,
         "round_ended",
         "gold_paid",
         "gold_picked",
@@ -99,7 +103,7 @@ def finished_game(stored: Sequence[StoredEvent]) -> FinishedGame | None:
     edition, practice = "base", False
     seating: tuple[int, ...] = ()
     rounds: list[rules.Round] = []
-    actions: list[ev.ActionPlayed] = []
+    actions: list[ev.ActionEvent] = []
     thefts: list[ev.TheftResolved] = []
     for event in stored:
         p: dict[str, Any] = event.payload
@@ -115,19 +119,10 @@ def finished_game(stored: Sequence[StoredEvent]) -> FinishedGame | None:
                 edition = str(p.get("edition", edition))
             case "game_started":
                 seating = tuple(int(x) for x in p["seating"])
-            case "action_played":
-                target, cell = p.get("target_player"), p.get("target_cell")
-                actions.append(
-                    ev.ActionPlayed(
-                        int(p["player"]),
-                        int(p["card"]),
-                        str(p["action"]),
-                        target_player=None if target is None else int(target),
-                        target_cell=None if cell is None else (int(cell[0]), int(cell[1])),
-                        tool=p.get("tool"),
-                        result=p.get("result"),
-                    )
-                )
+            case kind if kind in ACTION_TYPES:  # few: decoded
+                played = decode(kind, p, event.schema_version)
+                assert isinstance(played, ev.ACTION_EVENTS)
+                actions.append(played)
             case "round_ended":
                 reached = p.get("reached_by") if p.get("treasure_reached") else None
                 rounds.append(

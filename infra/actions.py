@@ -42,7 +42,7 @@ HARMLESS: Final = (ev.PlayerReminded, ev.SeatHandedOver, ev.PlayerCameBack)
 # A decision a player made themselves (its player field names them).
 MADE: Final = (
     ev.PathPlaced,
-    ev.ActionPlayed,
+    *ev.ACTION_EVENTS,
     ev.CardsDiscarded,
     ev.FrontCardRemoved,
     ev.GoldPicked,

@@ -9,11 +9,28 @@ import itertools
 
 from domain import board as geo
 from domain import errors
-from domain.cards import Action
+from domain.cards import BREAKS, REPAIRS, Action
 from domain.commands import DiscardToRemove, Pass, PlacePath, PlayAction
 from domain.decide.base import Log, acting, card_in_hand, draw, open_decision, require_decision
 from domain.decide.round_end import end_round
-from domain.events import ActionPlayed, CardsDiscarded, FrontCardRemoved, GoalRevealed, PathPlaced
+from domain.events import (
+    ActionEvent,
+    CardsDiscarded,
+    FrontCardRemoved,
+    GoalRevealed,
+    HandsSwapped,
+    HatsSwapped,
+    MapLooked,
+    PathPlaced,
+    PlayerFreed,
+    PlayerImprisoned,
+    RockfallPlayed,
+    RoleInspected,
+    TheftPlanned,
+    TheftStopped,
+    ToolBroken,
+    ToolRepaired,
+)
 from domain.queries import Target, action_targets, tools_broken
 from domain.state import GameState, PlayerId
 
@@ -90,29 +107,55 @@ def play_action(state: GameState, cmd: PlayAction, by_computer: bool = False) ->
         target = (cmd.target_player, (cmd.target_cell[0], cmd.target_cell[1]), cmd.tool)
     if target not in action_targets(state, cmd.actor, action):
         raise errors.InvalidTarget(f"{action.value} cannot target {target}")
-    result: str | None = None
-    if action is Action.MAP and target[1] is not None:
-        result = state.board[target[1]].kind
-    elif action is Action.INSPECTION and cmd.target_player is not None:
-        result = state.roles[cmd.target_player].value
-    elif action is Action.SWAP_HATS:
-        result = state.dwarf_pile[0].value
     log = acting(state, cmd.actor, by_computer)
-    log.emit(
-        ActionPlayed(
-            cmd.actor,
-            cmd.card,
-            action.value,
-            target_player=target[0],
-            target_cell=target[1],
-            tool=cmd.tool.value if cmd.tool is not None else None,
-            result=result,
-        )
-    )
+    log.emit(_played(state, cmd.actor, cmd.card, action, target))
     if action is Action.SWAP_HAND and cmd.target_player is not None:
         draw(log, cmd.target_player, 1)
     after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
     return log
+
+
+def _played(
+    state: GameState, actor: PlayerId, card_id: int, action: Action, target: Target
+) -> ActionEvent:
+    """The event of ``action`` played on a legal ``target``: what it did, and what only
+    one player learns by it (a map's goal, an inspected role, the dwarf card swap hats
+    deals)."""
+    player, cell, tool = target
+    if action in BREAKS:
+        assert player is not None
+        return ToolBroken(actor, card_id, player, BREAKS[action].value)
+    if action in REPAIRS:
+        assert player is not None and tool is not None
+        return ToolRepaired(actor, card_id, player, tool.value)
+    match action:
+        case Action.ROCKFALL:
+            assert cell is not None
+            return RockfallPlayed(actor, card_id, cell)
+        case Action.MAP:
+            assert cell is not None
+            return MapLooked(actor, card_id, cell, state.board[cell].kind)
+        case Action.INSPECTION:
+            assert player is not None
+            return RoleInspected(actor, card_id, player, state.roles[player].value)
+        case Action.SWAP_HAND:
+            assert player is not None
+            return HandsSwapped(actor, card_id, player)
+        case Action.SWAP_HATS:
+            assert player is not None
+            return HatsSwapped(actor, card_id, player, state.dwarf_pile[0].value)
+        case Action.THEFT:
+            return TheftPlanned(actor, card_id)
+        case Action.HANDS_OFF:
+            assert player is not None
+            return TheftStopped(actor, card_id, player)
+        case Action.TRAPPED:
+            assert player is not None
+            return PlayerImprisoned(actor, card_id, player)
+        case Action.FREE_AT_LAST:
+            assert player is not None
+            return PlayerFreed(actor, card_id, player)
+    raise AssertionError(action)
 
 
 def _check_discard(state: GameState, actor: PlayerId, cards: tuple[int, ...]) -> None:

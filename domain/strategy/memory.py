@@ -23,10 +23,13 @@ from typing import Any, Final
 
 from domain import board as geo
 from domain.cards import PATHS, Action, Door, E, Edition, N, S, W, card
+from domain.events import ACTION_EVENTS
 from domain.view import HIDDEN_GOAL
 
 PlayerId = int
 
+# The stored types of the action cards played (domain.events.ACTION_EVENTS).
+ACTION_TYPES: Final = frozenset(cls.TYPE for cls in ACTION_EVENTS)
 # Action cards that lie in front of a player and harm them, and those that help them.
 HARMS: Final = frozenset(
     {Action.BROKEN_PICKAXE.value, Action.BROKEN_LANTERN.value, Action.BROKEN_CART.value}
@@ -103,7 +106,7 @@ class Memory:
             tile = geo.Tile(str(described["kind"]), None, bool(described["rotated"]), True)
             board = geo.with_tile(self.board, cell, tile)
             return replace(self, board=board, distance=public_distance(board))
-        if kind == "action_played":
+        if kind in ACTION_TYPES:
             return self._action(described)
         if kind == "theft_resolved" and described.get("victim") is not None:
             theft = (int(described["thief"]), int(described["victim"]))
@@ -141,10 +144,12 @@ class Memory:
 
     def _action(self, d: Mapping[str, Any]) -> Memory:
         player = int(d["player"])
-        action = str(d["action"])
-        target = d.get("target_player")
+        played = card(self.edition, int(d["card"])).action
+        assert played is not None
+        action = played.value
+        target = player if action == Action.THEFT.value else d.get("target")
         if action == Action.ROCKFALL.value:
-            cell = _cell(d["target_cell"])
+            cell = _cell(d["cell"])
             board = geo.without_tile(self.board, cell)
             after = public_distance(board)
             done = _judged(self.conduct(player), self.distance - after)
@@ -152,7 +157,7 @@ class Memory:
             spent = self._spent(d, taken)
             return self._with(player, done, board=board, distance=after, spent=spent)
         if action == Action.MAP.value:
-            seen = (*self.maps, (player, _cell(d["target_cell"])))
+            seen = (*self.maps, (player, _cell(d["cell"])))
             return self._with(player, self.conduct(player), maps=seen, spent=self._spent(d))
         deeds = self.deeds
         if target is not None:

@@ -22,7 +22,7 @@ from deadline_harness import (
 
 from domain.commands import ComeBack, HandSeatToComputer
 from domain.events import (
-    ActionPlayed,
+    ACTION_EVENTS,
     CardsDiscarded,
     DecisionOpened,
     DecisionTimedOut,
@@ -39,7 +39,7 @@ from infra.computer import move_key
 pytestmark = pytest.mark.parametrize("broker", ["redis"], indirect=True)
 
 CREATOR = PLAYERS[0]
-MOVES = (PathPlaced, ActionPlayed, CardsDiscarded, FrontCardRemoved)
+MOVES = (PathPlaced, *ACTION_EVENTS, CardsDiscarded, FrontCardRemoved)
 
 
 def moves_on(table: Table, game: str, decision: int) -> list[Event]:
@@ -114,8 +114,8 @@ def test_a_computer_player_waits_its_pause_before_moving(
             for e in stored
             if e.type == "decision_opened" and e.payload["decision"] == owed.decision
         )
-        moved = next(e for e in stored if e.version > opened.version and e.type in (
-            "path_placed", "action_played", "cards_discarded", "front_card_removed"))  # fmt: skip
+        moved = next(e for e in stored if e.version > opened.version and e.type in {
+            cls.TYPE for cls in MOVES})  # fmt: skip
         waited = (moved.recorded_at - opened.recorded_at).total_seconds()
         assert waited >= 1.0
     finally:

@@ -11,15 +11,27 @@ from domain.commands import Command
 from domain.decide import decide
 from domain.errors import DomainError
 from domain.events import (
+    ActionEvent,
     DecisionOpened,
     Event,
     GameCreated,
     GameStarted,
+    HandsSwapped,
+    HatsSwapped,
+    MapLooked,
+    PlayerFreed,
+    PlayerImprisoned,
     PlayerJoined,
+    RockfallPlayed,
+    RoleInspected,
     RoundStarted,
+    TheftPlanned,
+    TheftStopped,
+    ToolBroken,
+    ToolRepaired,
 )
 from domain.evolve import fold
-from domain.state import GameState
+from domain.state import GameState, PlayerId
 
 T0 = 1_000_000  # a command's clock in tests
 TURN = 60  # seconds per turn in the games below
@@ -34,6 +46,50 @@ def given(*events: Event | Iterable[Event]) -> GameState:
         else:
             flat.append(item)  # type: ignore[arg-type]
     return fold(flat)
+
+
+def action_event(
+    player: PlayerId,
+    card: int,
+    action: str,
+    target_player: PlayerId | None = None,
+    target_cell: tuple[int, int] | None = None,
+    tool: str | None = None,
+    result: str | None = None,
+) -> ActionEvent:
+    """The event of action card ``card``, of kind ``action`` (an Action value), played by
+    ``player`` on ``target_player`` or ``target_cell``; ``tool``: the tool a repair mends;
+    ``result``: the goal a map shows, the role an inspection shows or swap hats deals."""
+    target = target_player if target_player is not None else player
+    if action.startswith("broken_"):
+        return ToolBroken(player, card, target, action.removeprefix("broken_"))
+    if action.startswith("repair_"):
+        assert tool is not None
+        return ToolRepaired(player, card, target, tool)
+    match action:
+        case "rockfall":
+            assert target_cell is not None
+            return RockfallPlayed(player, card, target_cell)
+        case "map":
+            assert target_cell is not None and result is not None
+            return MapLooked(player, card, target_cell, result)
+        case "inspection":
+            assert result is not None
+            return RoleInspected(player, card, target, result)
+        case "swap_hand":
+            return HandsSwapped(player, card, target)
+        case "swap_hats":
+            assert result is not None
+            return HatsSwapped(player, card, target, result)
+        case "theft":
+            return TheftPlanned(player, card)
+        case "hands_off":
+            return TheftStopped(player, card, target)
+        case "trapped":
+            return PlayerImprisoned(player, card, target)
+        case "free_at_last":
+            return PlayerFreed(player, card, target)
+    raise AssertionError(action)
 
 
 def when(state: GameState, command: Command) -> list[Event]:

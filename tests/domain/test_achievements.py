@@ -9,6 +9,7 @@ import pytest
 from domain import achievements as ach
 from domain import events as ev
 from domain.achievements import Earlier, Game, Round
+from tests.domain.given import action_event
 from tests.replay.games import play
 
 ME = 1
@@ -17,7 +18,9 @@ SABOTEUR = {1: "saboteur", 2: "gold_digger", 3: "gold_digger"}
 
 
 def act(player: int, action: str, target: int | None = None, result: str | None = None) -> Any:
-    return ev.ActionPlayed(player, 0, action, target_player=target, result=result)
+    cell = (8, 0) if action in ("rockfall", "map") else None
+    tool = action.removeprefix("repair_") if action.startswith("repair_") else None
+    return action_event(player, 0, action, target, cell, tool, result)
 
 
 def rnd(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from domain.cards import Tool
+from domain.cards import Action, Tool
 from domain.codec import (
     COMMAND_TYPES,
     EVENT_TYPES,
@@ -40,6 +40,7 @@ from domain.commands import (
     TimeOut,
 )
 from domain.events import (
+    ACTION_EVENTS,
     ComputerLevelSet,
     ComputerPlayerAdded,
     ComputerPlayerRemoved,
@@ -50,15 +51,26 @@ from domain.events import (
     GoldPaid,
     GoldPicked,
     GoldPickStarted,
+    HandsSwapped,
+    HatsSwapped,
+    MapLooked,
     PlayerCameBack,
+    PlayerFreed,
+    PlayerImprisoned,
     PlayerLeft,
     PlayerReminded,
     PlayerWentAway,
+    RockfallPlayed,
+    RoleInspected,
     RoundEnded,
     SeatHandedOver,
     SettingsChanged,
+    TheftPlanned,
     TheftResolved,
     TheftsStarted,
+    TheftStopped,
+    ToolBroken,
+    ToolRepaired,
 )
 from domain.simulate import play_one
 
@@ -82,6 +94,17 @@ RARE: list[Event] = [
     TheftsStarted((2, 4)),
     GoalRevealed((8, -2), "goal_stone_b", True),
     GoldPicked(3, 2),
+    ToolBroken(1, 30, 2, "cart"),
+    ToolRepaired(2, 44, 2, "lantern"),
+    RockfallPlayed(3, 60, (3, -1)),
+    MapLooked(1, 62, (8, 2), "goal_treasure"),
+    RoleInspected(4, 70, 1, "saboteur"),
+    HandsSwapped(4, 71, 2),
+    HatsSwapped(4, 72, 3, "blue_digger"),
+    TheftPlanned(5, 73),
+    TheftStopped(2, 74, 5),
+    PlayerImprisoned(1, 75, 3),
+    PlayerFreed(3, 76, 3),
 ]
 
 
@@ -183,3 +206,59 @@ def test_events_stored_before_computer_players_still_decode_to_the_old_rules() -
     assert opened == DecisionOpened(3, 2, "turn", 9, computer=False)
     changed = decode("settings_changed", {"edition": "base", "turn_seconds": 30})
     assert changed == SettingsChanged("base", 30, away_play=None, gold_pick=None)
+
+
+def _played(action: str, **fields: object) -> dict[str, object]:
+    """An ``action_played`` payload as the codec stored it before the finer events."""
+    stored = {"target_player": None, "target_cell": None, "tool": None, "result": None}
+    return {"player": 1, "card": 9, "action": action, **stored, **fields}
+
+
+@pytest.mark.parametrize(
+    ("payload", "event"),
+    [
+        (_played("broken_cart", target_player=2), ToolBroken(1, 9, 2, "cart")),
+        (_played("broken_pickaxe", target_player=1), ToolBroken(1, 9, 1, "pickaxe")),
+        (_played("broken_lantern", target_player=3), ToolBroken(1, 9, 3, "lantern")),
+        (
+            _played("repair_lantern", target_player=2, tool="lantern"),
+            ToolRepaired(1, 9, 2, "lantern"),
+        ),
+        (
+            _played("repair_pickaxe_cart", target_player=1, tool="cart"),
+            ToolRepaired(1, 9, 1, "cart"),
+        ),
+        (_played("rockfall", target_cell=[3, -1]), RockfallPlayed(1, 9, (3, -1))),
+        (
+            _played("map", target_cell=[8, -2], result="goal_stone_a"),
+            MapLooked(1, 9, (8, -2), "goal_stone_a"),
+        ),
+        (_played("inspection", target_player=4, result="boss"), RoleInspected(1, 9, 4, "boss")),
+        (_played("swap_hand", target_player=4), HandsSwapped(1, 9, 4)),
+        (
+            _played("swap_hats", target_player=4, result="geologist"),
+            HatsSwapped(1, 9, 4, "geologist"),
+        ),
+        (_played("theft", target_player=1), TheftPlanned(1, 9)),
+        (_played("hands_off", target_player=5), TheftStopped(1, 9, 5)),
+        (_played("trapped", target_player=5), PlayerImprisoned(1, 9, 5)),
+        (_played("free_at_last", target_player=1), PlayerFreed(1, 9, 1)),
+    ],
+)
+def test_an_action_played_stored_before_the_finer_events_decodes_as_its_kind(
+    payload: dict[str, object], event: Event
+) -> None:
+    stored = _through_json(payload)
+    assert decode("action_played", stored) == event
+    assert stored == _through_json(payload)  # read, never rewritten
+
+
+def test_every_action_card_played_decodes_and_a_retired_name_is_never_reused() -> None:
+    assert "action_played" not in EVENT_TYPES
+    told = set()
+    for action in Action:
+        fields = {"target_player": 2, "target_cell": [1, 0], "tool": "cart", "result": "x"}
+        event = decode("action_played", _played(action.value, **fields))
+        assert isinstance(event, ACTION_EVENTS)
+        told.add(type(event))
+    assert told == set(ACTION_EVENTS)

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Final
 
-from given import T0, TURN, dealt, given, ids, then_raises, when
+from given import T0, TURN, action_event, dealt, given, ids, then_raises, when
 
 from domain import errors
 from domain.cards import Role, Tool
 from domain.commands import DiscardToRemove, PlacePath, PlayAction
-from domain.events import ActionPlayed, CardDrawn, DecisionOpened, Event, FrontCardRemoved
+from domain.events import (
+    CardDrawn,
+    DecisionOpened,
+    Event,
+    FrontCardRemoved,
+    HatsSwapped,
+    RoleInspected,
+)
 from domain.moves import legal_moves
 
 S2: Final = "saboteur2"
@@ -29,7 +36,7 @@ def setup(
     events: list[Event] = [
         *dealt(S2, players=4, hands={1: hand + extra}, draw_pile=(0, 1), roles=roles)
     ]
-    events += [ActionPlayed(1, c, kind, target_player=t) for c, kind, t in front]
+    events += [action_event(1, c, kind, target_player=t) for c, kind, t in front]
     if front:
         events.append(AGAIN)
     return events
@@ -39,7 +46,7 @@ def test_a_broken_tool_lies_in_front_of_any_player_self_included() -> None:
     pick = card("broken_pickaxe")
     for target in (1, 2):
         events = when(given(setup((pick,))), PlayAction(1, pick, target_player=target, at=T0))
-        assert events[0] == ActionPlayed(1, pick, "broken_pickaxe", target_player=target)
+        assert events[0] == action_event(1, pick, "broken_pickaxe", target_player=target)
         assert given(setup((pick,)), events).front_of(target) == ("broken_pickaxe",)
 
 
@@ -104,7 +111,7 @@ def test_trapped_targets_another_untrapped_player_and_forbids_digging() -> None:
     then_raises(trapped, PlacePath(2, path, (1, 0), False), errors.CardNotInHand)
     trapped = given(
         dealt(S2, players=4, hands={1: (trap,), 2: (path,)}),
-        ActionPlayed(1, trap, "trapped", target_player=2),
+        action_event(1, trap, "trapped", target_player=2),
         DecisionOpened(2, 2, "turn", DEADLINE),
     )
     then_raises(trapped, PlacePath(2, path, (1, 0), False), errors.PlayerTrapped)
@@ -123,7 +130,7 @@ def test_inspection_shows_another_players_dwarf_to_the_actor_alone() -> None:
     events = setup((look,), roles={2: "boss"})
     then_raises(given(events), PlayAction(1, look, target_player=1), errors.InvalidTarget)
     played = when(given(events), PlayAction(1, look, target_player=2, at=T0))
-    assert played[0] == ActionPlayed(1, look, "inspection", target_player=2, result="boss")
+    assert played[0] == RoleInspected(1, look, 2, "boss")
     assert dict(given(events, played).inspected[1]) == {2: "boss"}
 
 
@@ -133,7 +140,7 @@ def test_swap_hats_puts_the_dwarf_under_the_pile_and_deals_the_top_one() -> None
     state = given(events)
     top = state.dwarf_pile[0]
     played = when(state, PlayAction(1, hats, target_player=3, at=T0))
-    assert played[0] == ActionPlayed(1, hats, "swap_hats", target_player=3, result=top.value)
+    assert played[0] == HatsSwapped(1, hats, 3, top.value)
     after = given(events, played)
     assert after.roles[3] is top and after.dwarf_pile[-1] is Role.PROFITEER
     assert len(after.dwarf_pile) == len(state.dwarf_pile)
@@ -146,7 +153,7 @@ def test_swap_hand_exchanges_hands_then_the_other_draws_and_then_the_actor() -> 
     ]
     played = when(given(events), PlayAction(1, swap, target_player=2, at=T0))
     assert played[:3] == [
-        ActionPlayed(1, swap, "swap_hand", target_player=2),
+        action_event(1, swap, "swap_hand", target_player=2),
         CardDrawn(2, 0),
         CardDrawn(1, 1),
     ]

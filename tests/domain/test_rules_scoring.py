@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from given import T0, TURN, dealt, given, ids, then_raises, when
+from given import T0, TURN, action_event, dealt, given, ids, then_raises, when
 
 from domain import errors
 from domain.commands import ChooseTheftVictim, Pass, PickGold, PlacePath, PlayAction
 from domain.events import (
-    ActionPlayed,
     DecisionOpened,
     Event,
     GameEnded,
@@ -92,7 +91,7 @@ def _saboteur2_end(front: list[tuple[int, str, int]], roles: dict[int, str]) -> 
             "saboteur2", players=4, roles=roles, hands={1: (0,), 2: (), 3: (), 4: ()}, draw_pile=()
         )
     ]
-    setup += [ActionPlayed(t, c, kind, target_player=t) for c, kind, t in front]
+    setup += [action_event(t, c, kind, target_player=t) for c, kind, t in front]
     setup.append(DecisionOpened(2, 1, "turn", DEADLINE))
     return setup
 
@@ -176,9 +175,9 @@ def test_worked_example_6_3_boss_reaches_through_a_blue_door_untrapped_thief_ste
     setup: list[Event] = [
         *dealt("saboteur2", players=7, roles=roles, hands={4: (cross[2],)}),
         *[PathPlaced(1 + x % 3, c, (x, 0), False) for x, c in enumerate(route, start=1)],
-        ActionPlayed(6, THEFT[0], "theft", target_player=6),
-        ActionPlayed(7, THEFT[1], "theft", target_player=7),
-        ActionPlayed(2, trap, "trapped", target_player=7),
+        action_event(6, THEFT[0], "theft", target_player=6),
+        action_event(7, THEFT[1], "theft", target_player=7),
+        action_event(2, trap, "trapped", target_player=7),
         DecisionOpened(2, 4, "turn", DEADLINE),
     ]
 

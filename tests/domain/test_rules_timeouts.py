@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from given import T0, TURN, dealt, given, ids, then_raises, when
+from given import T0, TURN, action_event, dealt, given, ids, then_raises, when
 
 from domain import errors
 from domain.commands import ComeBack, Pass, PickGold, PlacePath, RemindPlayer, TimeOut
 from domain.events import (
-    ActionPlayed,
     CardDrawn,
     CardsDiscarded,
     DecisionOpened,
@@ -209,7 +208,7 @@ def _thief_4_chooses(timeouts_of_4: int) -> list[Event]:
             draw_pile=(),
         ),
         *[DecisionTimedOut(1, 4) for _ in range(timeouts_of_4)],
-        ActionPlayed(4, THEFT[0], "theft", target_player=4),
+        action_event(4, THEFT[0], "theft", target_player=4),
         DecisionOpened(2, 1, "turn", LATE),
     ]
     return setup

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from given import T0, TURN, dealt, given, ids, then_raises, when
+from given import T0, TURN, action_event, dealt, given, ids, then_raises, when
 
 from domain import errors
 from domain.board import GOAL_CELLS
 from domain.commands import DiscardToRemove, Pass, PlacePath, PlayAction
 from domain.events import (
-    ActionPlayed,
     CardDrawn,
     CardsDiscarded,
     DecisionOpened,
     FrontCardRemoved,
     GoalRevealed,
+    MapLooked,
     PathPlaced,
     RoundEnded,
 )
@@ -58,7 +58,7 @@ def test_a_card_away_from_the_maze_is_refused() -> None:
 def test_broken_tool_forbids_placing_path_cards() -> None:
     state = given(
         dealt(hands={1: (BROKEN_PICKAXE[0], EW[1]), 2: (EW[0],)}),
-        ActionPlayed(1, BROKEN_PICKAXE[0], "broken_pickaxe", target_player=2),
+        action_event(1, BROKEN_PICKAXE[0], "broken_pickaxe", target_player=2),
         DecisionOpened(2, 2, "turn", DEADLINE),
     )
     then_raises(state, PlacePath(2, EW[0], (1, 0), False), errors.ToolsBroken)
@@ -134,7 +134,7 @@ def test_discarding_two_cards_removes_a_card_in_front_of_yourself() -> None:
     broken = ids("saboteur2", "broken_cart")[0]
     setup = [
         *dealt("saboteur2", hands={1: (0, 1, 2, broken)}, draw_pile=(60,)),
-        ActionPlayed(1, broken, "broken_cart", target_player=1),
+        action_event(1, broken, "broken_cart", target_player=1),
         AGAIN,
     ]
     state = given(setup)
@@ -192,7 +192,7 @@ def test_one_card_may_reach_two_goals_and_the_treasure_ends_the_round() -> None:
 def test_a_map_shows_a_face_down_goal_to_its_player_alone() -> None:
     state = given(dealt(hands={1: (MAP[0],)}, draw_pile=(50,)))
     events = when(state, PlayAction(1, MAP[0], target_cell=(8, 0), at=T0))
-    assert events[0] == ActionPlayed(1, MAP[0], "map", target_cell=(8, 0), result="goal_treasure")
+    assert events[0] == MapLooked(1, MAP[0], (8, 0), "goal_treasure")
     after = given(dealt(hands={1: (MAP[0],)}, draw_pile=(50,)), events)
     assert dict(after.known_goals[1]) == {(8, 0): "goal_treasure"}
     then_raises(state, PlayAction(1, MAP[0], target_cell=(1, 0)), errors.InvalidTarget)

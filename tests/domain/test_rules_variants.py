@@ -4,14 +4,13 @@ each rule, and their combinations."""
 from __future__ import annotations
 
 import pytest
-from given import T0, TURN, dealt, given, ids, lobby, then_raises, when
+from given import T0, TURN, action_event, dealt, given, ids, lobby, then_raises, when
 
 from domain import codec, errors
 from domain.cards import VARIANTS
 from domain.commands import ChangeSettings, CreateGame, Pass, PickGold, PlacePath, PlayAction
 from domain.decide import decide
 from domain.events import (
-    ActionPlayed,
     DecisionOpened,
     Event,
     GameCreated,
@@ -19,6 +18,7 @@ from domain.events import (
     GoldPaid,
     GoldPicked,
     GoldPickStarted,
+    MapLooked,
     PathPlaced,
     RoundEnded,
     RoundStarted,
@@ -51,7 +51,7 @@ def _tunnel_to_six(
     path = [PathPlaced(1, c, (x, 0), False) for x, c in enumerate([*CROSS[:3], *EW], start=1)]
     breaks = ids("base", "broken_pickaxe") + ids("base", "broken_lantern")
     front = [
-        ActionPlayed(2, breaks[i], f"broken_{tool}", target_player=p)
+        action_event(2, breaks[i], f"broken_{tool}", target_player=p)
         for i, (p, tool) in enumerate((broken or {}).items())
     ]
     return [
@@ -247,7 +247,7 @@ def test_a_card_at_8_0_reaches_the_middle_treasure_and_a_map_shows_it() -> None:
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.reached_by == 4
     looked = when(state, PlayAction(4, MAP[0], target_cell=(9, 0), at=T0))
-    assert looked[0] == ActionPlayed(4, MAP[0], "map", target_cell=(9, 0), result="goal_treasure")
+    assert looked[0] == MapLooked(4, MAP[0], (9, 0), "goal_treasure")
     then_raises(state, PlayAction(4, MAP[0], target_cell=(8, 0)), errors.InvalidTarget)
 
 

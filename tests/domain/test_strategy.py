@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
-from given import T0, dealt, given, ids
+from given import T0, action_event, dealt, given, ids
 from hypothesis import HealthCheck, settings
 from hypothesis import given as examples
 from hypothesis import strategies as st
@@ -18,7 +18,6 @@ from domain.cards import deck, dwarf_cards
 from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
 from domain.decide import decide
 from domain.events import (
-    ActionPlayed,
     CardDrawn,
     DecisionOpened,
     Event,
@@ -226,7 +225,7 @@ def _hemmed_in() -> list[Event]:
     tunnel = [PathPlaced(2, CROSS[x - 1], (x, 0), False) for x in range(1, 6)]
     tunnel.append(PathPlaced(3, t_esw[4], (6, 0), False))
     tunnel += [PathPlaced(2 + x % 2, t_esw[x - 1], (x, 1), False) for x in range(1, 5)]
-    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    peek = action_event(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
     return [*tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
 
 
@@ -255,7 +254,7 @@ def test_the_chance_a_hole_is_filled_counts_the_cards_the_seat_has_not_seen() ->
 
 def test_a_gold_digger_mends_its_own_broken_tool_first() -> None:
     setup = dealt(hands={1: (REPAIR_CART[0], CROSS[4])}, roles={1: "gold_digger"})
-    broken = ActionPlayed(3, BREAK_CART[0], "broken_cart", target_player=1)
+    broken = action_event(3, BREAK_CART[0], "broken_cart", target_player=1)
     move = _decide([*setup, *_tunnel(2), broken])
     assert move == PlayAction(1, REPAIR_CART[0], target_player=1, tool=move.tool)  # type: ignore[union-attr]
 
@@ -264,7 +263,7 @@ def test_a_gold_digger_breaks_the_tools_of_whoever_cut_the_tunnel() -> None:
     setup = dealt(
         players=4, hands={1: (BREAK_PICK[0], DEAD_EW[0])}, roles={1: "gold_digger"}, first=1
     )
-    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    cut = action_event(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
     move = _decide([*setup, *_tunnel(5), cut])
     assert move == PlayAction(1, BREAK_PICK[0], target_player=3)
 
@@ -275,7 +274,7 @@ def test_an_easy_gold_digger_does_not_follow_who_cut_the_tunnel() -> None:
     setup = dealt(
         players=4, hands={1: (BREAK_PICK[0], DEAD_EW[0])}, roles={1: "gold_digger"}, first=1
     )
-    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    cut = action_event(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
     events = [*setup, *_tunnel(5), cut]
     state = given(events)
     stop = PlayAction(1, BREAK_PICK[0], target_player=3)
@@ -286,7 +285,7 @@ def test_an_easy_gold_digger_does_not_follow_who_cut_the_tunnel() -> None:
 
 def test_suspicion_rises_for_whoever_cut_the_tunnel_and_falls_for_whoever_built_it() -> None:
     setup = [*dealt(players=4, roles={1: "gold_digger"}), *_tunnel(5)]
-    cut = ActionPlayed(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
+    cut = action_event(3, ROCKFALL[0], "rockfall", target_cell=(4, 0))
     state = given(setup, cut)
     odds = suspicion(state.seating, 1, "gold_digger", "base", remember([*setup, cut], state), {})
     assert odds[3] > 0.8 and odds[2] < 0.1 and odds[4] == pytest.approx(0.25)
@@ -294,7 +293,7 @@ def test_suspicion_rises_for_whoever_cut_the_tunnel_and_falls_for_whoever_built_
 
 def test_a_gold_digger_who_mapped_the_treasure_tunnels_toward_it() -> None:
     setup = dealt(hands={1: (*CROSS[3:5], MAP[0])}, roles={1: "gold_digger"})
-    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    peek = action_event(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
     # The treasure is at (8, 0) (given.GOALS); the tunnel's end is two cards away.
     move = _decide([*setup, *_tunnel(5), peek, DecisionOpened(2, 1, "turn", T0)])
     assert isinstance(move, PlacePath) and move.cell == (6, 0)
@@ -373,7 +372,7 @@ def _two_ways_in() -> list[Event]:
 
 def test_a_saboteur_closes_one_of_two_ways_into_the_treasure_though_the_other_stays_open() -> None:
     setup = dealt(hands={1: (DEAD_CROSS[0], CROSS[4])}, roles={1: "saboteur"})
-    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    peek = action_event(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
     move = _decide([*setup, *_two_ways_in(), peek, DecisionOpened(2, 1, "turn", T0)])
     assert isinstance(move, PlacePath) and move.card == DEAD_CROSS[0]
     assert move.cell in ((7, 0), (8, 1))
@@ -397,7 +396,7 @@ def test_a_blue_gold_digger_leaves_no_treasure_one_card_away_for_the_green_team(
         hands={1: (straight, SAB2_DEAD[0])},
         roles={1: "blue_digger", 3: "boss", 4: "geologist"},
     )
-    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+    peek = action_event(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
                         result="goal_treasure")  # fmt: skip
     green = PathPlaced(2, GREEN_NS[0], (1, 1), False)
     move = _decide([*setup, *_sab2_tunnel(5), green, peek, DecisionOpened(2, 1, "turn", T0)])
@@ -418,7 +417,7 @@ def test_a_saboteur_bars_the_blue_team_with_a_green_door_where_a_blue_door_bars_
 
 def test_a_geologist_does_not_end_the_round_that_pays_it_for_crystals_laid() -> None:
     setup = dealt("saboteur2", hands={1: (SAB2_EW[2], CRYSTAL[0])}, roles={1: "geologist"})
-    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+    peek = action_event(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
                         result="goal_treasure")  # fmt: skip
     tunnel = [*_sab2_tunnel(5), PathPlaced(3, SAB2_EW[0], (6, 0), False)]
     events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
@@ -469,7 +468,7 @@ def test_a_saboteur_lays_a_dead_end_at_the_treasure_rather_than_cut_the_tunnel_b
         "saboteur2", players=6, hands={1: (SAB2_ROCKFALL[0], SAB2_DEAD[0])}, roles={1: "saboteur"}
     )
     tunnel = [*_sab2_tunnel(5), PathPlaced(3, BLUE_EW[0], (6, 0), False)]
-    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+    peek = action_event(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
                         result="goal_treasure")  # fmt: skip
     events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
     for seed in range(4):
@@ -494,7 +493,7 @@ def test_a_stopped_saboteur_near_the_treasure_gives_up_its_mending_cards_not_its
     dead = SAB2_DEAD[0]
     others = tuple(ids("saboteur2", k)[0] for k in ("repair_lantern", "free_at_last", "hands_off"))
     setup = dealt("saboteur2", players=6, hands={1: (dead, *others)}, roles={1: "saboteur"})
-    broken = ActionPlayed(
+    broken = action_event(
         3, ids("saboteur2", "broken_pickaxe")[0], "broken_pickaxe", target_player=1
     )
     events = [*setup, *_sab2_tunnel(6), broken, DecisionOpened(2, 1, "turn", T0)]
@@ -529,7 +528,7 @@ def test_a_stopped_saboteur_near_the_treasure_breaks_the_next_digger_rather_than
         hands={1: (SAB2_BREAKS["broken_lantern"][0], *paths)},
         roles={1: "saboteur", 2: "blue_digger", 3: "green_digger", 4: "blue_digger"},
     )
-    broken = ActionPlayed(3, SAB2_BREAKS["broken_pickaxe"][0], "broken_pickaxe", target_player=1)
+    broken = action_event(3, SAB2_BREAKS["broken_pickaxe"][0], "broken_pickaxe", target_player=1)
     events = [*setup, *_sab2_tunnel(6), broken, DecisionOpened(2, 1, "turn", T0)]
     for seed in range(3):
         move = _decide(events, seed=seed)
@@ -563,7 +562,7 @@ def test_a_saboteur_in_saboteur_2_cuts_a_tunnel_one_card_from_the_treasure_rathe
     setup = dealt(
         "saboteur2", players=players, hands={1: hand}, roles={1: "saboteur"}, draw_pile=pile
     )
-    peek = ActionPlayed(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
+    peek = action_event(1, ids("saboteur2", "map")[0], "map", target_cell=(8, 0),
                         result="goal_treasure")  # fmt: skip
     events = [*setup, *tunnel, peek, DecisionOpened(2, 1, "turn", T0)]
     assert len(given(events).draw_pile) == 12

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from given import T0, dealt, given, ids
+from given import T0, action_event, dealt, given, ids
 
 from domain.commands import Command, PlacePath, PlayAction
-from domain.events import ActionPlayed, DecisionOpened, Event, PathPlaced
+from domain.events import DecisionOpened, Event, PathPlaced
 from domain.strategy import choose_move
 from domain.strategy.suspicion import prior
 
@@ -40,7 +40,7 @@ def _greedy_position(length: int, *variants: str) -> list[Event]:
         first=1,
         variants=variants,
     )
-    broken = ActionPlayed(3, BREAK_PICK[0], "broken_pickaxe", target_player=1)
+    broken = action_event(3, BREAK_PICK[0], "broken_pickaxe", target_player=1)
     return [*setup, *_tunnel(length), broken]
 
 
@@ -68,7 +68,7 @@ def _selfish_position(length: int, role: str) -> list[Event]:
         first=1,
         variants=("selfish_dwarf",),
     )
-    peek = ActionPlayed(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
+    peek = action_event(1, MAP[1], "map", target_cell=(8, 0), result="goal_treasure")
     return [*setup, *_tunnel(length), peek, DecisionOpened(2, 1, "turn", T0)]
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from given import T0, dealt, given, ids, when
 
 from domain.commands import PlayAction
-from domain.events import ActionPlayed, CardDrawn, CardsDiscarded, GameEnded, GoldPicked
+from domain.events import (
+    CardDrawn,
+    CardsDiscarded,
+    GameEnded,
+    GoldPicked,
+    HatsSwapped,
+    MapLooked,
+    RoleInspected,
+)
+from domain.evolve import fold
 from domain.view import HIDDEN_GOAL, describe, view_for
 
 MAP = ids("base", "map")
@@ -60,11 +69,11 @@ def test_describe_tells_each_viewer_only_their_share_of_an_event() -> None:
     assert describe(CardDrawn(1, 17), 1)["card"] == 17
     assert describe(CardDrawn(1, 17), 2)["card"] is None
     assert describe(CardDrawn(1, 17), None, finished=True)["card"] == 17
-    seen = ActionPlayed(1, 61, "map", target_cell=(8, 0), result="goal_treasure")
-    assert describe(seen, 1)["result"] == "goal_treasure"
-    assert describe(seen, 2)["result"] is None and describe(seen, 2)["target_cell"] == [8, 0]
-    hats = ActionPlayed(1, 108, "swap_hats", target_player=3, result="boss")
-    assert describe(hats, 3)["result"] == "boss" and describe(hats, 1)["result"] is None
+    seen = MapLooked(1, 61, (8, 0), "goal_treasure")
+    assert describe(seen, 1)["kind"] == "goal_treasure"
+    assert describe(seen, 2)["kind"] is None and describe(seen, 2)["cell"] == [8, 0]
+    hats = HatsSwapped(1, 108, 3, "boss")
+    assert describe(hats, 3)["role"] == "boss" and describe(hats, 1)["role"] is None
     other = describe(CardsDiscarded(1, (4, 5)), 2)
     assert other["cards"] is None and other["count"] == 2
     assert describe(GoldPicked(2, 3), 1)["value"] is None
@@ -115,3 +124,23 @@ def test_base_gold_pick_shows_the_nuggets_only_to_the_player_choosing_now() -> N
     # Once the game is over, the replay shows everything.
     assert describe(started, 1, finished=True)["nuggets"] == [3, 2, 1]
     assert describe(GoldPicked(3, 3), 1, finished=True)["value"] == 3
+
+
+def test_no_other_player_ever_sees_a_maps_goal_or_an_inspected_role() -> None:
+    look, inspect = ids("saboteur2", "map")[0], ids("saboteur2", "inspection")[0]
+    start = given(dealt("saboteur2", players=4, hands={1: (look, inspect)}, roles={2: "boss"}))
+    mapped = when(start, PlayAction(1, look, target_cell=(8, 0), at=T0))
+    inspected = when(start, PlayAction(1, inspect, target_player=2, at=T0))
+    assert isinstance(mapped[0], MapLooked) and isinstance(inspected[0], RoleInspected)
+    goal, role = mapped[0].kind, inspected[0].role
+    for events in (mapped, inspected):
+        after = fold(events, start)
+        mine = view_for(after, 1)
+        assert dict(mine.known_goals) or dict(mine.inspected)  # the actor learnt it
+        for viewer in (None, 2, 3, 4):
+            view = view_for(after, viewer)
+            assert not view.known_goals and not view.inspected, viewer
+            assert all(t.kind == HIDDEN_GOAL for t in view.board.values() if not t.face_up)
+            told = [describe(e, viewer) for e in events]
+            assert told[0].get("kind") is None and told[0].get("role") is None, viewer
+            assert goal not in repr(told) and (viewer == 2 or role not in repr(told)), viewer

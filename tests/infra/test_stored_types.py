@@ -2,12 +2,14 @@
 
 Renaming one (changing an event's ``TYPE``) would leave the stored events of that type
 undecodable and invisible to the projections, so the names are pinned here: changing
-this list is a data migration, never a refactoring. A new event type is added to it.
+this list is a data migration, never a refactoring. A new event type is added to it; a
+retired one stays, read through :mod:`domain.upcasting`.
 """
 
 from __future__ import annotations
 
 from domain.codec import EVENT_TYPES
+from domain.upcasting import RETIRED
 from infra.projector import _HANDLERS as PROJECTED
 
 STORED_TYPES = {
@@ -28,23 +30,36 @@ STORED_TYPES = {
     "gold_paid",
     "gold_pick_started",
     "gold_picked",
+    "hands_swapped",
+    "hats_swapped",
+    "map_looked",
     "path_placed",
     "player_came_back",
+    "player_freed",
+    "player_imprisoned",
     "player_joined",
     "player_left",
     "player_reminded",
     "player_went_away",
+    "rockfall_played",
+    "role_inspected",
     "round_ended",
     "round_started",
     "seat_handed_over",
     "settings_changed",
+    "theft_planned",
     "theft_resolved",
+    "theft_stopped",
     "thefts_started",
+    "tool_broken",
+    "tool_repaired",
 }
 
 
 def test_every_stored_event_type_keeps_its_name() -> None:
-    assert set(EVENT_TYPES) == STORED_TYPES
+    # A retired type (action_played) is still read, as the events that replaced it.
+    assert set(EVENT_TYPES) | set(RETIRED) == STORED_TYPES
+    assert not set(EVENT_TYPES) & set(RETIRED)
 
 
 def test_the_read_models_project_only_stored_types() -> None:

@@ -17,6 +17,7 @@ from domain.events import Event
 from domain.evolve import evolve
 from domain.state import GameState
 from domain.view import view_for
+from tests.domain.given import action_event
 from tests.presenter.games import Batch, play
 from tgbot.presenter import results
 from tgbot.presenter.i18n import LANGUAGES
@@ -83,6 +84,18 @@ EXTRA: list[Event] = [
     ev.TheftsStarted((12, 11)),
     ev.TheftResolved(12, 11),
     ev.TheftResolved(11, None),
+    # Every action card, whichever the random games played.
+    ev.ToolBroken(11, 0, 12, "cart"),
+    ev.ToolRepaired(12, 0, 12, "cart"),
+    ev.RockfallPlayed(11, 0, (1, 0)),
+    ev.MapLooked(11, 0, (8, 0), "goal_treasure"),
+    ev.RoleInspected(11, 0, 12, "saboteur"),
+    ev.HandsSwapped(11, 0, 12),
+    ev.HatsSwapped(11, 0, 12, "saboteur"),
+    ev.TheftPlanned(11, 0),
+    ev.TheftStopped(12, 0, 11),
+    ev.PlayerImprisoned(11, 0, 12),
+    ev.PlayerFreed(12, 0, 12),
 ]
 
 
@@ -139,23 +152,23 @@ def test_a_move_on_oneself_reads_naturally(lang: str, action: str, expected: str
     batches = play(1, players=3)
     state = batches[-1].before
     tool = "pickaxe" if action.startswith("repair") else None
-    event = ev.ActionPlayed(11, 0, action, target_player=11, tool=tool)
+    event = action_event(11, 0, action, target_player=11, tool=tool)
     (line,) = narrate(event, scene(state, state, None, lang))
     assert line.text == expected
-    other = ev.ActionPlayed(11, 0, action, target_player=12, tool=tool)
+    other = action_event(11, 0, action, target_player=12, tool=tool)
     (told_to_target,) = narrate(other, scene(state, state, 12, lang))
     assert "P12" not in told_to_target.text  # "…your cart", said to its owner
 
 
 def test_a_lantern_repaired_by_its_owner_agrees_in_gender_in_spanish() -> None:
     state = play(1, players=3)[-1].before
-    event = ev.ActionPlayed(11, 0, "repair_lantern", target_player=11, tool="lantern")
+    event = action_event(11, 0, "repair_lantern", target_player=11, tool="lantern")
     (line,) = narrate(event, scene(state, state, None, "es"))
     assert line.text == "P11 ha reparado su linterna."  # not "su propio linterna"
-    other = ev.ActionPlayed(11, 0, "repair_lantern", target_player=12, tool="lantern")
+    other = action_event(11, 0, "repair_lantern", target_player=12, tool="lantern")
     (line,) = narrate(other, scene(state, state, None, "es"))
     assert line.text == "P11 ha reparado la linterna de P12."  # not "una herramienta de P12"
-    cart = ev.ActionPlayed(11, 0, "repair_cart_lantern", target_player=12, tool="cart")
+    cart = action_event(11, 0, "repair_cart_lantern", target_player=12, tool="cart")
     (line,) = narrate(cart, scene(state, state, None, "es"))
     assert line.text == "P11 ha reparado el carrito de P12."  # a two-tool card: by its tool
     (line,) = narrate(other, scene(state, state, 12, "es"))
@@ -164,10 +177,10 @@ def test_a_lantern_repaired_by_its_owner_agrees_in_gender_in_spanish() -> None:
 
 def test_a_tool_repaired_by_its_owner_or_for_you_agrees_in_gender_in_polish() -> None:
     state = play(1, players=3)[-1].before
-    own = ev.ActionPlayed(11, 0, "repair_pickaxe_lantern", target_player=11, tool="lantern")
+    own = action_event(11, 0, "repair_pickaxe_lantern", target_player=11, tool="lantern")
     (line,) = narrate(own, scene(state, state, None, "pl"))
     assert line.text == "P11 naprawia swój sprzęt: lampa znów jest sprawna."  # not "(lampa)"
-    yours = ev.ActionPlayed(11, 0, "repair_cart", target_player=12, tool="cart")
+    yours = action_event(11, 0, "repair_cart", target_player=12, tool="cart")
     (line,) = narrate(yours, scene(state, state, 12, "pl"))
     assert line.text == "P11 naprawia twój sprzęt: wózek znów jest sprawny."
 
@@ -177,7 +190,7 @@ def test_whose_hand_was_swapped_is_told_it_once_with_where_the_new_cards_are(lan
     # Not "Bo swapped hands with you." and then "Bo swapped hands with you: your new
     # cards are in your next prompt and in /hand." in the same prompt.
     state = play(2, players=3, edition="saboteur2")[-1].before
-    event = ev.ActionPlayed(11, 0, "swap_hand", target_player=12)
+    event = action_event(11, 0, "swap_hand", target_player=12)
     (line,) = narrate(event, scene(state, state, 12, lang))
     assert line.own and line.text == Texts(lang).t("turn.swap_hand_received", name="P11")
     (public,) = narrate(event, scene(state, state, None, lang))
@@ -207,7 +220,8 @@ def test_a_move_on_another_reads_as_a_sentence_not_an_arrow(
 ) -> None:
     # "⛓ Ann → gefangen (🤖 Ulla)" and "🛒✖ Cy → zepsuty wózek (Ann)" read as notation.
     state = play(1, players=3)[-1].before
-    event = ev.ActionPlayed(11, 0, action, target_player=12, tool=tool)
+    dealt = "saboteur" if action == "swap_hats" else None  # the dwarf card swap hats deals
+    event = action_event(11, 0, action, target_player=12, tool=tool, result=dealt)
     (line,) = narrate(event, scene(state, state, None, lang))
     assert line.text == expected
 
@@ -516,6 +530,6 @@ def test_a_team_that_wins_though_both_could_pass_is_told_why(lang: str) -> None:
 def test_a_cell_is_named_as_the_picture_writes_it_with_a_true_minus_sign(lang: str) -> None:
     # The picture writes "−1" (a hyphen shrank to a dot on a phone): the lines say it alike.
     state = play(1, players=3)[-1].before
-    event = ev.ActionPlayed(11, 0, "rockfall", target_cell=(-1, 0))
+    event = action_event(11, 0, "rockfall", target_cell=(-1, 0))
     (line,) = narrate(event, scene(state, state, None, lang))
     assert "\u22121,0" in line.text and "-1" not in line.text

@@ -9,11 +9,10 @@ import pytest
 from domain.board import Tile, with_tile
 from domain.cards import PATHS, Edition, card
 from domain.commands import DiscardToRemove, Pass, PlacePath, PlayAction
-from domain.events import ActionPlayed
 from domain.evolve import evolve
 from domain.moves import legal_moves
 from domain.state import GameState
-from tests.domain.given import dealt, given, ids
+from tests.domain.given import action_event, dealt, given, ids
 from tests.presenter.games import table
 from tgbot.presenter import keyboards as kb
 from tgbot.presenter import prompt
@@ -91,7 +90,7 @@ def test_discarding_two_with_one_card_in_front_goes_straight_to_the_cards() -> N
     player = state.pending.player  # type: ignore[union-attr]
     other = next(p for p in state.seating if p != player)
     breaker = ids("saboteur2", "broken_cart")[0]
-    state = evolve(state, ActionPlayed(other, breaker, "broken_cart", target_player=player))
+    state = evolve(state, action_event(other, breaker, "broken_cart", target_player=player))
     state = state.update(pending=state.pending)
     moves = legal_moves(state, player)
     assert any(isinstance(m, DiscardToRemove) for m in moves)
@@ -110,7 +109,7 @@ def test_a_third_card_ticked_to_remove_a_front_card_is_refused_with_why() -> Non
     player = state.pending.player  # type: ignore[union-attr]
     other = next(p for p in state.seating if p != player)
     breaker = ids("saboteur2", "broken_cart")[0]
-    state = evolve(state, ActionPlayed(other, breaker, "broken_cart", target_player=player))
+    state = evolve(state, action_event(other, breaker, "broken_cart", target_player=player))
     state = state.update(pending=state.pending)
     two = prompt.step(
         state, 9, player, kb.Press(kb.REMOVE_MENU, page=1, value=0b11), table(state), 1
@@ -161,7 +160,7 @@ def test_the_whole_hand_is_offered_and_a_card_that_cannot_be_played_says_why() -
     broken = ids("base", "broken_pickaxe")[0]
     path = ids("base", "cross")[0]
     rockfall = ids("base", "rockfall")[0]
-    state = evolve(state, ActionPlayed(other, broken, "broken_pickaxe", target_player=player))
+    state = evolve(state, action_event(other, broken, "broken_pickaxe", target_player=player))
     state = with_hand(state, player, [path, rockfall])
     moves = legal_moves(state, player)
     rows = kb.root_rows(state, player, moves, EN)
@@ -269,7 +268,7 @@ def test_a_card_that_mends_one_tool_does_not_name_the_tool_again_on_its_button()
     player = state.pending.player  # type: ignore[union-attr]
     other = next(p for p in state.seating if p != player)
     breaker = ids("base", "broken_lantern")[0]
-    state = evolve(state, ActionPlayed(other, breaker, "broken_lantern", target_player=player))
+    state = evolve(state, action_event(other, breaker, "broken_lantern", target_player=player))
     repair, either = ids("base", "repair_lantern")[0], ids("base", "repair_pickaxe_lantern")[0]
     for card_id, label in ((repair, "repair lantern → you"), (either, "you: lantern")):
         holding = with_hand(state, player, [card_id])

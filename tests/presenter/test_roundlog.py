@@ -32,7 +32,7 @@ GAMES: dict[str, list[Game]] = {
     "base": [tuple(play(7, 6, "base"))],
     "saboteur2": [tuple(play(9, 5, "saboteur2"))],
 }
-MOVES = (ev.PathPlaced, ev.ActionPlayed, ev.CardsDiscarded, ev.FrontCardRemoved)
+MOVES = (ev.PathPlaced, *ev.ACTION_EVENTS, ev.CardsDiscarded, ev.FrontCardRemoved)
 
 
 Announced = list[tuple[Batch, list[Event], list[Message]]]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from domain.decide import decide
-from domain.events import ActionPlayed, Event, GameEnded, PathPlaced, RoundEnded, RoundStarted
+from domain.events import Event, GameEnded, PathPlaced, RoundEnded, RoundStarted
 from domain.evolve import evolve, fold
 from domain.state import GameState
 from domain.view import view_for
-from tests.domain.given import T0, dealt, ids
+from tests.domain.given import T0, action_event, dealt, ids
 from tgbot.presenter.i18n import LANGUAGES
 from tgbot.presenter.narration import Scene, narrate
 from tgbot.presenter.texts import Texts
@@ -44,7 +44,7 @@ def _reached(
     path = [PathPlaced(1, c, (x, 0), False) for x, c in enumerate([*CROSS[:3], *EW], start=1)]
     pick = ids("base", "broken_pickaxe")
     harm = [
-        ActionPlayed(2, pick[i], "broken_pickaxe", target_player=p) for i, p in enumerate(broken)
+        action_event(2, pick[i], "broken_pickaxe", target_player=p) for i, p in enumerate(broken)
     ]
     setup = [
         *dealt(players=4, roles=roles, hands={3: (CROSS[4],)}, first=3, variants=variants),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from domain import events as ev
+from tests.domain.given import action_event
 from tgbot.replay.steps import MOVE, ROUND_END, ROUND_START, boundaries
 
 
@@ -36,7 +37,7 @@ LOG: list[ev.Event] = [
     ev.RoundEnded(1, False, None, ((1, "saboteur"), (2, "gold_digger")), (1,)),
     ev.GoldPaid(((1, 4),)),
     _round(2),
-    ev.ActionPlayed(1, 3, "map", target_cell=(8, 0), result="goal_stone_a"),
+    action_event(1, 3, "map", target_cell=(8, 0), result="goal_stone_a"),
     ev.RoundEnded(2, False, None, ((1, "saboteur"), (2, "gold_digger")), (1,)),
     ev.GameEnded(((1, 4), (2, 0)), (1,)),
 ]

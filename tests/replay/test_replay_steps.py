@@ -29,7 +29,7 @@ from tgbot.telegram.handlers.history import load_replay
 
 MOVES = (
     ev.PathPlaced,
-    ev.ActionPlayed,
+    *ev.ACTION_EVENTS,
     ev.CardsDiscarded,
     ev.FrontCardRemoved,
     ev.DecisionTimedOut,

@@ -47,7 +47,7 @@ async def test_the_boards_log_pages_by_editing_itself_and_shows_one_players_move
             assert await table.play_one()
             state, _ = services.load(game_id)
             moves = sum(
-                isinstance(e, ev.PathPlaced | ev.ActionPlayed | ev.CardsDiscarded)
+                isinstance(e, (ev.PathPlaced, *ev.ACTION_EVENTS, ev.CardsDiscarded))
                 for e in services.service.events(game_id, state.round_began - 1)
             )
             assert state.round == 1

@@ -519,13 +519,8 @@ def test_the_news_speaks_to_its_reader_and_holds_no_secret_of_theirs() -> None:
     for batch in play(8, players=4, edition="base"):
         for event in batch.events:
             state = evolve(state if state is not None else batch.before, event)
-            if (
-                isinstance(event, ev.ActionPlayed)
-                and event.target_player is not None
-                and event.target_player != event.player
-                and event.action.startswith(("broken_", "repair_"))
-            ):
-                target = event.target_player
+            if isinstance(event, ev.ToolBroken | ev.ToolRepaired) and event.target != event.player:
+                target = event.target
                 [said] = news_lines(state, [event], texts, target)[-1:]
                 assert "your" in said and state.names[target] not in said, said
                 return

@@ -29,10 +29,10 @@ from domain.commands import (
     PlayAction,
 )
 from domain.events import (
-    ActionPlayed,
     CardsDiscarded,
     FrontCardRemoved,
     GoldPicked,
+    TheftPlanned,
     TheftResolved,
 )
 from domain.moves import legal_moves
@@ -885,7 +885,7 @@ async def test_a_theft_plays_in_one_button_and_one_front_card_needs_no_choosing(
                     await player.tap(await player.button(want))
                     await until(lambda v=version: services.store.version(game) > v)
                     told = services.service.events(game, version)
-                    assert any(isinstance(e, ActionPlayed) and e.card == theft for e in told)
+                    assert any(isinstance(e, TheftPlanned) and e.card == theft for e in told)
                 else:
                     # One card in front: straight to the two cards to discard for it.
                     await player.tap(await player.button(EN.t("turn.button_discard_remove")))

@@ -11,8 +11,10 @@ is over).
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from domain import events as ev
-from domain.events import Event
+from domain.events import Cell, Event, PlayerId
 from tgbot.presenter import results
 from tgbot.presenter.icons import ACTION, Icon, Line
 from tgbot.presenter.scene import GOAL_PLACES as GOAL_PLACES
@@ -85,7 +87,19 @@ def narrate(event: Event, scene: Scene) -> list[Line]:
             if event.kind == "goal_treasure":
                 return [line(Icon.TREASURE, t("move.goal_treasure", goal=scene.goal(event.cell)))]
             return [line(Icon.STONE, t("move.goal_stone", goal=scene.goal(event.cell)))]
-        case ev.ActionPlayed():
+        case (
+            ev.ToolBroken()
+            | ev.ToolRepaired()
+            | ev.RockfallPlayed()
+            | ev.MapLooked()
+            | ev.RoleInspected()
+            | ev.HandsSwapped()
+            | ev.HatsSwapped()
+            | ev.TheftPlanned()
+            | ev.TheftStopped()
+            | ev.PlayerImprisoned()
+            | ev.PlayerFreed()
+        ):
             return _action(event, scene)
         case ev.CardsDiscarded():
             if scene.sees(event.player):
@@ -211,15 +225,42 @@ def _round_started(event: ev.RoundStarted, scene: Scene) -> list[Line]:
     return lines
 
 
-def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
+def _card(event: ev.ActionEvent) -> tuple[str, PlayerId | None, Cell | None, str | None]:
+    """How an action card is told: its text's name under ``move.action``, the player it
+    targeted, the cell, the tool its text names (a repair's)."""
+    match event:
+        case ev.ToolBroken():
+            return f"broken_{event.tool}", event.target, None, None
+        case ev.ToolRepaired():
+            # Told by the tool repaired (a two-tool card's too), so a language can give it
+            # its article: "la linterna", "die Lampe", "lampa, którą ma".
+            return f"repair_{event.tool}", event.target, None, event.tool
+        case ev.RockfallPlayed():
+            return "rockfall", None, event.cell, None
+        case ev.MapLooked():
+            return "map", None, event.cell, None
+        case ev.RoleInspected():
+            return "inspection", event.target, None, None
+        case ev.HandsSwapped():
+            return "swap_hand", event.target, None, None
+        case ev.HatsSwapped():
+            return "swap_hats", event.target, None, None
+        case ev.TheftPlanned():
+            return "theft", event.player, None, None
+        case ev.TheftStopped():
+            return "hands_off", event.target, None, None
+        case ev.PlayerImprisoned():
+            return "trapped", event.target, None, None
+        case ev.PlayerFreed():
+            return "free_at_last", event.target, None, None
+    assert_never(event)
+
+
+def _action(event: ev.ActionEvent, scene: Scene) -> list[Line]:
     t = scene.texts
-    icon = ACTION.get(event.action)
-    target = event.target_player
-    key = f"move.action.{event.action}"
-    if event.action.startswith("repair_") and event.tool:
-        # Told by the tool repaired (a two-tool card's too), so a language can give it
-        # its article: "la linterna", "die Lampe", "lampa, którą ma".
-        key = f"move.action.repair_{event.tool}"
+    action, target, cell, tool = _card(event)
+    icon = ACTION.get(action)
+    key = f"move.action.{action}"
     if target is not None and target == event.player and t.has(f"{key}.self"):
         key += ".self"  # "Bob repaired their own pickaxe"
     mine = target is not None and target == scene.viewer and target != event.player
@@ -229,41 +270,39 @@ def _action(event: ev.ActionPlayed, scene: Scene) -> list[Line]:
         key,
         name=scene.actor(event.player),
         target=scene.name(target),
-        cell=cell_text(event.target_cell) if event.target_cell is not None else "",
-        goal=scene.goal(event.target_cell) if event.target_cell is not None else "",
-        tool=t.tool_name(event.tool) if event.tool else "",
+        cell=cell_text(cell) if cell is not None else "",
+        goal=scene.goal(cell) if cell is not None else "",
+        tool=t.tool_name(tool) if tool else "",
     )
     lines = [line(icon, text)]
-    result = event.result
+    own = not scene.full
     # The map and the inspection show the actor; swap hats deals the target a dwarf card.
-    shown = target if event.action == "swap_hats" else event.player
-    if result is not None and scene.sees(shown):
-        own = not scene.full
-        match event.action:
-            case "map" if event.target_cell is not None:
-                goal = t.t(f"goal.{result}")
-                text = t.t("turn.map_result", goal=scene.goal(event.target_cell), kind=goal)
-                lines.append(line(Icon.MAP, text, own=own))
-            case "inspection":
-                text = t.t(
-                    "turn.inspection_result",
-                    name=scene.name(target),
-                    role=scene.role(result) if scene.full else hidden(scene.role(result)),
-                )
-                lines.append(line(Icon.INSPECTION, text, own=own))
-            case "swap_hats" if scene.full:
-                text = t.t(
-                    "story.swap_hats_result", name=scene.name(target), role=scene.role(result)
-                )
-                lines.append(line(Icon.SWAP_HATS, text))
-            case "swap_hats":
-                role = hidden(scene.role(result))
-                lines.append(line(Icon.DWARF, t.t("turn.swap_hats_yours", role=role), own=True))
-    if event.action == "swap_hand" and target == scene.viewer and not scene.full:
-        # One line, not "Bo swapped hands with you." and then the same again with where
-        # the new cards are: told alone too, when no prompt goes with it.
-        received = t.t("turn.swap_hand_received", name=scene.name(event.player))
-        lines[0] = line(Icon.SWAP_HAND, received, own=True)
+    match event:
+        case ev.MapLooked() if scene.sees(event.player):
+            goal = t.t(f"goal.{event.kind}")
+            text = t.t("turn.map_result", goal=scene.goal(event.cell), kind=goal)
+            lines.append(line(Icon.MAP, text, own=own))
+        case ev.RoleInspected() if scene.sees(event.player):
+            role = scene.role(event.role)
+            text = t.t(
+                "turn.inspection_result",
+                name=scene.name(event.target),
+                role=role if scene.full else hidden(role),
+            )
+            lines.append(line(Icon.INSPECTION, text, own=own))
+        case ev.HatsSwapped() if scene.full:
+            text = t.t(
+                "story.swap_hats_result", name=scene.name(event.target), role=scene.role(event.role)
+            )
+            lines.append(line(Icon.SWAP_HATS, text))
+        case ev.HatsSwapped() if scene.sees(event.target):
+            role = hidden(scene.role(event.role))
+            lines.append(line(Icon.DWARF, t.t("turn.swap_hats_yours", role=role), own=True))
+        case ev.HandsSwapped() if event.target == scene.viewer and not scene.full:
+            # One line, not "Bo swapped hands with you." and then the same again with where
+            # the new cards are: told alone too, when no prompt goes with it.
+            received = t.t("turn.swap_hand_received", name=scene.name(event.player))
+            lines[0] = line(Icon.SWAP_HAND, received, own=True)
     return lines
 
 

@@ -162,7 +162,7 @@ def _starts(told: Iterable[Line], width_px: int) -> list[bool]:
 # picked or stolen. Passes (cards discarded face down) change nothing anyone sees.
 SHOWN: Final = (
     ev.PathPlaced,
-    ev.ActionPlayed,
+    *ev.ACTION_EVENTS,
     ev.FrontCardRemoved,
     ev.GoldPicked,
     ev.TheftResolved,

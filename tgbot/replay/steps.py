@@ -38,7 +38,7 @@ MOVE: Final = "move"
 _STEP_EVENTS: Final = (
     ev.RoundStarted,
     ev.PathPlaced,
-    ev.ActionPlayed,
+    *ev.ACTION_EVENTS,
     ev.CardsDiscarded,
     ev.FrontCardRemoved,
     ev.DecisionTimedOut,
@@ -142,8 +142,8 @@ class Step:
         for event in self.events:
             if isinstance(event, ev.PathPlaced):
                 return event.cell
-            if isinstance(event, ev.ActionPlayed) and event.target_cell is not None:
-                return event.target_cell
+            if isinstance(event, ev.RockfallPlayed | ev.MapLooked):
+                return event.cell
         return None
 
 
