@@ -25,8 +25,8 @@ from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandl
 
 from domain.events import Event
 from infra.event_store import BrokenChain, EventStore
-from infra.history import (
-    HistoryProjector,
+from infra.history import HistoryProjector
+from infra.history_queries import (
     computer_figures,
     group_figures,
     history,
