@@ -46,7 +46,7 @@ from infra.lru import LRU
 from infra.ratelimit import Priority, RateLimiter
 from tgbot.delivery.photos import PhotoCache
 from tgbot.presenter import messages as m
-from tgbot.presenter import render
+from tgbot.presenter import palette, render
 from tgbot.presenter.callback import encode
 from tgbot.presenter.keyboards import Keyboard
 from tgbot.presenter.messages import Picture, Slot
@@ -109,7 +109,7 @@ def draw(picture: Picture) -> bytes:
     image = _board(replace(picture, hand=()))
     if picture.hand:
         image = render.with_hand(image, picture.hand)
-    return render.png_bytes(image)
+    return palette.png_bytes(image)
 
 
 @lru_cache(maxsize=16)  # a board is about 1 MB: enough for the board, then the prompt
