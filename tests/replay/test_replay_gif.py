@@ -30,7 +30,7 @@ from tgbot.replay.gif import (
     write_gif,
 )
 from tgbot.replay.steps import LANGUAGES, MOVE, Replay, Step, lines
-from tgbot.telegram.handlers.history import GifCache
+from tgbot.telegram.handlers.replays import GifCache
 
 
 def small_board(step: Step, cells: Sequence[Cell] = ()) -> Image.Image:

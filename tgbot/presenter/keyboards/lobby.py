@@ -7,11 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from domain.cards import VARIANT_EDITIONS, VARIANTS
-from domain.commands import (
-    AWAY_PLAY,
-    GOLD_PICKS,
-    LEVELS,
-)
+from domain.commands import AWAY_PLAY, GOLD_PICKS, LEVELS
 from domain.state import GameState, PlayerId
 from infra.settings import LANGUAGES
 from tgbot.presenter import texts as texts_module
