@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Engine, String, desc, func, select
 
-from infra.botstate import group_chats
+from infra.bot_tables import group_chats
 from infra.db import reader
 from infra.history import (
     VARIANT_COUNTS,
