@@ -8,6 +8,10 @@ on shows that same game. A game still running is refused: its public board is wh
 group already sees. A game is opened in its own group, or for a player of its group.
 ``/history`` pages through a group's games, edited in place.
 
+What a replay message shows, and the replays kept in memory, are
+:mod:`tgbot.telegram.handlers.replays`'s; what /history and /stats answer,
+:mod:`tgbot.telegram.handlers.history_messages`'s.
+
 Wire it with :func:`register` from ``tgbot.telegram.app.build_application``.
 """
 
