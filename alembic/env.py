@@ -22,7 +22,7 @@ from infra.settings import ConfigurationError, load_settings, normalise_database
 # Modules that register their tables on infra.schema.metadata, so `alembic check`
 # compares them too.
 TABLE_MODULES = (
-    "infra.botstate",
+    "infra.bot_tables",
     "infra.deadlines",
     "infra.history",
     "infra.archive",

@@ -89,7 +89,7 @@ from benchmarks.databases import create_database, drop_database
 from infra.migrations import upgrade
 from infra.settings import load_settings
 from tgbot.delivery import announcer as announcer_module
-from tgbot.delivery import outbox as outbox_module
+from tgbot.delivery import sending as sending_module
 from tgbot.miniapp import initdata
 from tgbot.miniapp.api import mini_app
 from tgbot.miniapp.server import serving
@@ -557,7 +557,7 @@ async def _run(
 ) -> dict[str, float]:
     renders: list[float] = []
     sizes: list[int] = []
-    original_draw = outbox_module.draw
+    original_draw = sending_module.draw
 
     def timed_draw(picture: Any) -> bytes:
         started = time.perf_counter()
@@ -568,7 +568,7 @@ async def _run(
 
     # Each Outbox remembers the pictures it drew lately (Outbox.draw): only the drawing
     # that cache misses is timed.
-    outbox_module.draw = timed_draw
+    sending_module.draw = timed_draw
     # The announcer's calls: those made while it announces the log (the handlers' own,
     # a placement preview edited in, go through the same gateway and are not counted),
     # and only those that went to Telegram (not an edit skipped, nor a board's redraw
@@ -645,7 +645,7 @@ async def _run(
         await served.aclose()  # the Mini App's server, its live updates, then the bot
         gateway_module.Gateway._call = original_call  # type: ignore[method-assign]
         announcer_module.Announcer.catch_up = original_catch_up  # type: ignore[method-assign]
-        outbox_module.draw = original_draw
+        sending_module.draw = original_draw
         conn.send(("stop", None))
     played["skipped_edits"] = skipped
     return _figures(played, turns, finished, (cpu, loop_cpu), notifier_calls, renders, sizes)

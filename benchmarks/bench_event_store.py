@@ -63,7 +63,8 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 from infra.bootstrap import event_store  # noqa: E402
 from infra.db import make_engine, writer  # noqa: E402
-from infra.event_store import APPEND_LOCK_ID, ConcurrencyError, NewEvent  # noqa: E402
+from infra.event_statements import APPEND_LOCK_ID  # noqa: E402
+from infra.event_store import ConcurrencyError, NewEvent  # noqa: E402
 from infra.game_service import GameService  # noqa: E402
 from infra.migrations import upgrade  # noqa: E402
 

@@ -22,7 +22,8 @@ from domain.board import (
     with_tile,
 )
 from domain.cards import deck
-from tgbot.presenter.render import _tile_image, render_board
+from tgbot.presenter.render import render_board
+from tgbot.presenter.tiles import tile_image
 
 
 def sample_board(cards: int = 40, seed: int = 7) -> Board:
@@ -95,7 +96,7 @@ def main() -> None:
     preview_p99 = previews[min(len(previews) - 1, int(len(previews) * 0.99))]
     uncached = []
     for _ in range(20):
-        _tile_image.cache_clear()
+        tile_image.cache_clear()
         start = time.perf_counter()
         render_board(board, highlight=labels)
         uncached.append(time.perf_counter() - start)

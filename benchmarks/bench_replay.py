@@ -36,10 +36,10 @@ from domain.state import GameState
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
 from infra.migrations import upgrade
-from tgbot.delivery.outbox import draw
+from tgbot.delivery.sending import draw
 from tgbot.replay.gif import replay_gif
 from tgbot.replay.steps import CHECKPOINT_EVERY, Replay
-from tgbot.telegram.handlers.history import replay_view
+from tgbot.telegram.handlers.replays import replay_view
 
 
 def play(seed: int, players: int) -> tuple[list[Event], list[GameState]]:

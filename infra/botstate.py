@@ -3,7 +3,8 @@
 None of this is game state (the event log is the only truth): it is what the bot needs to
 talk to Telegram — whether it may message a user, in which language, which message holds a
 game's board or a player's prompt, and how far the notifier has announced the event log.
-Every table is registered on :data:`infra.schema.metadata` so one migration chain covers all.
+Every table is registered on :data:`infra.schema.metadata` so one migration chain covers all;
+the tables, their rows and the one-row reads are in :mod:`infra.bot_tables`.
 """
 
 from __future__ import annotations
@@ -11,128 +12,40 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    DateTime,
-    Engine,
-    Integer,
-    PrimaryKeyConstraint,
-    String,
-    Table,
-    delete,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from infra.db import insert_for, reader, writer
-from infra.lru import LRU
-from infra.notifications import RESET, Notice, notify
-from infra.schema import metadata
-
-log = logging.getLogger(__name__)
-
-bot_users = Table(
-    "bot_users",
-    metadata,
-    Column("user_id", BigInteger, primary_key=True, autoincrement=False),
-    Column("name", String(200), nullable=False),
-    # The user's Telegram language (IETF tag as Telegram sends it), or a /language choice.
-    Column("language", String(10), nullable=True),
-    # Set when the user opened the private chat; cleared when they blocked the bot.
-    Column("private_chat", Boolean, nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-)
-
-bot_chats = Table(
-    "bot_chats",
-    metadata,
-    Column("chat_id", BigInteger, primary_key=True, autoincrement=False),
-    Column("language", String(10), nullable=True),  # the group's override
-    # Without an override: the Telegram language of whoever opened the group's last game.
-    Column("default_language", String(10), nullable=True),
-    Column("migrated_to", BigInteger, nullable=True),  # a group turned into a supergroup
-    # The group's IANA time zone (``Europe/Warsaw``) for the times it is shown; None: UTC.
-    Column("timezone", String(64), nullable=True),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-)
-
-bot_messages = Table(
-    "bot_messages",
-    metadata,
-    Column("stream_id", String(200), nullable=False),
-    Column("chat_id", BigInteger, nullable=False),
-    Column("role", String(20), nullable=False),  # "lobby", "board", "prompt"
-    Column("message_id", BigInteger, nullable=False),
-    Column("version", Integer, nullable=False),  # the game version it was drawn for
-    PrimaryKeyConstraint("stream_id", "chat_id", "role", name="pk_bot_messages"),
-)
-
-# Who asked to be told in private when a new game opens in a group ("notify me").
-bot_subscriptions = Table(
-    "bot_subscriptions",
-    metadata,
-    Column("chat_id", BigInteger, nullable=False),
-    Column("user_id", BigInteger, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    PrimaryKeyConstraint("chat_id", "user_id", name="pk_bot_subscriptions"),
-)
-
-# How far along the event log each announcer (by name) announced: every event up to
-# ``position`` is announced, or its game is held by another instance.
-announced_positions = Table(
-    "announced_positions",
-    metadata,
-    Column("name", String(100), nullable=False),
-    Column("position", BigInteger, nullable=False),
-    PrimaryKeyConstraint("name", name="pk_announced_positions"),
-)
-
-# How far each announcer (by name) announced each game: a game's events up to ``version``
-# are told. Claimed (compare-and-set) before its messages go out, so nothing is announced
-# twice.
-announced_games = Table(
-    "announced_games",
-    metadata,
-    Column("name", String(100), nullable=False),
-    Column("stream_id", String(200), nullable=False),
-    Column("version", Integer, nullable=False),
-    PrimaryKeyConstraint("name", "stream_id", name="pk_announced_games"),
-)
-
-BOT_TABLES = (
-    bot_users,
+from infra.bot_tables import (
+    BotUser,
+    StoredMessage,
+    announced_games,
+    announced_positions,
     bot_chats,
     bot_messages,
     bot_subscriptions,
-    announced_positions,
-    announced_games,
+    bot_users,
+    chat_languages_row,
+    group_chats,
+    message_row,
+    resolve,
+    timezone_row,
+    user_row,
 )
+from infra.db import insert_for, reader, writer
+from infra.lru import LRU
+from infra.notifications import RESET, Notice, notify
+
+log = logging.getLogger(__name__)
+
+# The rows it hands out, and a group's ids, are read from here too.
+__all__ = ["BotState", "BotUser", "StoredMessage", "group_chats"]
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class BotUser:
-    user_id: int
-    name: str
-    language: str | None
-    private_chat: bool
-
-
-@dataclass(frozen=True, slots=True)
-class StoredMessage:
-    message_id: int
-    version: int
 
 
 K = TypeVar("K")
@@ -226,7 +139,7 @@ class BotState:
 
     # Users ---------------------------------------------------------------------------
     def user(self, user_id: int) -> BotUser | None:
-        return self._cached(self._users, user_id, _user_row)
+        return self._cached(self._users, user_id, user_row)
 
     def users(self, user_ids: Iterable[int]) -> dict[int, BotUser]:
         ids = list(user_ids)
@@ -276,7 +189,7 @@ class BotState:
                     values["private_chat"] = private_chat
                 conn.execute(update(bot_users).where(bot_users.c.user_id == user_id).values(values))
             notify(conn, "user", user_id)
-            self._users[user_id] = _user_row(conn, user_id)
+            self._users[user_id] = user_row(conn, user_id)
 
     def set_user_language(self, user_id: int, name: str, language: str) -> None:
         self.save_user(user_id, name, language=language, keep_language=False)
@@ -289,7 +202,7 @@ class BotState:
                 .values(private_chat=opened, updated_at=_now())
             )
             notify(conn, "user", user_id)
-            self._users[user_id] = _user_row(conn, user_id)
+            self._users[user_id] = user_row(conn, user_id)
 
     # Chats ---------------------------------------------------------------------------
     def chat_language(self, chat_id: int) -> str | None:
@@ -298,7 +211,7 @@ class BotState:
 
     def chat_languages(self, chat_id: int) -> tuple[str | None, str | None]:
         """The group's chosen language and the one learned from its last game's creator."""
-        return self._cached(self._chat_languages, chat_id, _chat_languages_row)
+        return self._cached(self._chat_languages, chat_id, chat_languages_row)
 
     def set_chat_default_language(self, chat_id: int, language: str) -> None:
         """The language the group speaks when it chose none (its last game's creator's)."""
@@ -323,15 +236,15 @@ class BotState:
                     .values(updated_at=_now(), **values)
                 )
             notify(conn, "chat", chat_id)
-            self._chat_languages[chat_id] = _chat_languages_row(conn, chat_id)
-            self._timezones[chat_id] = _timezone_row(conn, chat_id)
+            self._chat_languages[chat_id] = chat_languages_row(conn, chat_id)
+            self._timezones[chat_id] = timezone_row(conn, chat_id)
 
     def set_chat_language(self, chat_id: int, language: str | None) -> None:
         self._upsert_chat(chat_id, language=language)
 
     def chat_timezone(self, chat_id: int) -> str | None:
         """The group's time zone (an IANA name such as ``Europe/Warsaw``); None: UTC."""
-        return self._cached(self._timezones, chat_id, _timezone_row)
+        return self._cached(self._timezones, chat_id, timezone_row)
 
     def set_chat_timezone(self, chat_id: int, zone: str | None) -> None:
         self._upsert_chat(chat_id, timezone=zone)
@@ -344,7 +257,7 @@ class BotState:
         self._upsert_chat(old_chat_id, migrated_to=new_chat_id)
         # Every chat that led to the old id now leads where the new one does.
         with reader(self.engine) as conn:
-            target = _resolve(conn, new_chat_id)
+            target = resolve(conn, new_chat_id)
         for chat_id, resolved in list(self._resolved.items()):
             if resolved == old_chat_id:
                 self._resolved[chat_id] = target
@@ -356,7 +269,7 @@ class BotState:
 
     def resolve_chat(self, chat_id: int) -> int:
         """The chat's current id, following group-to-supergroup migrations."""
-        return self._cached(self._resolved, chat_id, _resolve)
+        return self._cached(self._resolved, chat_id, resolve)
 
     def chats_migrated_to(self, chat_id: int) -> list[int]:
         """Earlier ids of a chat (groups that became this supergroup)."""
@@ -416,7 +329,7 @@ class BotState:
 
     # Messages ------------------------------------------------------------------------
     def message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
-        return self._cached(self._messages, (stream_id, chat_id, role), _message_row)
+        return self._cached(self._messages, (stream_id, chat_id, role), message_row)
 
     def fresh_message(self, stream_id: str, chat_id: int, role: str) -> StoredMessage | None:
         """:meth:`message` read from the database, not the cache (under a lock another
@@ -547,64 +460,3 @@ class BotState:
             if claimed and then is not None:
                 then(conn)
             return claimed
-
-
-def _message_row(conn: Connection, key: tuple[str, int, str]) -> StoredMessage | None:
-    stream_id, chat_id, role = key
-    row = conn.execute(
-        select(bot_messages.c.message_id, bot_messages.c.version).where(
-            bot_messages.c.stream_id == stream_id,
-            bot_messages.c.chat_id == chat_id,
-            bot_messages.c.role == role,
-        )
-    ).first()
-    return None if row is None else StoredMessage(row.message_id, row.version)
-
-
-def _user_row(conn: Connection, user_id: int) -> BotUser | None:
-    row = conn.execute(select(bot_users).where(bot_users.c.user_id == user_id)).first()
-    return None if row is None else BotUser(row.user_id, row.name, row.language, row.private_chat)
-
-
-def _chat_languages_row(conn: Connection, chat_id: int) -> tuple[str | None, str | None]:
-    row = conn.execute(
-        select(bot_chats.c.language, bot_chats.c.default_language).where(
-            bot_chats.c.chat_id == chat_id
-        )
-    ).first()
-    return (row[0], row[1]) if row is not None else (None, None)
-
-
-def _timezone_row(conn: Connection, chat_id: int) -> str | None:
-    return conn.execute(select(bot_chats.c.timezone).where(bot_chats.c.chat_id == chat_id)).scalar()
-
-
-def _resolve(conn: Connection, chat_id: int) -> int:
-    """The chat's current id, following its migrations (a loop stops where it closes)."""
-    seen = {chat_id}
-    while True:
-        target = conn.execute(
-            select(bot_chats.c.migrated_to).where(bot_chats.c.chat_id == chat_id)
-        ).scalar()
-        if target is None or target in seen:
-            return chat_id
-        seen.add(target)
-        chat_id = target
-
-
-def group_chats(conn: Connection, chat_id: int) -> list[int]:
-    """The ids one group had: ``chat_id`` first, then the chats it migrated from or to
-    (a group that became a supergroup changes id; its history and ratings go with it)."""
-    found = [chat_id]
-    frontier = [chat_id]
-    c = bot_chats.c
-    while frontier:
-        rows = conn.execute(
-            select(c.chat_id, c.migrated_to).where(
-                c.chat_id.in_(frontier) | c.migrated_to.in_(frontier)
-            )
-        ).all()
-        linked = {x for row in rows for x in row if x is not None}
-        frontier = sorted(linked - set(found))
-        found.extend(frontier)
-    return found

@@ -14,259 +14,75 @@ On SQLite an append is a ``BEGIN IMMEDIATE`` transaction, which serialises write
 Every appended event is sealed onto its stream's hash chain (:mod:`infra.chain`): it
 records its predecessor's hash and its own. ``load(..., verified=True)`` (replays,
 exports) and :meth:`EventStore.verify` check the chain and name where it breaks.
+
+What the store takes and returns (events, snapshots, its errors, upcasting) is defined in
+:mod:`infra.stored_events` and read from here too; its hottest statements are built once
+in :mod:`infra.event_statements`.
 """
 
 from __future__ import annotations
 
-import copyreg
-import io
 import itertools
 import pickle
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from types import MappingProxyType
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Engine,
-    Select,
-    and_,
-    bindparam,
-    case,
-    delete,
-    func,
-    insert,
-    or_,
-    select,
-    type_coerce,
-)
+from sqlalchemy import Connection, Engine, and_, bindparam, delete, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.sql.elements import ColumnElement
 
 from infra.chain import GENESIS, Break, Sealed, canonical, check, event_hash, moment
 from infra.db import reader, writer
+from infra.event_statements import (
+    COLUMNS,
+    FOLD_COLUMNS,
+    GAMES,
+    HEAD,
+    INSERT,
+    LOCK_AND_HEAD,
+    READ_ALL,
+    SEALED_COLUMNS,
+    VERSION,
+)
 from infra.schema import events, processed_commands, snapshots
-
-# Any constant will do; it only has to be the one every appender uses.
-APPEND_LOCK_ID = 0x5AB0_7E0
-
-Payload = dict[str, Any]
-Upcaster = Callable[[Payload], Payload]
-Upcasters = Mapping[tuple[str, int], Upcaster]
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-class EventStoreError(ValueError):
-    """Base class of the event store's errors."""
-
-
-class ConcurrencyError(EventStoreError):
-    """The stream moved on since the caller read it: ``expected_version`` is stale."""
-
-    def __init__(self, stream_id: str, expected: int, actual: int | None = None) -> None:
-        self.stream_id = stream_id
-        self.expected = expected
-        self.actual = actual
-        seen = "" if actual is None else f", it is at {actual}"
-        super().__init__(f"stream {stream_id!r} expected at version {expected}{seen}")
-
-
-class BrokenChain(EventStoreError):
-    """A stream's hash chain does not hold: one of its events was changed, removed or
-    inserted outside the event store."""
-
-    def __init__(self, found: Break) -> None:
-        self.found = found
-        self.stream_id = found.stream_id
-        self.version = found.version
-        super().__init__(str(found))
-
-
-@dataclass(frozen=True, slots=True)
-class Verification:
-    """What :meth:`EventStore.verify_all` checked, and every break it found."""
-
-    streams: int
-    events: int
-    breaks: list[Break]
-
-
-class DuplicateCommand(EventStoreError):
-    """The idempotency key was already used on this stream."""
-
-    def __init__(self, stream_id: str, key: str, events: Sequence[StoredEvent]) -> None:
-        self.stream_id = stream_id
-        self.key = key
-        self.events = list(events)
-        super().__init__(f"command {key!r} was already processed on stream {stream_id!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class NewEvent:
-    """An event to append, already encoded by a codec."""
-
-    type: str
-    payload: Mapping[str, Any]
-    schema_version: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    position: int
-    stream_id: str
-    version: int
-    type: str
-    schema_version: int
-    payload: Payload
-    metadata: Payload = field(default_factory=dict)
-    recorded_at: datetime = field(default_factory=utc_now)
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    stream_id: str
-    version: int
-    kind: str
-    state: Any
-
-
-def upcast(event: StoredEvent, upcasters: Upcasters, current: int = 0) -> StoredEvent:
-    """``event`` as the current schema writes it: the one upcasting path of the project.
-
-    Every version from the event's own up to the current one is walked in turn, and the
-    upcaster registered for ``(type, version)`` applied where there is one; a version
-    with none is a gap (the payload did not change shape then) and is passed over. The
-    current version is ``current`` (the codec's ``SCHEMA_VERSION``) or, if higher, one
-    past the type's last upcaster, so a store given only the upcasters still lifts every
-    payload all the way.
-
-    >>> old = StoredEvent(1, "g", 1, "ticked", 1, {"value": 5})
-    >>> steps = {
-    ...     ("ticked", 1): lambda p: {"n": p["value"]},
-    ...     ("ticked", 3): lambda p: {**p, "u": 1},
-    ... }
-    >>> new = upcast(old, steps)
-    >>> new.schema_version, new.payload
-    (4, {'n': 5, 'u': 1})
-    """
-    last = max((v for t, v in upcasters if t == event.type), default=0)
-    target = max(current, last + 1)
-    if event.schema_version >= target:
-        return event
-    payload = event.payload
-    for version in range(event.schema_version, target):
-        step = upcasters.get((event.type, version))
-        if step is not None:
-            payload = step(dict(payload))
-    return StoredEvent(
-        event.position,
-        event.stream_id,
-        event.version,
-        event.type,
-        target,
-        payload,
-        event.metadata,
-        event.recorded_at,
-    )
-
-
-def _mapping_proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
-    return MappingProxyType(items)
-
-
-def _reduce_mapping_proxy(proxy: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
-    return _mapping_proxy, (dict(proxy),)
-
-
-def dump_state(state: Any) -> bytes:
-    """Pickle a state; read-only mappings (``MappingProxyType``) included."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {
-        **copyreg.dispatch_table,
-        MappingProxyType: _reduce_mapping_proxy,
-    }
-    pickler.dump(state)
-    return buffer.getvalue()
-
-
-_COLUMNS = (
-    events.c.position,
-    events.c.stream_id,
-    events.c.version,
-    events.c.type,
-    events.c.schema_version,
-    events.c.payload,
-    events.c.metadata,
-    events.c.recorded_at,
+from infra.stored_events import (
+    BrokenChain,
+    Clock,
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStoreError,
+    NewEvent,
+    Payload,
+    Snapshot,
+    StoredEvent,
+    Upcaster,
+    Upcasters,
+    Verification,
+    dump_state,
+    upcast,
+    utc_now,
 )
-_FOLD_COLUMNS = tuple(c for c in _COLUMNS if c is not events.c.metadata)
-_SEALED_COLUMNS = (*_COLUMNS, events.c.prev_hash, events.c.hash)
 
-# Appends are the hot path: their statements are built once.
-_VERSION = select(func.coalesce(func.max(events.c.version), 0)).where(
-    events.c.stream_id == bindparam("stream_id")
-)
-# The hash of the stream's last event (None for a new stream).
-_LAST_HASH = (
-    select(events.c.hash)
-    .where(events.c.stream_id == bindparam("stream_id"))
-    .order_by(events.c.version.desc())
-    .limit(1)
-)
-# The stream's version and last hash, read in one statement (one snapshot: they agree).
-_HEAD = select(_VERSION.scalar_subquery(), _LAST_HASH.scalar_subquery())
-# PostgreSQL: the append lock and the stream's head in one round trip. The head may be
-# read just before the lock is granted; if another writer got in meanwhile, the insert
-# collides with its version and the append fails as stale, as it must.
-_LOCK_AND_HEAD = select(
-    func.pg_advisory_xact_lock(APPEND_LOCK_ID),
-    _VERSION.scalar_subquery(),
-    _LAST_HASH.scalar_subquery(),
-)
-_INSERT = insert(events).returning(events.c.position, sort_by_parameter_order=True)
-
-
-def _read_all_query(typed: bool, bounded: bool) -> Select[Any]:
-    """:meth:`EventStore.read_all`'s statement: after ``after``, of ``types`` when typed,
-    up to ``up_to`` when bounded, ``limit`` rows."""
-    where = [events.c.position > bindparam("after")]
-    if typed:
-        where.append(events.c.type.in_(bindparam("types", expanding=True)))
-    if bounded:
-        where.append(events.c.position <= bindparam("up_to"))
-    return select(*_COLUMNS).where(*where).order_by(events.c.position).limit(bindparam("limit"))
-
-
-# Projectors follow the log at every game's end: the statements are built once.
-_READ_ALL = {(t, b): _read_all_query(t, b) for t in (False, True) for b in (False, True)}
-
-
-def _games_query(with_metadata: bool, typed: bool) -> Select[Any]:
-    """:meth:`EventStore.load_games`'s statement: the streams' events (of ``types`` when
-    typed) and their first events, each row with its metadata when it is a first one."""
-    columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
-    first = type_coerce(case((events.c.version == 1, events.c.metadata)), events.c.metadata.type)
-    where: ColumnElement[bool] = events.c.stream_id.in_(bindparam("streams", expanding=True))
-    if typed:
-        where = and_(
-            where, or_(events.c.type.in_(bindparam("types", expanding=True)), events.c.version == 1)
-        )
-    return (
-        select(*columns, first.label("first_metadata"))
-        .where(where)
-        .order_by(events.c.stream_id, events.c.version)
-    )
-
-
-_GAMES = {(m, t): _games_query(m, t) for m in (False, True) for t in (False, True)}
+# The store's vocabulary is read from here too.
+__all__ = [
+    "BrokenChain",
+    "Clock",
+    "ConcurrencyError",
+    "DuplicateCommand",
+    "EventStore",
+    "EventStoreError",
+    "NewEvent",
+    "Payload",
+    "Snapshot",
+    "StoredEvent",
+    "Upcaster",
+    "Upcasters",
+    "Verification",
+    "dump_state",
+    "upcast",
+    "utc_now",
+]
 
 
 class EventStore:
@@ -314,9 +130,9 @@ class EventStore:
                     if seen is not None:
                         raise DuplicateCommand(stream_id, idempotency_key, seen)
                 if self._postgres:
-                    _, version, last = conn.execute(_LOCK_AND_HEAD, {"stream_id": stream_id}).one()
+                    _, version, last = conn.execute(LOCK_AND_HEAD, {"stream_id": stream_id}).one()
                 else:
-                    version, last = conn.execute(_HEAD, {"stream_id": stream_id}).one()
+                    version, last = conn.execute(HEAD, {"stream_id": stream_id}).one()
                 current = int(version)
                 if current != expected_version:
                     raise ConcurrencyError(stream_id, expected_version, current)
@@ -380,7 +196,7 @@ class EventStore:
                 }
             )
             previous = sealed
-        result = conn.execute(_INSERT, rows)
+        result = conn.execute(INSERT, rows)
         positions = [row[0] for row in result]
         return [
             StoredEvent(
@@ -414,7 +230,7 @@ class EventStore:
             if found is not None:
                 raise BrokenChain(found)
             return [self._from_sealed(row) for row in sealed if row.version > after_version]
-        columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
+        columns = COLUMNS if with_metadata else FOLD_COLUMNS
         where = [events.c.stream_id == stream_id, events.c.version > after_version]
         if types is not None:
             where.append(events.c.type.in_(bindparam("types", sorted(types), expanding=True)))
@@ -434,7 +250,7 @@ class EventStore:
         each oldest first; a stream with no event is left out."""
         if not stream_ids:
             return {}
-        columns = _COLUMNS if with_metadata else _FOLD_COLUMNS
+        columns = COLUMNS if with_metadata else FOLD_COLUMNS
         where = [events.c.stream_id.in_(bindparam("streams", sorted(stream_ids), expanding=True))]
         if types is not None:
             where.append(events.c.type.in_(bindparam("types", sorted(types), expanding=True)))
@@ -457,7 +273,7 @@ class EventStore:
         metadata (which says whether the game was imported, :mod:`infra.imported`)."""
         if not stream_ids:
             return {}, {}
-        query = _GAMES[with_metadata, types is not None]
+        query = GAMES[with_metadata, types is not None]
         params: dict[str, Any] = {"streams": sorted(stream_ids)}
         if types is not None:
             params["types"] = sorted(types)
@@ -484,7 +300,7 @@ class EventStore:
         """Up to ``limit`` events of every stream after ``after_position``, in commit order
         (``types``: only those of these stored types; ``up_to``: none after that position;
         ``conn``: on that connection, else on a reader of its own)."""
-        query = _READ_ALL[types is not None, up_to is not None]
+        query = READ_ALL[types is not None, up_to is not None]
         params: dict[str, Any] = {"after": after_position, "limit": limit}
         if types is not None:
             params["types"] = sorted(types)
@@ -509,7 +325,7 @@ class EventStore:
         # cursor, which lives in one (the statement sees one snapshot of the log).
         with self.engine.connect() as conn:
             rows = conn.execution_options(stream_results=True, yield_per=2000).execute(
-                select(*_SEALED_COLUMNS).order_by(events.c.stream_id, events.c.version)
+                select(*SEALED_COLUMNS).order_by(events.c.stream_id, events.c.version)
             )
             sealed = (Sealed(**row._mapping) for row in rows)
             for _, stream in itertools.groupby(sealed, key=lambda r: r.stream_id):
@@ -524,7 +340,7 @@ class EventStore:
     def _sealed(self, stream_id: str) -> list[Sealed]:
         with reader(self.engine) as conn:
             rows = conn.execute(
-                select(*_SEALED_COLUMNS)
+                select(*SEALED_COLUMNS)
                 .where(events.c.stream_id == stream_id)
                 .order_by(events.c.version)
             ).all()
@@ -573,7 +389,7 @@ class EventStore:
         if last < first:
             return []
         rows = conn.execute(
-            select(*_COLUMNS)
+            select(*COLUMNS)
             .where(
                 and_(
                     events.c.stream_id == stream_id,
@@ -587,11 +403,11 @@ class EventStore:
 
     @staticmethod
     def _current_version(conn: Connection, stream_id: str) -> int:
-        return int(conn.execute(_VERSION, {"stream_id": stream_id}).scalar_one())
+        return int(conn.execute(VERSION, {"stream_id": stream_id}).scalar_one())
 
     def _row(self, row: Any) -> StoredEvent:
-        """An event from a row of :data:`_COLUMNS` or of :data:`_FOLD_COLUMNS`."""
-        if len(row) == len(_COLUMNS):
+        """An event from a row of :data:`COLUMNS` or of :data:`FOLD_COLUMNS`."""
+        if len(row) == len(COLUMNS):
             position, stream_id, version, type_, schema, payload, meta, recorded = row
         else:
             position, stream_id, version, type_, schema, payload, recorded = row

@@ -13,7 +13,7 @@ from typing import Final
 
 from sqlalchemy import Engine, func, select
 
-from infra.botstate import group_chats
+from infra.bot_tables import group_chats
 from infra.db import reader
 from infra.imported import imported_streams
 from infra.projector import Projector

@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from infra.db import make_engine
 from infra.event_store import EventStore
-from infra.history import HistoryProjector, computer_figures, group_figures, history, player_figures
+from infra.history import HistoryProjector
+from infra.history_queries import computer_figures, group_figures, history, player_figures
 from infra.projector import Projector
 from infra.schema import player_stats
 from tests.replay.games import PlayedGame, play

@@ -16,14 +16,8 @@ from infra.archive import export_game, import_game
 from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore, NewEvent
-from infra.history import (
-    HistoryProjector,
-    group_figures,
-    history,
-    is_finished,
-    last_finished,
-    player_figures,
-)
+from infra.history import HistoryProjector
+from infra.history_queries import group_figures, history, is_finished, last_finished, player_figures
 from infra.migrations import upgrade
 from tests.replay.games import PlayedGame, play
 from tgbot.replay.steps import Replay

@@ -6,7 +6,8 @@ from __future__ import annotations
 from domain import codec
 from infra.db import make_engine
 from infra.event_store import EventStore
-from infra.history import HistoryProjector, group_figures, history, player_figures
+from infra.history import HistoryProjector
+from infra.history_queries import group_figures, history, player_figures
 from tests.replay.games import PlayedGame, play
 from tests.replay.test_history_figures import store_game
 

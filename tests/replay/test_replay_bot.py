@@ -28,6 +28,7 @@ from tests.tgbot.bot_harness import bot_services, running_bot
 from tgbot.replay.gif import replay_gif, shots
 from tgbot.replay.steps import Replay, text
 from tgbot.telegram.handlers import history as handlers
+from tgbot.telegram.handlers import replays
 
 GROUP = -3001
 USER = 101
@@ -160,7 +161,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
         assert "every path card and action" in animation["caption"]
 
         # A replay button of one game pressed under another game's replay is refused.
-        other = handlers.replay_button(first, key, GROUP)
+        other = replays.replay_button(first, key, GROUP)
         sent = len(api.calls)
         api.press(GROUP, USER, message["message_id"], other.callback_data)  # type: ignore[arg-type]
         opened = await replay_photo(api, sent)
@@ -177,7 +178,7 @@ async def test_a_finished_game_is_replayed_step_by_step_in_one_message(
             GROUP,
             USER,
             message["message_id"],
-            handlers.replay_button(running, key, GROUP).callback_data,  # type: ignore[arg-type]
+            replays.replay_button(running, key, GROUP).callback_data,  # type: ignore[arg-type]
         )
         answer = await api.wait_for(lambda: api.answered.get(query), 20)
         assert "still running" in answer["text"]

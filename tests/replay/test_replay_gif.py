@@ -12,7 +12,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 from domain.board import Cell
 from tests.replay.games import PlayedGame
 from tgbot.presenter.icons import Icon, Line
-from tgbot.presenter.render import FONT_FILE, GRID
+from tgbot.presenter.palette import FONT_FILE, GRID
 from tgbot.replay.gif import (
     HEADER,
     SHOWN,
@@ -30,7 +30,7 @@ from tgbot.replay.gif import (
     write_gif,
 )
 from tgbot.replay.steps import LANGUAGES, MOVE, Replay, Step, lines
-from tgbot.telegram.handlers.history import GifCache
+from tgbot.telegram.handlers.replays import GifCache
 
 
 def small_board(step: Step, cells: Sequence[Cell] = ()) -> Image.Image:

@@ -12,7 +12,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.replay.games import play
 from tests.replay.test_history_figures import store_game
 from tests.tgbot.bot_harness import bot_services, running_bot
-from tgbot.telegram.handlers import history as handlers
+from tgbot.telegram.handlers import replays
 
 GROUP = -3101
 USER = 101
@@ -31,7 +31,7 @@ async def test_a_replay_button_stops_spinning_before_the_replay_is_sent(
         api.user(USER, "Ann")
         key = bot_services(app).callback_key
         sent = len(api.calls)
-        data = handlers.replay_button(game, key, GROUP).callback_data
+        data = replays.replay_button(game, key, GROUP).callback_data
         assert isinstance(data, str)
         query = api.press(GROUP, USER, 1, data)
         photo = await api.wait_for_call("sendPhoto", 20, after=sent, chat_id=GROUP)

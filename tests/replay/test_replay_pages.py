@@ -9,6 +9,7 @@ from domain import events as ev
 from domain.state import GameState
 from tests.replay.games import play
 from tests.replay.test_replay_gif import small_board
+from tgbot.presenter.caption import CAPTION_LIMIT
 from tgbot.presenter.icons import Icon
 from tgbot.presenter.telegram_html import length
 from tgbot.presenter.texts import name_html
@@ -23,7 +24,7 @@ from tgbot.replay.gif import (
     shots,
 )
 from tgbot.replay.steps import MOVE, ROUND_START, Replay, Step, caption, card_name, text
-from tgbot.telegram.handlers.history import CAPTION_LIMIT, caption_pages, replay_view
+from tgbot.telegram.handlers.replays import caption_pages, replay_view
 
 # Telegram names run to 64 characters: long ones make the longest captions.
 LONG_NAME = "Bartholomew Ignatius Featherstonehaugh-"

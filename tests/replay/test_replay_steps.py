@@ -25,7 +25,7 @@ from tgbot.replay.steps import (
     Replay,
     caption,
 )
-from tgbot.telegram.handlers.history import load_replay
+from tgbot.telegram.handlers.replays import load_replay
 
 MOVES = (
     ev.PathPlaced,

@@ -18,6 +18,8 @@ SOURCES = [
     TGBOT / "replay" / "steps.py",
     TGBOT / "replay" / "gif.py",
     TGBOT / "telegram" / "handlers" / "history.py",
+    TGBOT / "telegram" / "handlers" / "history_messages.py",
+    TGBOT / "telegram" / "handlers" / "replays.py",
 ]
 LITERAL = re.compile(r"""\btext\(\s*\w+,\s*["']([a-z_.0-9]+)["']""")
 CATALOGS = {

@@ -65,7 +65,7 @@ async def test_no_chat_or_user_is_noted_for_a_persistence_the_bot_does_not_have(
 def test_the_outbox_keeps_the_pictures_drawn_last_and_draws_the_others_again(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tgbot.delivery.outbox
+    import tgbot.delivery.sending
 
     drawn: list[Picture] = []
 
@@ -73,8 +73,8 @@ def test_the_outbox_keeps_the_pictures_drawn_last_and_draws_the_others_again(
         drawn.append(picture)
         return repr(picture).encode()
 
-    monkeypatch.setattr(tgbot.delivery.outbox, "draw", draw)
-    monkeypatch.setattr(tgbot.delivery.outbox, "DRAWN_PICTURES", 4)
+    monkeypatch.setattr(tgbot.delivery.sending, "draw", draw)
+    monkeypatch.setattr(tgbot.delivery.sending, "DRAWN_PICTURES", 4)
     outbox = Outbox(Bot("1:x"), BotState(make_engine(db)), PhotoCache(), b"k" * 32)
     pictures = [Picture(board=(), marks=(((0, n), "x"),)) for n in range(50)]
     for picture in pictures:

@@ -20,7 +20,6 @@ SOURCES = (
     [
         ROOT / "tgbot" / name
         for name in (
-            "presenter/keyboards.py",
             "telegram/app.py",
             "presenter/texts.py",
             "presenter/rules.py",
@@ -28,6 +27,7 @@ SOURCES = (
         )
     ]
     + sorted((ROOT / "tgbot" / "presenter").glob("*.py"))
+    + sorted((ROOT / "tgbot" / "presenter" / "keyboards").glob("*.py"))
     + sorted((ROOT / "tgbot" / "telegram" / "handlers").glob("*.py"))
 )
 LITERAL = re.compile(r"""\.t\(\s*f?["']([a-z_.{}]+)["']""")

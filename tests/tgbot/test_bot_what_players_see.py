@@ -29,7 +29,8 @@ from tests.tgbot.test_bot_keyboards import breaks_tools, buttons, drive
 from tests.tgbot.test_render import rgb
 from tgbot.presenter.callback import peek
 from tgbot.presenter.keyboards import CARD, COMMAND_ACTIONS, LEGEND, PLACE
-from tgbot.presenter.render import CARD_BACK, layout
+from tgbot.presenter.palette import CARD_BACK
+from tgbot.presenter.render import layout
 from tgbot.presenter.texts import Texts
 from tgbot.telegram.app import BotApplication
 

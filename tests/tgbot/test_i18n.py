@@ -11,7 +11,7 @@ from babel.messages.plurals import get_plural
 from domain import errors
 from domain.cards import PATHS, Action, Role, Tool
 from infra import settings
-from tgbot.presenter import keyboards, texts
+from tgbot.presenter import texts
 from tgbot.presenter.i18n import (
     LANGUAGES,
     LOCALES,
@@ -22,6 +22,7 @@ from tgbot.presenter.i18n import (
     placeholders,
     t,
 )
+from tgbot.presenter.keyboards import lobby
 from tgbot.replay import steps as replay
 
 OWN = {lang: catalog(lang) for lang in LANGUAGES}
@@ -145,7 +146,7 @@ def test_the_group_choice_wins_over_the_users_telegram_language(
 def test_the_languages_the_settings_accept_are_the_ones_every_part_of_the_bot_offers() -> None:
     # One list: a language added to the settings is offered by the lobby, /language and
     # the replay, and has its catalog, without a second list to forget.
-    for module in (keyboards, replay, texts):
+    for module in (lobby, replay, texts):
         assert module.LANGUAGES is settings.LANGUAGES, module.__name__
     assert LANGUAGES is settings.LANGUAGES
     assert all(catalog_path(lang).exists() for lang in settings.LANGUAGES)

@@ -12,17 +12,19 @@ from domain.cards import BASE_PATHS, EXPANSION_PATHS, Door
 from tgbot.presenter import action_icons
 from tgbot.presenter.keyboards import placement_label
 from tgbot.presenter.messages import HandCard
-from tgbot.presenter.render import (
+from tgbot.presenter.palette import (
     BACKGROUND,
     CRYSTAL,
     DOORS,
     FORBIDDEN,
     LADDER,
-    MAX_SIDE,
-    PHONE_COLUMNS,
     ROCK,
     TUNNEL,
     font_of,
+)
+from tgbot.presenter.render import (
+    MAX_SIDE,
+    PHONE_COLUMNS,
     layout,
     name_lines,
     render_board,

@@ -1,9 +1,10 @@
 """The maze as a PNG, drawn by code with Pillow (no image assets; text in the bundled
 DejaVu Sans, ``tgbot/fonts``).
 
-Each card is drawn from its geometry (:attr:`domain.board.Tile.segments`): tunnels are
-light bands from an edge towards the card's middle; a segment that joins nothing ends in
-a rock; a bridge's two tunnels pass over and under; a double curve's two bends stay
+Each card is drawn from its geometry (:attr:`domain.board.Tile.segments`) by
+:mod:`tgbot.presenter.tiles`, in the colours of :mod:`tgbot.presenter.palette`: tunnels
+are light bands from an edge towards the card's middle; a segment that joins nothing ends
+in a rock; a bridge's two tunnels pass over and under; a double curve's two bends stay
 apart. Ladders, blue and green doors and crystals are drawn on their card. Coordinates
 run along the edges so players can name cells, and ``highlight`` writes labels ("A",
 "B", ...) into cells so keyboard buttons can refer to them.
@@ -25,25 +26,35 @@ True
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-from domain.board import Board, Cell, Tile
-from domain.cards import SIDES, Door, E, N, S, W
+from domain.board import Board, Cell
 from tgbot.presenter import action_icons
+from tgbot.presenter.palette import (
+    AXIS_TEXT,
+    BACKGROUND,
+    CARD_EDGE,
+    FORBIDDEN,
+    GRID,
+    LABEL,
+    LABEL_EDGE,
+    MARK,
+    TUNNEL,
+    font_of,
+    png_bytes,
+)
 from tgbot.presenter.texts import coordinate, is_symmetric
+from tgbot.presenter.tiles import draw_crystal_count, tile_image
 
 if TYPE_CHECKING:
     from tgbot.presenter.messages import HandCard
 
-Color = tuple[int, int, int]
 
 CELL: Final = 80  # pixels per card at full size
 MIN_CELL: Final = 28
@@ -52,39 +63,7 @@ MARGIN_CELLS: Final = 0  # empty cells drawn around the cards (labelled cells ar
 PHONE_COLUMNS: Final = 16  # mazes up to this wide keep 22 px cells at 390 px
 PHONE: Final = 390  # a phone's display width, in pixels
 AXIS_PHONE_PX: Final = 13  # the coordinates' font size as a phone shows the picture
-FONT_FILE: Final = Path(__file__).parents[1] / "fonts" / "DejaVuSans.ttf"
 HAND_CELL: Final = 64  # pixels per card of the hand drawn under a prompt's board
-
-BACKGROUND: Final[Color] = (28, 24, 22)
-GRID: Final[Color] = (52, 45, 40)
-AXIS_TEXT: Final[Color] = (214, 204, 186)
-CARD: Final[Color] = (116, 80, 52)
-CARD_EDGE: Final[Color] = (62, 42, 28)
-START_CARD: Final[Color] = (48, 104, 132)
-TUNNEL: Final[Color] = (246, 230, 190)
-TUNNEL_UNDER: Final[Color] = (196, 176, 132)  # the lower tunnel of a bridge, in shadow
-TUNNEL_EDGE: Final[Color] = (36, 26, 20)
-ROCK: Final[Color] = (104, 104, 112)
-ROCK_EDGE: Final[Color] = (26, 26, 30)
-CARD_BACK: Final[Color] = (50, 58, 104)
-CARD_BACK_EDGE: Final[Color] = (150, 160, 220)
-GOLD: Final[Color] = (246, 196, 36)
-GOLD_EDGE: Final[Color] = (120, 80, 0)
-STONE: Final[Color] = (150, 150, 156)
-LADDER: Final[Color] = (232, 162, 60)
-DOORS: Final[dict[Door, Color]] = {Door.BLUE: (40, 116, 236), Door.GREEN: (36, 176, 72)}
-CRYSTAL: Final[Color] = (120, 236, 252)
-CRYSTAL_EDGE: Final[Color] = (20, 90, 120)
-LABEL: Final[Color] = (255, 221, 0)
-LABEL_EDGE: Final[Color] = (0, 0, 0)
-MARK: Final[Color] = (255, 221, 0)
-WHITE: Final[Color] = (255, 255, 255)
-QUESTION: Final[Color] = (235, 235, 250)
-KEYHOLE: Final[Color] = (20, 20, 20)
-FORBIDDEN: Final[Color] = (220, 40, 40)
-
-# Image-space direction of each side: y grows downwards in the picture, north is up.
-_VECTOR: Final = {N: (0, -1), E: (1, 0), S: (0, 1), W: (-1, 0)}
 
 
 def render_board(
@@ -170,7 +149,7 @@ def with_hand(board: Image.Image, hand: Sequence[HandCard]) -> Image.Image:
 @cache
 def _hand_card(kind: str, action: bool, playable: bool, size: int) -> Image.Image:
     if not action:  # a path card: its picture
-        image = _tile_image(kind, False, True, None, size).copy()
+        image = tile_image(kind, False, True, None, size).copy()
     else:
         image = Image.new("RGB", (size, size), BACKGROUND)
         draw = ImageDraw.Draw(image)
@@ -240,12 +219,12 @@ def with_orientations(board: Image.Image, kind: str, size: int = CELL) -> Image.
     top = board.height + gap
     draw.line([(0, board.height + 1), (width, board.height + 1)], fill=GRID, width=2)
     left = gap
-    image.paste(_tile_image(kind, False, True, None, size), (left, top))
+    image.paste(tile_image(kind, False, True, None, size), (left, top))
     if is_symmetric(kind):
         return image
     turned = left + size + gap * 3
     _draw_turn_sign(draw, (turned + size // 2, top + size // 2), size // 2)
-    image.paste(_tile_image(kind, True, True, None, size), (turned + size + gap, top))
+    image.paste(tile_image(kind, True, True, None, size), (turned + size + gap, top))
     return image
 
 
@@ -265,83 +244,6 @@ def _draw_turn_sign(draw: ImageDraw.ImageDraw, at: tuple[int, int], size: int) -
         ],
         fill=LABEL,
     )
-
-
-def png_bytes(image: Image.Image) -> bytes:
-    """PNG of an RGB picture, mapped onto the fixed palette: 8-bit PNGs of flat colours
-    encode several times faster and smaller than 24-bit ones."""
-    out = io.BytesIO()
-    indexed = image.quantize(palette=_palette(), dither=Image.Dither.NONE)
-    indexed.save(out, "PNG", compress_level=3)  # half the time of level 6, still small
-    return out.getvalue()
-
-
-@cache
-def _palette() -> Image.Image:
-    """Every colour drawn, plus ramps for the antialiased edges of text and of scaling."""
-    base = [
-        BACKGROUND,
-        GRID,
-        AXIS_TEXT,
-        CARD,
-        CARD_EDGE,
-        START_CARD,
-        TUNNEL,
-        TUNNEL_UNDER,
-        TUNNEL_EDGE,
-        ROCK,
-        ROCK_EDGE,
-        CARD_BACK,
-        CARD_BACK_EDGE,
-        GOLD,
-        GOLD_EDGE,
-        STONE,
-        LADDER,
-        *DOORS.values(),
-        CRYSTAL,
-        CRYSTAL_EDGE,
-        LABEL,
-        LABEL_EDGE,
-        MARK,
-        WHITE,
-        QUESTION,
-        KEYHOLE,
-        FORBIDDEN,
-        *action_icons.COLOURS,
-    ]
-    pairs = [
-        (AXIS_TEXT, BACKGROUND),
-        (LABEL, BACKGROUND),
-        (LABEL, LABEL_EDGE),
-        (WHITE, CARD_BACK),
-        (TUNNEL, TUNNEL_EDGE),
-        (CARD, TUNNEL_EDGE),
-        (CARD, BACKGROUND),
-        (TUNNEL, CARD),
-        (GOLD, GOLD_EDGE),
-        (CRYSTAL, CRYSTAL_EDGE),
-        (ROCK, ROCK_EDGE),
-        (LADDER, CARD),
-        (LABEL, CARD),
-        (START_CARD, TUNNEL),
-        (CARD_BACK, BACKGROUND),
-        (TUNNEL_UNDER, CARD),
-        (TUNNEL, action_icons.BROKEN_CARD),
-        (TUNNEL, action_icons.REPAIR_CARD),
-        (TUNNEL, action_icons.OTHER_CARD),
-        (FORBIDDEN, BACKGROUND),
-    ]
-    colors = list(dict.fromkeys(base))
-    for a, b in pairs:
-        for step in range(1, 6):
-            f = step / 6
-            mixed = tuple(round(x * (1 - f) + y * f) for x, y in zip(a, b, strict=True))
-            if mixed not in colors:
-                colors.append(mixed)  # type: ignore[arg-type]
-    assert len(colors) <= 256, len(colors)
-    palette = Image.new("P", (1, 1))
-    palette.putpalette([channel for color in colors for channel in color])
-    return palette
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,11 +371,11 @@ def render_image(
     for cell, tile in board.items():
         peek = peeks.get(cell) if not tile.face_up else None
         image.paste(
-            _tile_image(tile.kind, tile.rotated, tile.face_up, peek, size), grid.origin(cell)
+            tile_image(tile.kind, tile.rotated, tile.face_up, peek, size), grid.origin(cell)
         )
 
     if crystals:
-        _draw_crystal_count(draw, grid.origin((grid.min_x, grid.max_y)), size, crystals)
+        draw_crystal_count(draw, grid.origin((grid.min_x, grid.max_y)), size, crystals)
 
     for cell in dict.fromkeys(marked):
         x0, y0 = grid.origin(cell)
@@ -506,13 +408,6 @@ def _axis_number(number: int, width: int, height: int, font_size: int) -> Image.
     return box
 
 
-@cache
-def font_of(size: int) -> ImageFont.FreeTypeFont:
-    """The bundled DejaVu Sans at ``size`` points: every letter of the bot's languages,
-    the box-drawing shapes and the symbols the pictures use."""
-    return ImageFont.truetype(str(FONT_FILE), size)
-
-
 _font = font_of
 
 
@@ -542,273 +437,3 @@ def _draw_label(
         stroke_width=max(1, size // 40),
         stroke_fill=LABEL_EDGE,
     )
-
-
-@cache
-def _tile_image(
-    kind: str, rotated: bool, face_up: bool, peek: str | None, size: int
-) -> Image.Image:
-    """One card, drawn once per size and cached: boards reuse a few dozen pictures."""
-    image = Image.new("RGB", (size, size), BACKGROUND)
-    draw = ImageDraw.Draw(image)
-    inset = max(1, size // 32)
-    box = [inset, inset, size - 1 - inset, size - 1 - inset]
-    radius = size // 10
-    if not face_up:
-        _draw_card_back(draw, box, radius, size, peek)
-        return image
-    tile = Tile(kind, rotated=rotated)
-    spec = tile.spec
-    fill = START_CARD if kind == "start" else CARD
-    edge = GOLD if kind == "goal_treasure" else CRYSTAL if spec.crystals else CARD_EDGE
-    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=edge, width=max(2, size // 24))
-    stub = len(tile.segments) == 1 and _count(tile.segments[0]) == 1
-    _draw_tunnels(draw, tile.segments, size, stub_mark=not (spec.ladder or spec.crystals))
-    c = size / 2
-    if spec.door is not None:
-        pivot = _pivot(tile.segments, spec.door_segment, size)
-        _draw_door(draw, pivot, size, DOORS[spec.door])
-    if spec.ladder:
-        _draw_ladder(draw, (c, c), size)
-    if kind == "goal_treasure":
-        _draw_treasure(draw, (c, c), size)
-    elif kind.startswith("goal_stone"):
-        segment = tile.segments[0]
-        _draw_stone(draw, _corner_point(segment, size, 0.0), size)
-    if spec.crystals:
-        _draw_crystals(draw, spec.crystals, size, tile.segments, at_end=stub)
-    return image
-
-
-def _through(segments: tuple[int, ...]) -> int:
-    return sum(1 for s in segments if _count(s) > 1)
-
-
-def _count(mask: int) -> int:
-    return bin(mask).count("1")
-
-
-def _corner_point(segment: int, size: int, shift: float) -> tuple[float, float]:
-    """The card's middle, moved ``shift`` cells towards the sides of ``segment``."""
-    dx = sum(_VECTOR[side][0] for side in SIDES if segment & side)
-    dy = sum(_VECTOR[side][1] for side in SIDES if segment & side)
-    return size / 2 + dx * shift * size, size / 2 + dy * shift * size
-
-
-def _pivot(segments: tuple[int, ...], index: int, size: int) -> tuple[float, float]:
-    """Where a segment's tunnels meet. Two bends on one card (a double curve) meet
-    off-centre, in their own corner, so they stay visibly apart."""
-    segment = segments[index]
-    if _through(segments) >= 2 and _count(segment) == 2 and segment not in (N | S, E | W):
-        return _corner_point(segment, size, 0.2)
-    if _count(segment) == 1 and len(segments) > 1:
-        return _stub_end(segment, size)
-    return size / 2, size / 2
-
-
-def _stub_end(side: int, size: int) -> tuple[float, float]:
-    vx, vy = _VECTOR[side]
-    return size / 2 + vx * size * 0.27, size / 2 + vy * size * 0.27
-
-
-def _edge_point(side: int, size: int) -> tuple[float, float]:
-    vx, vy = _VECTOR[side]
-    return size / 2 + vx * size / 2, size / 2 + vy * size / 2
-
-
-def _draw_tunnels(
-    draw: ImageDraw.ImageDraw, segments: tuple[int, ...], size: int, *, stub_mark: bool
-) -> None:
-    band = max(6, int(size * 0.28))
-    outline = max(2, size // 22)
-    bridge = N | S in segments and E | W in segments
-    # A bridge: the E–W tunnel first, the N–S one drawn over it with a heavier outline.
-    order = sorted(range(len(segments)), key=lambda i: segments[i] == N | S)
-    for index in order:
-        segment = segments[index]
-        pivot = _pivot(segments, index, size)
-        legs = [(_edge_point(side, size), pivot) for side in SIDES if segment & side]
-        dead = _count(segment) == 1 and len(segments) > 1
-        over = bridge and segment == N | S
-        under = bridge and segment == E | W
-        edge = outline * 2 if over else outline
-        fill = TUNNEL_UNDER if under else TUNNEL
-        for width, color in ((band + 2 * edge, TUNNEL_EDGE), (band, fill)):
-            for start, end in legs:
-                draw.line([start, end], fill=color, width=width)
-                if not dead:
-                    r = width / 2
-                    draw.ellipse([end[0] - r, end[1] - r, end[0] + r, end[1] + r], fill=color)
-        # The outline must not cut across the tunnel where it leaves the card.
-        for start, end in legs:
-            _open_edge(draw, start, end, band, size, fill)
-        if bridge and segment == N | S:
-            _draw_planks(draw, size, band)
-        if dead or (stub_mark and len(segments) == 1 and _count(segment) == 1):
-            # Big enough to read on a phone; smaller where three or four share a card.
-            _draw_rock(draw, pivot, band * (0.82 if len(segments) <= 2 else 0.64))
-
-
-def _draw_planks(draw: ImageDraw.ImageDraw, size: int, band: int) -> None:
-    """Cross planks on the upper tunnel of a bridge, where it passes over the other."""
-    c = size / 2
-    half = band / 2
-    for k in (-1, 0, 1):
-        y = c + k * band * 0.4
-        draw.line([(c - half, y), (c + half, y)], fill=CARD_EDGE, width=max(1, size // 40))
-
-
-def _open_edge(
-    draw: ImageDraw.ImageDraw,
-    start: tuple[float, float],
-    end: tuple[float, float],
-    band: int,
-    size: int,
-    fill: Color,
-) -> None:
-    x0, y0 = start
-    half = band / 2
-    depth = max(2, size // 20)
-    if x0 in (0, size):  # west or east edge
-        xa, xb = (0, depth) if x0 == 0 else (size - depth, size)
-        draw.rectangle([xa, y0 - half, xb, y0 + half], fill=fill)
-    else:
-        ya, yb = (0, depth) if y0 == 0 else (size - depth, size)
-        draw.rectangle([x0 - half, ya, x0 + half, yb], fill=fill)
-
-
-def _draw_rock(draw: ImageDraw.ImageDraw, at: tuple[float, float], r: float) -> None:
-    x, y = at
-    points = [
-        (x - r, y + r * 0.2),
-        (x - r * 0.5, y - r * 0.8),
-        (x + r * 0.3, y - r * 0.9),
-        (x + r, y - r * 0.1),
-        (x + r * 0.7, y + r * 0.8),
-        (x - r * 0.4, y + r * 0.9),
-    ]
-    draw.polygon(points, fill=ROCK, outline=ROCK_EDGE, width=2)
-    draw.line([(x - r * 0.4, y - r * 0.2), (x + r * 0.3, y + r * 0.3)], fill=ROCK_EDGE, width=2)
-
-
-def _draw_ladder(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
-    x, y = at
-    half_h, half_w = size * 0.22, size * 0.19
-    line = max(2, size // 18)
-    for rail in (x - half_w, x + half_w):
-        draw.line([(rail, y - half_h), (rail, y + half_h)], fill=LADDER, width=line)
-    steps = 4
-    for i in range(steps):
-        ry = y - half_h + (i + 0.5) * (2 * half_h / steps)
-        draw.line([(x - half_w, ry), (x + half_w, ry)], fill=LADDER, width=max(1, line - 1))
-
-
-def _draw_door(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int, color: Color) -> None:
-    x, y = at
-    r = size * 0.21
-    draw.rounded_rectangle(
-        [x - r, y - r, x + r, y + r], radius=r / 3, fill=color, outline=WHITE, width=2
-    )
-    k = r * 0.28  # a keyhole
-    draw.ellipse([x - k, y - k * 1.6, x + k, y + k * 0.4], fill=KEYHOLE)
-    draw.polygon([(x - k * 0.6, y), (x + k * 0.6, y), (x, y + r * 0.65)], fill=KEYHOLE)
-
-
-def _draw_treasure(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: int) -> None:
-    x, y = at
-    r = size * 0.17
-    for dx, dy in ((-0.7, 0.35), (0.7, 0.35), (0.0, -0.35)):
-        cx, cy = x + dx * r, y + dy * r
-        draw.ellipse(
-            [cx - r * 0.7, cy - r * 0.7, cx + r * 0.7, cy + r * 0.7],
-            fill=GOLD,
-            outline=GOLD_EDGE,
-            width=2,
-        )
-
-
-def _draw_stone(draw: ImageDraw.ImageDraw, at: tuple[float, float], size: float) -> None:
-    x, y = at
-    rx, ry = size * 0.17, size * 0.12
-    draw.ellipse([x - rx, y - ry, x + rx, y + ry], fill=STONE, outline=ROCK_EDGE, width=2)
-
-
-def _draw_crystals(
-    draw: ImageDraw.ImageDraw, count: int, size: int, segments: tuple[int, ...], *, at_end: bool
-) -> None:
-    """Diamonds big enough to see on a phone: where a stub's tunnel ends, else in a
-    corner no tunnel reaches, away from the card's dead ends (their rocks)."""
-    r = size * (0.22 if at_end else 0.19)
-    x, y = (size / 2, size / 2) if at_end else _free_corner(segments, size)
-    step = 2.2 * r if x < size / 2 else -2.2 * r
-    for i in range(count):
-        _draw_diamond(draw, (x + i * step, y), r, max(2, size // 30))
-
-
-def _free_corner(segments: tuple[int, ...], size: int) -> tuple[float, float]:
-    """A corner whose two sides hold no dead end (top-left first)."""
-    stubs = 0
-    if len(segments) > 1:
-        stubs = sum(s for s in segments if _count(s) == 1)
-    for sides, (fx, fy) in (
-        (N | W, (0.19, 0.23)),
-        (N | E, (0.81, 0.23)),
-        (S | W, (0.19, 0.77)),
-        (S | E, (0.81, 0.77)),
-    ):
-        if not stubs & sides:
-            return size * fx, size * fy
-    return size * 0.19, size * 0.23
-
-
-def _draw_crystal_count(
-    draw: ImageDraw.ImageDraw, origin: tuple[int, int], size: int, count: int
-) -> None:
-    """The crystals on the table (what geologists share), in the top-left cell, kept
-    empty for them: a gem and the number."""
-    x0, y0 = origin
-    _draw_diamond(draw, (x0 + size * 0.3, y0 + size * 0.5), size * 0.16, max(2, size // 30))
-    draw.text(
-        (x0 + size * 0.68, y0 + size * 0.5),
-        str(count),
-        fill=CRYSTAL,
-        font=_font(max(10, size * 2 // 5)),
-        anchor="mm",
-        stroke_width=max(1, size // 40),
-        stroke_fill=CRYSTAL_EDGE,
-    )
-
-
-def _draw_diamond(
-    draw: ImageDraw.ImageDraw, at: tuple[float, float], r: float, width: int = 2
-) -> None:
-    x, y = at
-    draw.polygon(
-        [(x, y - r * 1.3), (x + r, y), (x, y + r * 1.3), (x - r, y)],
-        fill=CRYSTAL,
-        outline=CRYSTAL_EDGE,
-        width=width,
-    )
-    # A facet line, so the shape reads as a gem and not as a blob.
-    draw.line([(x - r * 0.5, y - r * 0.25), (x + r * 0.5, y - r * 0.25)], fill=WHITE, width=1)
-
-
-def _draw_card_back(
-    draw: ImageDraw.ImageDraw, box: list[int], radius: int, size: int, peek: str | None
-) -> None:
-    c = size / 2
-    if peek is None:
-        draw.rounded_rectangle(box, radius=radius, fill=CARD_BACK, outline=CARD_BACK_EDGE, width=2)
-        draw.text((c, c), "?", fill=QUESTION, font=_font(size // 2), anchor="mm")
-        return
-    # What this player's map showed: still face down (the back's colour), with what lies
-    # under it drawn large, framed in gold for the treasure.
-    edge = GOLD if peek == "goal_treasure" else CARD_BACK_EDGE
-    draw.rounded_rectangle(
-        box, radius=radius, fill=CARD_BACK, outline=edge, width=max(3, size // 16)
-    )
-    if peek == "goal_treasure":
-        _draw_treasure(draw, (c, c), size)
-    else:
-        _draw_stone(draw, (c, c), size * 1.6)
-    draw.text((size * 0.8, size * 0.2), "?", fill=QUESTION, font=_font(size // 4), anchor="mm")

@@ -32,7 +32,7 @@ from domain import events as ev
 from domain.board import Cell
 from domain.codec import decode
 from tgbot.presenter.icons import Icon, Line
-from tgbot.presenter.render import FONT_FILE
+from tgbot.presenter.palette import FONT_FILE
 from tgbot.replay.steps import (
     LANGUAGES,
     MOVE,
@@ -108,7 +108,8 @@ def step_image(step: Step, cells: Sequence[Cell] = (), cell_size: int = GIF_CELL
 
 def step_png(step: Step) -> bytes:
     """The board after ``step`` as PNG bytes, at full size (the replay message's photo)."""
-    from tgbot.presenter.render import CELL, png_bytes
+    from tgbot.presenter.palette import png_bytes
+    from tgbot.presenter.render import CELL
 
     return png_bytes(step_image(step, cell_size=CELL))
 

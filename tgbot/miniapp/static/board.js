@@ -1,4 +1,4 @@
-// The maze in SVG, drawn as tgbot/presenter/render.py draws the PNG: the same geometry, colours
+// The maze in SVG, drawn as tgbot/presenter/tiles.py draws the PNG: the same geometry, colours
 // and icons (tunnels from an edge to a pivot, rocks on dead ends, a bridge's planks,
 // ladders, doors, crystals, goals, card backs), cells of 80 units, north up.
 // A cell (x, y) has its top-left corner at (80x, -80y).

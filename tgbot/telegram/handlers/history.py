@@ -8,57 +8,39 @@ on shows that same game. A game still running is refused: its public board is wh
 group already sees. A game is opened in its own group, or for a player of its group.
 ``/history`` pages through a group's games, edited in place.
 
+What a replay message shows, and the replays kept in memory, are
+:mod:`tgbot.telegram.handlers.replays`'s; what /history and /stats answer,
+:mod:`tgbot.telegram.handlers.history_messages`'s.
+
 Wire it with :func:`register` from ``tgbot.telegram.app.build_application``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import Chat, Message, Update
 from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
 
-from domain.events import Event
-from infra.event_store import BrokenChain, EventStore
-from infra.history import (
-    HistoryProjector,
-    computer_figures,
-    group_figures,
-    history,
-    last_finished,
-    player_figures,
-    player_history,
-)
-from infra.lru import LRU
+from infra.history import HistoryProjector
+from infra.history_queries import last_finished
 from tgbot.presenter import callback as cb
-from tgbot.presenter import keyboards as kb
-from tgbot.presenter.caption import CAPTION_LIMIT, runs
 from tgbot.presenter.keyboards import OPEN
-from tgbot.presenter.messages import Animation, Photo, Picture
-from tgbot.presenter.standings import group_variant_lines, variant_lines
-from tgbot.presenter.telegram_html import TEXT_LIMIT, length
-from tgbot.presenter.texts import Texts
-from tgbot.presenter.variants import variants_line
-from tgbot.presenter.zones import date_text
-from tgbot.replay.gif import hidden_goals, replay_gif
+from tgbot.presenter.messages import Animation
+from tgbot.replay.gif import replay_gif
 from tgbot.replay.steps import (
     GameCancelledError,
     GameNotFinishedError,
     GameTamperedError,
     Replay,
     ReplayError,
-    Step,
-    caption,
     text,
 )
 from tgbot.telegram import gateway
 from tgbot.telegram.context import BotContext, BotServices
-from tgbot.telegram.handlers import achievements, standings
 from tgbot.telegram.handlers.common import (
     deliver,
     display_name,
@@ -66,362 +48,16 @@ from tgbot.telegram.handlers.common import (
     press_chats,
     update_texts,
 )
+from tgbot.telegram.handlers.history_messages import PAGE, history_message, stats_message
+from tgbot.telegram.handlers.replays import GIF, STEP, GifCache, ReplayCache, replay_view
 from tgbot.telegram.handlers.topics import topic_of
 
 log = logging.getLogger(__name__)
 
-STEP: Final = "vs"  # value: the step to show; page: the page of its caption
-GIF: Final = "vg"
-PAGE: Final = "vh"  # value: how many newer games the /history page skips
 ACTIONS: Final = (STEP, GIF, OPEN, PAGE)
-HISTORY_DATA: Final = "history"  # the game field of a /history page button (no one game)
-HISTORY_LIMIT: Final = 10
-CACHED_REPLAYS: Final = 16
-CACHED_GIFS: Final = 8
-GIF_BUDGET_BYTES: Final = 64 * 1024 * 1024
-
-
-# -- loading replays ---------------------------------------------------------------------
-
-
-class ReplayCache:
-    """The last replays opened, kept in memory: a finished game never changes, so stepping
-    through it folds from the replay's in-memory checkpoints."""
-
-    def __init__(self, size: int = CACHED_REPLAYS) -> None:
-        self._replays: LRU[str, Replay] = LRU(size)
-
-    def get(self, services: BotServices, game_id: str) -> Replay:
-        found = self._replays.get(game_id)
-        if found is None:
-            found = self._replays[game_id] = load_replay(
-                services.store, game_id, services.service.decode
-            )
-        return found
-
-
-def load_replay(store: EventStore, game_id: str, decode: Any) -> Replay:
-    """A finished game's replay, folded from its stored events only (no snapshot, no read
-    model).
-
-    Raises :class:`GameNotFoundError`, :class:`GameNotFinishedError` or, when the game's
-    hash chain does not hold, :class:`GameTamperedError`.
-    """
-    try:
-        stored = store.load(game_id, verified=True)
-    except BrokenChain as error:
-        log.warning("replay of %s refused: %s", game_id, error)
-        raise GameTamperedError(str(error)) from error
-    events: list[Event] = [decode(e) for e in stored]
-    return Replay(game_id, events)
-
-
-class GifCache:
-    """The GIFs made last, per (game, language), at most ``size`` of them and ``budget``
-    bytes in all; and the ones being made right now, so a second press does not make the
-    same GIF again alongside the first."""
-
-    def __init__(self, size: int = CACHED_GIFS, budget: int = GIF_BUDGET_BYTES) -> None:
-        self.size = size
-        self.budget = budget
-        self._gifs: LRU[tuple[str, str], bytes] = LRU(size)
-        self._making: set[tuple[str, str]] = set()
-
-    def get(self, key: tuple[str, str]) -> bytes | None:
-        return self._gifs.get(key)
-
-    def start(self, key: tuple[str, str]) -> bool:
-        """Claim the making of ``key``'s GIF; False when it is already being made."""
-        if key in self._making:
-            return False
-        self._making.add(key)
-        return True
-
-    def done(self, key: tuple[str, str]) -> None:
-        self._making.discard(key)
-
-    def put(self, key: tuple[str, str], gif: bytes) -> None:
-        self._gifs[key] = gif  # at most ``size`` of them
-        while len(self._gifs) > 1 and sum(map(len, self._gifs.values())) > self.budget:
-            self._gifs.popitem(last=False)
-
-
-def _gif_cache(context: BotContext) -> GifCache:
-    cache = context.application.bot_data.get("replay_gifs")
-    if cache is None:
-        cache = context.application.bot_data["replay_gifs"] = GifCache()
-    return cache
-
-
-def _cache(context: BotContext) -> ReplayCache:
-    cache = context.application.bot_data.get("replay_cache")
-    if cache is None:
-        cache = context.application.bot_data["replay_cache"] = ReplayCache()
-    return cache
-
-
-# -- what a replay message shows ------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayView:
-    """What the replay message shows: the board after the step, its caption (HTML), its
-    buttons (drawn for the game's id and its number of events)."""
-
-    picture: Picture
-    caption: str
-    keyboard: kb.Keyboard
-    game: str
-    version: int
-
-    def message(self, chat: int, message_id: int | None = None, topic: int | None = None) -> Photo:
-        return Photo(
-            chat,
-            self.picture,
-            self.caption,
-            self.keyboard,
-            message_id,
-            self.game,
-            self.version,
-            topic,
-        )
-
-
-def replay_button(game_id: str, key: bytes, chat: int, label: str = "🎬") -> InlineKeyboardButton:
-    """A button that opens the replay of ``game_id`` (in /history's list, in ``chat``)."""
-    data = kb.replay_button(game_id, label).press
-    assert data is not None
-    raw = cb.encode(data.data(game_id, 0), key, chat)
-    return InlineKeyboardButton(label, callback_data=raw)
-
-
-def keyboard(replay: Replay, index: int, lang: str, page: int = 0, pages: int = 1) -> kb.Keyboard:
-    """⏮ ◀ ▶ ⏭, a row per round with its start and its end, and the GIF button. ◀ and ▶ turn the
-    pages of a step told in several captions before they move to another step."""
-    last = len(replay) - 1
-
-    def button(label: str, target: int, target_page: int = 0) -> kb.Button:
-        target = max(0, min(last, target))
-        here = (target, target_page) == (index, page)
-        shown = "·" + label + "·" if here else label
-        return kb.Button(shown, kb.Press(STEP, value=target, page=target_page or None))
-
-    back = button("◀", index, page - 1) if page > 0 else button("◀", index - 1)
-    forward = button("▶", index, page + 1) if page + 1 < pages else button("▶", index + 1)
-    moves = [button("⏮", 0), back, forward, button("⏭", last)]
-    jumps = [  # a row per round: "▶ Round 2: start", "■ Round 2: end"
-        [
-            button(text(lang, "replay.button_start", round=round_no), start),
-            button(text(lang, "replay.button_end", round=round_no), end),
-        ]
-        for round_no, start, end in replay.jumps()
-    ]
-    gif = kb.Button(text(lang, "replay.button_gif"), kb.Press(GIF))
-    return kb.keyboard([moves, *jumps, [gif]])
-
-
-def step_picture(step: Step) -> Picture:
-    """The board after ``step``, the move's cell framed, the goals' kinds shown."""
-    return Picture(
-        board=tuple(sorted(step.state.board.items())),
-        last=step.highlight,
-        peeks=tuple(sorted(hidden_goals(step).items())),
-    )
-
-
-def _title(replay: Replay, step: Step, lang: str, page: int, pages: int) -> str:
-    title = text(
-        lang,
-        "replay.title",
-        game=replay.game_id,
-        edition=text(lang, f"edition.{step.state.edition}"),
-        round=step.round,
-        index=step.index + 1,
-        total=len(replay),
-    )
-    if pages > 1:
-        title += text(lang, "replay.page", page=page + 1, pages=pages)
-    return title
-
-
-def caption_pages(replay: Replay, step: Step, lang: str, limit: int = CAPTION_LIMIT) -> list[str]:
-    """The step's captions, each within Telegram's ``limit``: its title, then as many of
-    its lines as fit, the rest on the next pages. Nothing is cut off."""
-    room = limit - length(_title(replay, step, lang, 98, 99)) - 1
-    pieces = [piece for line in caption(step, lang).splitlines() for piece in _split(line, room)]
-    pages = runs(pieces, room) or [[]]
-    return [
-        _title(replay, step, lang, number, len(pages)) + "\n" + "\n".join(lines)
-        for number, lines in enumerate(pages)
-    ]
-
-
-def _split(line: str, room: int) -> list[str]:
-    """``line`` in pieces of at most ``room`` long as Telegram counts, cut after a comma
-    or a space."""
-    pieces: list[str] = []
-    while length(line) > room:
-        low, high = 1, len(line)  # the longest start that fits: line[:low]
-        while low < high:
-            middle = (low + high + 1) // 2
-            low, high = (middle, high) if length(line[:middle]) <= room else (low, middle - 1)
-        cut = max(line.rfind(", ", 0, low - 1) + 1, line.rfind(" ", 0, low))
-        cut = cut if cut > 0 else low
-        pieces.append(line[:cut].rstrip())
-        line = line[cut:].lstrip()
-    pieces.append(line)
-    return pieces
-
-
-def replay_view(replay: Replay, index: int, lang: str, page: int = 0) -> ReplayView:
-    """What the replay message shows at step ``index`` (and ``page`` of its caption)."""
-    step = replay.step(index)
-    pages = caption_pages(replay, step, lang)
-    page = max(0, min(page, len(pages) - 1))
-    return ReplayView(
-        step_picture(step),
-        pages[page],
-        keyboard(replay, step.index, lang, page, len(pages)),
-        replay.game_id,
-        len(replay.events),
-    )
 
 
 # -- /history and /stats --------------------------------------------------------------------
-
-
-def history_message(
-    services: BotServices, chat_id: int, lang: str, offset: int = 0, player: int | None = None
-) -> tuple[str, InlineKeyboardMarkup | None]:
-    """A page of finished games, newest first, skipping ``offset`` of them: the group's, or
-    with ``player`` (a private chat) the ones that player played in any group. A Replay
-    button per game and ◀ newer / older ▶ buttons when there are more."""
-    HistoryProjector(services.store.engine, services.store).catch_up()
-    offset = max(0, min(offset, cb.MAX_SMALL))
-    texts = Texts(lang)
-    if player is None:
-        entries = history(services.store.engine, chat_id, HISTORY_LIMIT + 1, offset)
-        title, empty, tz = "history.title", "history.empty", services.zone(chat_id)
-    else:
-        entries = player_history(services.store.engine, player, HISTORY_LIMIT + 1, offset)
-        title, empty, tz = "history.title_player", "history.empty_player", dt.UTC
-    if not entries:
-        return texts.t(empty), None
-    older = len(entries) > HISTORY_LIMIT
-    lines = [texts.t(title)]
-    buttons: list[list[InlineKeyboardButton]] = []
-    for number, entry in enumerate(entries[:HISTORY_LIMIT], start=offset + 1):
-        date = date_text(entry.finished_at, tz)
-        winners = ", ".join(entry.winners) or text(lang, "story.nobody")
-        line = f"{number}. " + text(
-            lang,
-            "history.line",
-            date=date,
-            edition=texts.t(f"edition.{entry.edition}"),  # the bot's name for it, as the lobby's
-            players=", ".join(entry.players),
-            winners=winners,
-            game=entry.game_id,
-        )
-        if entry.variants:  # a game played with variants says which (docs/rules.md §8)
-            line += " " + variants_line(entry.variants, texts)
-        if buttons and length("\n".join([*lines, line])) > TEXT_LIMIT - 100:
-            older = True  # the rest goes to the next page
-            break
-        lines.append(line)
-        label = f"{number}. " + text(lang, "history.button", date=date)
-        key = services.callback_key
-        buttons.append([replay_button(entry.game_id, key, chat_id, "🎬 " + label)])
-    shown = len(buttons)
-    pages = []
-    if offset > 0:
-        newer = max(0, offset - HISTORY_LIMIT)
-        pages.append(
-            _page_button(services.callback_key, chat_id, text(lang, "history.newer"), newer)
-        )
-    if older:
-        pages.append(
-            _page_button(
-                services.callback_key, chat_id, text(lang, "history.older"), offset + shown
-            )
-        )
-    if pages:
-        buttons.append(pages)
-    return "\n".join(lines), InlineKeyboardMarkup(buttons)
-
-
-def _page_button(key: bytes, chat: int, label: str, offset: int) -> InlineKeyboardButton:
-    data = cb.CallbackData(PAGE, HISTORY_DATA, 0, value=min(offset, cb.MAX_SMALL))
-    return InlineKeyboardButton(label, callback_data=cb.encode(data, key, chat))
-
-
-def stats_message(
-    services: BotServices, lang: str, player_id: int, name: str, chat_id: int | None
-) -> str:
-    """The player's figures, and in a group the group's: a tie is shown as a tie, and
-    no favourite dwarf is named before a round was won."""
-    engine = services.store.engine
-    HistoryProjector(engine, services.store).catch_up()
-    texts = Texts(lang)
-    mine = player_figures(engine, player_id)
-    lines = [
-        texts.t(
-            "stats.player",
-            name=mine.name or name,
-            games=texts.t("count.games_played", n=mine.games),
-            wins=texts.t("count.wins", n=mine.wins),
-            gold=texts.t("count.gold", n=mine.gold),
-        ),
-        *_most_line(texts, ROLES, _role_names(texts, mine.favourite_roles), mine.role_rounds),
-        # The games played with a variant, apart (docs/rules.md §8).
-        *variant_lines(texts, mine.variant_games, mine.variant_wins, mine.variant_gold),
-    ]
-    if chat_id is not None:
-        lines.extend(standings.rating_lines(services, texts, player_id, chat_id))
-    lines.extend(achievements.stats_line(services, texts, player_id))
-    if chat_id is not None:
-        group = group_figures(engine, chat_id)
-        lines.append("")
-        games = texts.t("count.games_finished", n=group.games)
-        # One per winner of each game: counted as winners, not as wins.
-        winners = texts.t("count.winners", n=group.wins)
-        lines.append(texts.t("stats.group", games=games, winners=winners, gold=group.gold))
-        roles = _role_names(texts, group.favourite_roles)
-        lines.extend(_most_line(texts, ROLES, roles, group.role_rounds))
-        lines.extend(_most_line(texts, TOP, list(group.top_winners), group.top_wins))
-        lines.extend(group_variant_lines(texts, group.variant_games, group.variant_wins))
-        # The people's figures above; the computer players' apart, all of them together.
-        computers = computer_figures(engine, chat_id)
-        if computers.seats:
-            lines.append(
-                texts.t(
-                    "stats.computers",
-                    seats=computers.seats,
-                    wins=computers.wins,
-                    rounds=computers.rounds_won,
-                    gold=computers.gold,
-                )
-            )
-    return "\n".join(lines)
-
-
-def _role_names(texts: Texts, roles: Sequence[str]) -> list[str]:
-    return [texts.role_name(role) for role in roles]
-
-
-# The line's two keys (one name, a tie) and the counted noun it counts in.
-ROLES: Final = ("stats.roles", "stats.roles_tied", "count.rounds")
-TOP: Final = ("stats.top", "stats.top_tied", "count.wins")
-
-
-def _most_line(
-    texts: Texts, keys: tuple[str, str, str], names: Sequence[str], count: int
-) -> list[str]:
-    """The line for the one name with the highest count (``keys[0]``) or for several
-    (``keys[1]``: a tie); no line when nobody counts."""
-    if not names:
-        return []
-    key = keys[0] if len(names) == 1 else keys[1]
-    return [texts.t(key, names=", ".join(names), count=texts.t(keys[2], n=count))]
 
 
 def _in_group(chat: Chat) -> bool:
@@ -454,6 +90,20 @@ async def stats_command(update: Update, context: BotContext) -> None:
 
 
 # -- /replay and the buttons ----------------------------------------------------------------
+
+
+def _gif_cache(context: BotContext) -> GifCache:
+    cache = context.application.bot_data.get("replay_gifs")
+    if cache is None:
+        cache = context.application.bot_data["replay_gifs"] = GifCache()
+    return cache
+
+
+def _cache(context: BotContext) -> ReplayCache:
+    cache = context.application.bot_data.get("replay_cache")
+    if cache is None:
+        cache = context.application.bot_data["replay_cache"] = ReplayCache()
+    return cache
 
 
 async def replay_command(update: Update, context: BotContext) -> None:
