@@ -95,15 +95,25 @@ PRIVATE_COMMANDS = (
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
 
+class _Unkept(set[int]):
+    """A set that keeps nothing (adding to it is discarding from an empty set)."""
+
+    add = set.discard
+    update = set.difference_update
+
+
 class _Application(Application[Any, BotContext, Any, Any, Any, Any]):
     """python-telegram-bot's application without its persistence bookkeeping: it notes
     the chat and the user of every update for a persistence to save, and without one (the
     event log is the truth here) never empties what it noted, one entry per user and chat
-    ever seen."""
+    ever seen. Here it notes them in sets that keep nothing (no code of ours runs per
+    update for it)."""
 
-    def _mark_for_persistence_update(self, *, update: object = None, job: Any = None) -> None:
-        if self.persistence is not None:
-            super()._mark_for_persistence_update(update=update, job=job)
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if self.persistence is None:
+            self._chat_ids_to_be_updated_in_persistence = _Unkept()
+            self._user_ids_to_be_updated_in_persistence = _Unkept()
 
 
 def build_application(
