@@ -18,7 +18,7 @@ from telegram import Bot
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from domain.state import GameState
-from infra import ratings
+from infra.achievements import Achievements
 from infra.actions import Actions
 from infra.actions import WakeUp as WakeUp  # (where the adapter knew it)
 from infra.bootstrap import Services
@@ -30,7 +30,7 @@ from infra.lru import LRU
 from infra.memory import FreeMemory
 from infra.projector import Projector
 from infra.ratelimit import RateLimiter
-from infra.ratings import previous_season, season_of
+from infra.ratings import Ratings, previous_season, season_of
 from infra.topics import ForumTopics
 from tgbot.delivery.languages import Languages
 from tgbot.delivery.outbox import Outbox
@@ -77,6 +77,8 @@ class BotServices:
     # A player's moves and any other command, checked and played in one trip (waking
     # ``wake`` when one counted): the one road of what a player asks of a game.
     actions: Actions
+    ratings: Ratings  # the ratings read model's questions
+    achievements: Achievements  # the achievements read model's questions
     members: Memberships = field(default_factory=Memberships)
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
@@ -204,7 +206,7 @@ class BotServices:
         champions: dict[str, str] = {}
         if state.phase == "lobby" and not state.practice:
             last_season = previous_season(season_of(dt.datetime.fromtimestamp(now / 1000, dt.UTC)))
-            champions = ratings.group_champions(self.store.engine, chat, last_season)
+            champions = self.ratings.group_champions(chat, last_season)
         return Table(
             game_id,
             chat,
@@ -270,6 +272,8 @@ def compose(services: Services, bot: Bot, *, limiter: RateLimiter | None = None)
         services.memory,
         wake,
         Actions(services.games, wake.set),
+        services.ratings,
+        services.achievements,
         miniapp_name=settings.miniapp_name,
         miniapp_url=settings.miniapp_url,
     )
