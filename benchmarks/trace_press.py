@@ -15,7 +15,13 @@ request: the announcer, woken by the move, runs in a task of its own and is left
 Printed for each: the modules in the order control entered them (a hop is a step from one
 module to the next, returns included), which were entered more than once, the trips off
 the event loop (``asyncio.to_thread`` and ``run_in_executor``), and whether the rules'
-``legal_moves`` ran on the event loop's thread. Run:
+``legal_moves`` ran on the event loop's thread. Then the calls alone (returns, and a
+coroutine resumed where it waited, left out): how often each module was entered by a
+call from another module (or from the libraries; a trip's work in a worker thread is
+called by whoever sent it), and every call up a layer: into a
+layer above the caller's (domain < infra < the adapter's presenter, delivery and Telegram
+plumbing < its handlers, the throttle, the Mini App and the application), as the rules'
+or a presenter's code calling back into what called it. Run:
 
     python -m benchmarks.trace_press          (the rules engine's modules as one)
     python -m benchmarks.trace_press --full   (each of its modules too)
@@ -27,6 +33,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import inspect
 import sys
 import tempfile
 import threading
@@ -83,6 +90,27 @@ def _trip(frame: FrameType) -> bool:
     )
 
 
+_RESUMABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+# Modules of the adapter that take what comes from outside (an update, a request) and
+# call down: the layer above the rest of tgbot.
+_ENTRY = (
+    "tgbot.telegram.handlers",
+    "tgbot.telegram.throttle",
+    "tgbot.telegram.app",
+    "tgbot.miniapp",
+)
+
+
+def layer(module: str) -> int:
+    """The module's layer: domain 0, infra 1, the adapter 2, the adapter's entry points 3."""
+    top = module.split(".")[0]
+    if top == "domain":
+        return 0
+    if top == "infra":
+        return 1
+    return 3 if module.startswith(_ENTRY) else 2
+
+
 def _target(frame: FrameType) -> str:
     func = frame.f_locals.get("func")
     func = getattr(func, "func", func)  # a functools.partial's
@@ -108,6 +136,9 @@ class Walk:
     trips: int = 0
     sent: list[str] = field(default_factory=list)  # what each trip ran
     rules_on_loop: int = 0
+    calls: list[tuple[str | None, str]] = field(default_factory=list)  # (caller, entered)
+    _resumable: set[FrameType] = field(default_factory=set)  # coroutines seen called
+    _senders: list[str | None] = field(default_factory=list)  # who sent each trip
     _current: dict[int, str | None] = field(default_factory=dict)
     _started: list[FrameType] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -130,9 +161,11 @@ class Walk:
                 self._started.append(frame)
                 self.trips += 1
                 self.sent.append(_target(frame))
+                self._senders.append(_nearest(frame.f_back))
             module = _module(frame)
             if module is None:
                 return
+            self.called(frame, module)
             if (
                 module == "domain.moves"
                 and code.co_name == "legal_moves"
@@ -142,6 +175,19 @@ class Walk:
             self.enter(module)
         elif event == "return" and _module(frame) is not None:
             self.enter(_nearest(frame.f_back))
+
+    def called(self, frame: FrameType, module: str) -> None:
+        """Note a call into ``module`` from another module (not a coroutine resumed)."""
+        if frame.f_code.co_flags & _RESUMABLE:
+            if frame in self._resumable:
+                return
+            self._resumable.add(frame)
+        caller = _nearest(frame.f_back)
+        if caller is None and threading.get_ident() != self.loop_thread and self._senders:
+            caller = self._senders[-1]  # a trip's work: called by whoever sent it
+        if caller != module:
+            with self._lock:
+                self.calls.append((caller, module))
 
     def report(self, title: str, *, full: bool = False) -> list[str]:
         """The walk, the rules engine's modules as one (``domain``) unless ``full``."""
@@ -158,13 +204,41 @@ class Walk:
             "  walk: " + " > ".join(_short(m) for m in walk),
             "  entered more than once: "
             + (", ".join(f"{_short(m)} x{n}" for m, n in sorted(again.items())) or "none"),
+            *self.call_report(full=full),
         ]
+
+    def call_report(self, *, full: bool = False) -> list[str]:
+        """The calls alone: entries of each module, and the calls up a layer."""
+        name = (lambda m: m) if full else _collapse
+        calls = [
+            (None if caller is None else name(caller), name(module))
+            for caller, module in self.calls
+        ]
+        calls = [(caller, module) for caller, module in calls if caller != module]
+        entered = Counter(module for _, module in calls)
+        again = {m: n for m, n in entered.items() if n > 1}
+        up = Counter(
+            f"{_short(caller)} -> {_short(module)}"
+            for caller, module in calls
+            if caller is not None and layer(module) > layer(caller)
+        )
+        return [
+            f"  calls: {len(entered)} modules entered by {len(calls)} calls;"
+            f" entered by more than one call: "
+            + (", ".join(f"{_short(m)} x{n}" for m, n in sorted(again.items())) or "none"),
+            "  calls up a layer: "
+            + (", ".join(f"{c} x{n}" for c, n in sorted(up.items())) or "none"),
+        ]
+
+
+def _collapse(module: str) -> str:
+    return "domain" if module.startswith("domain.") else module
 
 
 def _collapsed(modules: list[str]) -> list[str]:
     walk: list[str] = []
     for module in modules:
-        name = "domain" if module.startswith("domain.") else module
+        name = _collapse(module)
         if not walk or walk[-1] != name:
             walk.append(name)
     return walk

@@ -329,3 +329,25 @@ def shares(engine: Engine) -> dict[str, float]:
     if not players:
         return {}
     return {str(name): int(count) / int(players) for name, count in counts}
+
+
+class Achievements:
+    """The achievements read model as its readers ask it, over the event store it
+    follows (whose database it reads): each question of a reader that wants it up to date
+    begins with :meth:`catch_up`."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def catch_up(self) -> None:
+        """Follow the log up to its end into the read model."""
+        AchievementsProjector(self.store.engine, self.store).catch_up()
+
+    def game_awards(self, stream_id: str) -> list[Award]:
+        return game_awards(self.store.engine, stream_id)
+
+    def player_awards(self, player_id: int) -> dict[str, datetime]:
+        return player_awards(self.store.engine, player_id)
+
+    def shares(self) -> dict[str, float]:
+        return shares(self.store.engine)

@@ -56,6 +56,37 @@ FORGED: Final = "forged_button"
 BUSY: Final = "busy"
 
 
+class WakeUp(asyncio.Event):
+    """The announcer's wake-up (the ``wake`` of :class:`Actions` is its :meth:`set`): set
+    when events were appended, by this process or by another instance or worker (heard on
+    the notification channel, :func:`tgbot.telegram.app.listen`). The announcer waits on
+    it and clears it; each follower (the Mini App's live updates) gets an event of its
+    own, set with it and cleared only by that follower, so no append goes unnoticed while
+    the follower was busy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._followers: set[asyncio.Event] = set()
+
+    def set(self) -> None:
+        super().set()
+        for follower in self._followers:
+            follower.set()
+
+    def nudge(self) -> None:
+        """Wake the announcer only (it took games over: nothing was appended)."""
+        super().set()
+
+    def follow(self) -> asyncio.Event:
+        """A new follower's event."""
+        event = asyncio.Event()
+        self._followers.add(event)
+        return event
+
+    def unfollow(self, event: asyncio.Event) -> None:
+        self._followers.discard(event)
+
+
 @dataclass(frozen=True, slots=True)
 class Played:
     """The move counted: its events, and the game after them."""

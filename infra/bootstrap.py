@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 
 from domain import codec as domain_codec
 from domain import engine as domain_engine
+from infra.achievements import Achievements
 from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
@@ -25,6 +26,7 @@ from infra.game_index import GameIndex
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
 from infra.memory import FreeMemory, limit_arenas
 from infra.projector import Projector
+from infra.ratings import Ratings
 from infra.settings import Settings, load_settings
 from infra.topics import ForumTopics
 
@@ -40,6 +42,8 @@ class Services:
     topics: ForumTopics  # what the bot heard of forum topics
     index: GameIndex  # the games read model's lookups
     memory: FreeMemory  # gives the C heap's free memory back now and then
+    ratings: Ratings  # the ratings read model's questions
+    achievements: Achievements  # the achievements read model's questions
 
     def close(self) -> None:
         self.engine.dispose()
@@ -106,4 +110,6 @@ def bootstrap(
         ForumTopics(engine),
         GameIndex(engine, projector),
         memory or FreeMemory(),
+        Ratings(store),
+        Achievements(store),
     )

@@ -779,3 +779,44 @@ def global_table(engine: Engine, season: str, edition: str, limit: int = TOP) ->
     named = [(rank, s) for rank, s in top if s.player_id in listed]
     computers = [s for s in standings if s.computer][:limit]
     return GlobalTable(named, len(top) - len(named), computers)
+
+
+class Ratings:
+    """The ratings read model as its readers ask it, over the event store it follows
+    (whose database it reads): each question of a reader that wants it up to date begins
+    with :meth:`catch_up`."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def catch_up(self) -> None:
+        """Follow the log up to its end into the read model."""
+        RatingsProjector(self.store.engine, self.store).catch_up()
+
+    def editions_rated(self, chat_ids: Sequence[int], season: str) -> list[str]:
+        return editions_rated(self.store.engine, chat_ids, season)
+
+    def table(
+        self, chat_ids: Sequence[int], season: str, edition: str, limit: int = TOP
+    ) -> tuple[list[Standing], list[Standing]]:
+        return table(self.store.engine, chat_ids, season, edition, limit)
+
+    def global_table(self, season: str, edition: str, limit: int = TOP) -> GlobalTable:
+        return global_table(self.store.engine, season, edition, limit)
+
+    def player_standings(
+        self, player_id: int, chat_ids: Sequence[int], season: str
+    ) -> dict[str, Standing]:
+        return player_standings(self.store.engine, player_id, chat_ids, season)
+
+    def group_champions(self, chat_id: int, season: str) -> dict[str, str]:
+        return group_champions(self.store.engine, chat_id, season)
+
+    def game_changes(self, stream_id: str) -> list[Change]:
+        return game_changes(self.store.engine, stream_id)
+
+    def is_listed(self, player_id: int) -> bool:
+        return is_listed(self.store.engine, player_id)
+
+    def set_listed(self, player_id: int, listed: bool, at: datetime) -> None:
+        set_listed(self.store.engine, player_id, listed, at)

@@ -6,10 +6,10 @@ again)."""
 
 from __future__ import annotations
 
-from infra.achievements import achievements_projection, game_awards
+from infra.achievements import achievements_projection
 from infra.event_store import EventStore
 from infra.projector import Projectors
-from infra.ratings import game_changes, ratings_projection
+from infra.ratings import ratings_projection
 from tgbot.presenter.standings import RatingChange
 from tgbot.telegram.context import BotServices
 
@@ -27,12 +27,11 @@ def results(
     """The game's changes to its people's season ratings in its group, in seat order (none:
     the game was not rated), and the achievements it earned its people, by player, in the
     list's order."""
-    store = services.store
-    projectors(store).catch_up()
+    projectors(services.store).catch_up()
     changes = tuple(
         RatingChange(c.player_id, c.before, c.after)
-        for c in game_changes(store.engine, game_id)
+        for c in services.ratings.game_changes(game_id)
         if not c.computer
     )
-    awards = tuple((a.player_id, a.achievement) for a in game_awards(store.engine, game_id))
+    awards = tuple((a.player_id, a.achievement) for a in services.achievements.game_awards(game_id))
     return changes, awards

@@ -291,10 +291,10 @@ class MiniApp:
         self, user: initdata.WebAppUser, game_id: str
     ) -> tuple[Texts, GameState | None]:
         """The user's language, and the game named (None: no such name)."""
-        texts = self.services.texts_for_user(user.id, user.language_code)
+        texts = self.services.languages.texts_for_user(user.id, user.language_code)
         if not GAME_RE.fullmatch(game_id):
             return texts, None
-        return texts, self.services.load(game_id)[0]
+        return texts, self.services.service.load(game_id).state
 
     async def _refuse(
         self, game_id: str, viewer: PlayerId | None, texts: Texts, code: str, status: int
@@ -311,8 +311,8 @@ class MiniApp:
         return await asyncio.to_thread(self._build, game_id, viewer, texts)
 
     def _build(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> dict[str, Any]:
-        state, version = self.services.load(game_id)
-        return self._drawn(game_id, state, version, viewer, texts)
+        loaded = self.services.service.load(game_id)
+        return self._drawn(game_id, loaded.state, loaded.version, viewer, texts)
 
     def _drawn(
         self,

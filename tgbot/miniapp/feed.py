@@ -19,9 +19,9 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any, Final, Protocol
 
+from infra.actions import WakeUp
 from infra.event_store import EventStore
 from infra.waiting import wait_event
-from tgbot.telegram.context import WakeUp
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class Wakeup(Protocol):
 
 
 class Following:
-    """Follows a :class:`~tgbot.telegram.context.WakeUp` with an event of its own, which only this
+    """Follows a :class:`~infra.actions.WakeUp` with an event of its own, which only this
     waiter clears: a wake-up while the feed was busy reading is not lost."""
 
     def __init__(self, wake: WakeUp) -> None:

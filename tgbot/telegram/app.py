@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from telegram import (
@@ -41,7 +41,7 @@ from tgbot.delivery.announcer import ANNOUNCER_KEY as ANNOUNCER_KEY
 from tgbot.delivery.announcer import Announcer
 from tgbot.presenter.texts import LANGUAGES, Texts
 from tgbot.telegram import gateway, throttle
-from tgbot.telegram.context import SERVICES_KEY, BotContext, BotServices, compose
+from tgbot.telegram.context import SERVICES_KEY, BotContext, BotServices
 from tgbot.telegram.handlers import (
     achievements,
     between_games,
@@ -58,6 +58,7 @@ from tgbot.telegram.handlers import (
 )
 from tgbot.telegram.outage import OUTAGE, unreachable
 from tgbot.telegram.request import AiohttpRequest
+from tgbot.telegram.root import ROOT_KEY, compose_bot
 
 log = logging.getLogger(__name__)
 
@@ -95,15 +96,25 @@ PRIVATE_COMMANDS = (
 BotApplication = Application[Any, BotContext, Any, Any, Any, Any]
 
 
+class _Unkept(set[int]):
+    """A set that keeps nothing (adding to it is discarding from an empty set)."""
+
+    add = set.discard
+    update = set.difference_update
+
+
 class _Application(Application[Any, BotContext, Any, Any, Any, Any]):
     """python-telegram-bot's application without its persistence bookkeeping: it notes
     the chat and the user of every update for a persistence to save, and without one (the
     event log is the truth here) never empties what it noted, one entry per user and chat
-    ever seen."""
+    ever seen. Here it notes them in sets that keep nothing (no code of ours runs per
+    update for it)."""
 
-    def _mark_for_persistence_update(self, *, update: object = None, job: Any = None) -> None:
-        if self.persistence is not None:
-            super()._mark_for_persistence_update(update=update, job=job)
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if self.persistence is None:
+            self._chat_ids_to_be_updated_in_persistence = _Unkept()
+            self._user_ids_to_be_updated_in_persistence = _Unkept()
 
 
 def build_application(
@@ -115,10 +126,12 @@ def build_application(
     poll_interval: float = 1.0,
     rate_limit: bool = True,
     polling: bool = True,
+    miniapp: Mapping[str, Any] | None = None,
 ) -> BotApplication:
     """The bot for ``services`` (:func:`infra.bootstrap.bootstrap`'s), talking to
-    Telegram, to TELEGRAM_API_URL or to ``base_url``, its adapter's services composed
-    (:func:`tgbot.telegram.context.compose`) on the application's bot. ``polling=False``: no
+    Telegram, to TELEGRAM_API_URL or to ``base_url``, the adapter composed
+    (:func:`tgbot.telegram.root.compose_bot`: its services, the announcer, the Mini App
+    with the ``miniapp`` options) on the application's bot. ``polling=False``: no
     updater (updates come by webhook, see :mod:`tgbot.telegram.web`)."""
     builder: Any = (
         ApplicationBuilder()
@@ -146,8 +159,12 @@ def build_application(
     # REDIS_URL is set; a flood limit answered with retry_after holds the chat (or the
     # bot) back, and the outbox alone tries again (one retry policy).
     paced = limiter(settings.redis_url) if rate_limit else None
-    app.bot_data[SERVICES_KEY] = compose(services, app.bot, limiter=paced)
-    app.bot_data["poll_interval"] = poll_interval
+    root = compose_bot(
+        services, app.bot, limiter=paced, poll_interval=poll_interval, miniapp=miniapp
+    )
+    app.bot_data[ROOT_KEY] = root
+    app.bot_data[SERVICES_KEY] = root.services
+    app.bot_data[ANNOUNCER_KEY] = root.announcer
     register(app)
     return app
 
@@ -262,10 +279,7 @@ async def start_background(app: BotApplication) -> None:
         await set_commands(app)
     with contextlib.suppress(TelegramError):
         await set_profile(app)
-    announcer = Announcer(
-        services, services.outbox, poll_interval=float(app.bot_data.get("poll_interval", 1.0))
-    )
-    app.bot_data[ANNOUNCER_KEY] = announcer
+    announcer: Announcer = app.bot_data[ANNOUNCER_KEY]  # (the composition root's)
     app.bot_data[TASK_KEY] = asyncio.create_task(announcer.run(), name="announcer")
     app.bot_data[LISTENER_KEY] = listen(services)
 

@@ -7,7 +7,6 @@ a game is kept in ``chat_data``, ``user_data`` or the job queue: the event log i
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import datetime as dt
 import hashlib
@@ -19,8 +18,9 @@ from telegram import Bot
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from domain.state import GameState
-from infra import ratings
+from infra.achievements import Achievements
 from infra.actions import Actions
+from infra.actions import WakeUp as WakeUp  # (where the adapter knew it)
 from infra.bootstrap import Services
 from infra.botstate import BotState
 from infra.event_store import EventStore
@@ -30,7 +30,7 @@ from infra.lru import LRU
 from infra.memory import FreeMemory
 from infra.projector import Projector
 from infra.ratelimit import RateLimiter
-from infra.ratings import previous_season, season_of
+from infra.ratings import Ratings, previous_season, season_of
 from infra.topics import ForumTopics
 from tgbot.delivery.languages import Languages
 from tgbot.delivery.outbox import Outbox
@@ -43,37 +43,6 @@ from tgbot.presenter.zones import zone
 from tgbot.telegram.edits import ShownEdits
 from tgbot.telegram.membership import Memberships
 from tgbot.telegram.throttle import Throttle, limits_of, throttle_for
-
-
-class WakeUp(asyncio.Event):
-    """Set when events were appended: by this process, or by another instance or worker
-    (heard on the notification channel, :func:`tgbot.telegram.app.listen`). The announcer waits on
-    it and clears it; each follower (the Mini App's live updates) gets an event of its
-    own, set with it and cleared only by that follower, so no append goes unnoticed while
-    the follower was busy."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._followers: set[asyncio.Event] = set()
-
-    def set(self) -> None:
-        super().set()
-        for follower in self._followers:
-            follower.set()
-
-    def nudge(self) -> None:
-        """Wake the announcer only (it took games over: nothing was appended)."""
-        super().set()
-
-    def follow(self) -> asyncio.Event:
-        """A new follower's event."""
-        event = asyncio.Event()
-        self._followers.add(event)
-        return event
-
-    def unfollow(self, event: asyncio.Event) -> None:
-        self._followers.discard(event)
-
 
 SERVICES_KEY = "services"
 CACHED_TITLES = 2048  # games whose group's title is kept in memory
@@ -103,7 +72,13 @@ class BotServices:
     outbox: Outbox
     throttle: Throttle | None
     memory: FreeMemory  # gives the C heap's free memory back as games end
-    wake: WakeUp = field(default_factory=WakeUp)
+    # Set when events were appended (the announcer waits on it, the Mini App follows it).
+    wake: WakeUp
+    # A player's moves and any other command, checked and played in one trip (waking
+    # ``wake`` when one counted): the one road of what a player asks of a game.
+    actions: Actions
+    ratings: Ratings  # the ratings read model's questions
+    achievements: Achievements  # the achievements read model's questions
     members: Memberships = field(default_factory=Memberships)
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
@@ -127,11 +102,6 @@ class BotServices:
             return self.outbox.bot.username or ""
         except RuntimeError:  # (not initialized yet)
             return ""
-
-    @property
-    def actions(self) -> Actions:
-        """A player's moves, checked and played in one trip (waking the announcer)."""
-        return Actions(self.service, self.wake.set)
 
     @property
     def callback_key(self) -> bytes:
@@ -236,7 +206,7 @@ class BotServices:
         champions: dict[str, str] = {}
         if state.phase == "lobby" and not state.practice:
             last_season = previous_season(season_of(dt.datetime.fromtimestamp(now / 1000, dt.UTC)))
-            champions = ratings.group_champions(self.store.engine, chat, last_season)
+            champions = self.ratings.group_champions(chat, last_season)
         return Table(
             game_id,
             chat,
@@ -284,6 +254,7 @@ def compose(services: Services, bot: Bot, *, limiter: RateLimiter | None = None)
         ),
         enabled=bool(settings.throttle_presses or settings.throttle_chat_presses),
     )
+    wake = WakeUp()
     return BotServices(
         services.games,
         services.store,
@@ -299,6 +270,10 @@ def compose(services: Services, bot: Bot, *, limiter: RateLimiter | None = None)
         outbox,
         throttle,
         services.memory,
+        wake,
+        Actions(services.games, wake.set),
+        services.ratings,
+        services.achievements,
         miniapp_name=settings.miniapp_name,
         miniapp_url=settings.miniapp_url,
     )
@@ -331,8 +306,5 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
         user_id: int | None = None,
     ) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
-
-    @property
-    def services(self) -> BotServices:
-        services: BotServices = self.application.bot_data[SERVICES_KEY]
-        return services
+        # Read once per update: a handler reads its services, never asks back for them.
+        self.services: BotServices = application.bot_data[SERVICES_KEY]

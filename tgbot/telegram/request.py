@@ -157,7 +157,7 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from error
         except aiohttp.ClientError as error:
             raise NetworkError(f"aiohttp.{error.__class__.__name__}: {error}") from error
-        if response.status < 500:  # Telegram itself answered: reachable
+        if response.status < 500 and OUTAGE.since is not None:  # Telegram answers again
             OUTAGE.answered()
         return response.status, body
 

@@ -255,17 +255,13 @@ def web_app(
     :func:`miniapp_path`, on the bot's services and event loop; and ``routes``.
     ``miniapp``: options of :func:`tgbot.miniapp.api.mini_app`; ``build_options``: of
     :func:`tgbot.telegram.app.build_application`."""
-    from tgbot.miniapp.api import mini_app
     from tgbot.telegram.app import build_application, start_background, stop_background
-    from tgbot.telegram.context import SERVICES_KEY
+    from tgbot.telegram.root import ROOT_KEY
 
-    application = build_application(services, settings, polling=False, **build_options)
-    board = mini_app(
-        application.bot_data[SERVICES_KEY],
-        token=settings.telegram_bot_token,
-        bot=application.bot,
-        **(miniapp or {}),
+    application = build_application(
+        services, settings, polling=False, miniapp=miniapp, **build_options
     )
+    board = application.bot_data[ROOT_KEY].miniapp  # (the composition root's)
 
     async def stop(application: Any) -> None:
         await board.feed.close()

@@ -15,7 +15,6 @@ from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationHandlerStop, CommandHandler
 
 from domain.achievements import NAMES
-from infra.achievements import AchievementsProjector, player_awards, shares
 from tgbot.presenter.standings import achievements_text
 from tgbot.presenter.texts import Texts
 from tgbot.telegram import gateway
@@ -28,18 +27,18 @@ COMMANDS: Final = ("achievements",)
 def achievements_message(
     services: BotServices, lang: str, player_id: int, show_all: bool = False
 ) -> str:
-    engine = services.store.engine
-    AchievementsProjector(engine, services.store).catch_up()
-    mine = player_awards(engine, player_id)
-    return achievements_text(Texts(lang), NAMES, set(mine), shares(engine), show_all)
+    found = services.achievements
+    found.catch_up()
+    mine = found.player_awards(player_id)
+    return achievements_text(Texts(lang), NAMES, set(mine), found.shares(), show_all)
 
 
 def stats_line(services: BotServices, texts: Texts, player_id: int) -> list[str]:
     """``/stats``'s line: how many achievements the player holds (earned live or by the
     games played before there were achievements)."""
-    engine = services.store.engine
-    AchievementsProjector(engine, services.store).catch_up()
-    held = len(player_awards(engine, player_id))
+    found = services.achievements
+    found.catch_up()
+    held = len(found.player_awards(player_id))
     return [texts.t("stats.achievements", n=held, total=len(NAMES))]
 
 

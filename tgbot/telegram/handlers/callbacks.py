@@ -1,26 +1,30 @@
 """Button presses. Every press is answered; a press that cannot count changes nothing.
 
-The path of a press: decode (forged → alert), then for a player's prompt: the presser must
-own the keyboard (foreign → alert), and a final button's move goes to the use case every
-move takes (:class:`infra.actions.Actions`, as the Mini App's taps do) with the update id
-as idempotency key: the keyboard's game version must still hold (stale → alert), the
-decision must be the presser's and the move one the rules offer. A second press of a
-button whose action just took effect (a double tap) is answered quietly: it changed
-nothing, and nothing went wrong. Steps inside a decision, checked the same way, are drawn
-by the presenter and delivered through the outbox.
+The path of a press: decode (forged → alert; a replay's button goes to the replay's
+handler), then for a player's prompt: the presser must own the keyboard (foreign →
+alert). A decision's last press is translated into one call of the use case every move
+takes (:meth:`infra.actions.Actions.play`, as the Mini App's taps do), in one trip off the
+event loop, with the update id as idempotency key: the keyboard's game version must still
+hold (stale → alert), the decision must be the presser's and the move one the rules offer;
+its answer becomes the press's (the presser's language is read only to word a refusal).
+A second press of a button whose action just took effect (a double tap) is answered
+quietly: it changed nothing, and nothing went wrong. Steps inside a decision, checked the
+same way, are drawn by the presenter and delivered through the outbox.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Collection
 
 from telegram import CallbackQuery, Message, Update, User
 
-from domain.commands import CancelGame, ComeBack
-from infra.actions import AlreadyDone, Refused
+from domain.cards import Tool
+from domain.commands import CancelGame, ChooseTheftVictim, ComeBack, PickGold, PlacePath, PlayAction
+from infra.actions import AlreadyDone, Move, Refused
 from tgbot.delivery.presenting import decision_opening
 from tgbot.presenter import invitations, prompt
 from tgbot.presenter import keyboards as kb
@@ -33,6 +37,7 @@ from tgbot.telegram.context import BotContext
 from tgbot.telegram.handlers import (
     between_games,
     group,
+    history,
     language,
     practice,
     roundlog,
@@ -50,6 +55,7 @@ from tgbot.telegram.handlers.common import (
     run,
     same_kind,
     update_key,
+    user_texts,
 )
 from tgbot.telegram.handlers.topics import topic_of
 from tgbot.telegram.outage import unreachable
@@ -61,43 +67,131 @@ async def on_press(update: Update, context: BotContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    services = context.services
     user = query.from_user
-    # A button is good only in the chat it was sent to (under any id the chat had).
-    texts, chats = await presser_and_chats(context, query, user)
+    raw = query.data or ""
+    # A button is good only in the chat it was sent to, under any id the chat had: its id
+    # now (a press on no message is good nowhere), and only when that fails those it had
+    # before it migrated, read with the presser's language in one trip.
+    message = query.message
+    chat = getattr(message, "chat", None) if message is not None else None
+    texts: Texts | None = None
     try:
-        data = decode(query.data or "", context.services.callback_keys, chats)
+        data = decode(raw, services.callback_keys, [] if chat is None else [int(chat.id)])
     except BadCallback:
-        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
+        texts, chats = await presser_and_chats(context, query, user)
+        try:
+            data = decode(raw, services.callback_keys, chats)
+        except BadCallback:
+            if history.is_replay_data(raw):  # a replay's: refused in the replay's words
+                await history.on_button(update, context)
+            else:
+                await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
+            return
+    if data.action in history.ACTIONS:  # a replay's button, or a /history page's
+        await history.on_button(update, context)
         return
-    press = kb.Press.of(data)
+    final = data.action in kb.COMMAND_ACTIONS  # a decision's last press: the move
+    if texts is None and not final:
+        texts = await user_texts(context, user)
     try:
-        if press.action in kb.LOBBY_ACTIONS:
-            await _lobby_press(update, context, query, data, press, user)
-        elif press.action == kb.PRACTICE:
-            await practice.on_press(update, context, query, data, user)
-        elif press.action in kb.SEAT_ACTIONS:
-            await seats.on_press(update, context, query, data, user)
-        elif press.action in kb.HANDING_ACTIONS:
-            await seat_chooser.on_press(update, context, query, data, user)
-        elif press.action in kb.LOG_ACTIONS:
-            await roundlog.on_press(update, context, query, data, user)
-        elif press.action == kb.LANGUAGE_PICK:
-            await language.on_press(update, context, query, data, user)
-        elif press.action in kb.RUNNING_ACTIONS:
-            await _stop_press(update, context, query, data, press, user)
-        elif press.action in kb.PROMPT_ACTIONS:
-            await _prompt_press(update, context, query, data, press, user, texts)
-        elif press.action == kb.COME_BACK:
-            await _come_back(update, context, query, data, user, texts)
-        elif press.action in invitations.ACTIONS:
-            await between_games.on_press(update, context, query, data, user)
+        if final:
+            await _move_press(update, context, query, data, user)
         else:
-            await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
+            assert texts is not None
+            await _dispatch(update, context, query, data, user, texts)
     except Exception as error:
         if not unreachable(error):  # else said once per outage (tgbot.telegram.outage)
-            log.exception("press %s failed", press)
-        await _answer_once(query, texts.t("error.internal"))
+            log.exception("press %s failed", kb.Press.of(data))
+        with contextlib.suppress(Exception):
+            texts = texts or await user_texts(context, user)
+            await _answer_once(query, texts.t("error.internal"))
         raise
+
+
+async def _dispatch(
+    update: Update,
+    context: BotContext,
+    query: CallbackQuery,
+    data: CallbackData,
+    user: User,
+    texts: Texts,
+) -> None:
+    """Any press but a decision's last: to the handler of its kind."""
+    press = kb.Press.of(data)
+    if press.action in kb.LOBBY_ACTIONS:
+        await _lobby_press(update, context, query, data, press, user)
+    elif press.action == kb.PRACTICE:
+        await practice.on_press(update, context, query, data, user)
+    elif press.action in kb.SEAT_ACTIONS:
+        await seats.on_press(update, context, query, data, user)
+    elif press.action in kb.HANDING_ACTIONS:
+        await seat_chooser.on_press(update, context, query, data, user)
+    elif press.action in kb.LOG_ACTIONS:
+        await roundlog.on_press(update, context, query, data, user)
+    elif press.action == kb.LANGUAGE_PICK:
+        await language.on_press(update, context, query, data, user)
+    elif press.action in kb.RUNNING_ACTIONS:
+        await _stop_press(update, context, query, data, press, user)
+    elif press.action in kb.PROMPT_ACTIONS:
+        await _prompt_press(update, context, query, data, press, user, texts)
+    elif press.action == kb.COME_BACK:
+        await _come_back(update, context, query, data, user, texts)
+    elif press.action in invitations.ACTIONS:
+        await between_games.on_press(update, context, query, data, user)
+    else:
+        await gateway.answer_press(query, texts.t("error.forged_button"), show_alert=True)
+
+
+async def _move_press(
+    update: Update, context: BotContext, query: CallbackQuery, data: CallbackData, user: User
+) -> None:
+    """A decision's last press, on the presser's own prompt: its move goes to the one use
+    case of a move (in one trip off the event loop, with the update's key), and its
+    answer becomes the press's; the presser's language is read only to word a refusal."""
+    message = query.message
+    if not isinstance(message, Message) or message.chat.id != user.id:
+        code = "not_your_button" if isinstance(message, Message) else "stale_button"
+        texts = await user_texts(context, user)
+        await gateway.answer_press(query, texts.t(f"error.{code}"), show_alert=True)
+        return
+    answer = await context.services.actions.play(
+        data.game,
+        user.id,
+        move_of(user.id, data),
+        data.version,
+        **update_key(update),
+        double_taps=True,
+    )
+    if isinstance(answer, Refused):
+        texts = await user_texts(context, user)
+        await gateway.answer_press(query, error_text(texts, answer.reason), show_alert=True)
+    else:
+        await gateway.answer_press(query)  # played, or a double tap: the first one counted
+
+
+def move_of(player: int, data: CallbackData) -> Move:
+    """The move a decision's last press stands for: the command itself when the button
+    names all of it (as :func:`~tgbot.presenter.keyboards.command_for` makes it); else
+    (cards named by their place in the hand, or no such move) what makes it from the game
+    as it is, called in the use case's trip, a press that makes none refused as forged."""
+    card, cell = data.card, data.cell
+    try:
+        match data.action:
+            case kb.PLACE if card is not None and cell is not None:
+                return PlacePath(player, card, cell, data.rotated)
+            case kb.ACT if card is not None:
+                tool = Tool(data.tool) if data.tool is not None else None
+                return PlayAction(
+                    player, card, target_player=data.player, target_cell=cell, tool=tool
+                )
+            case kb.GOLD if data.value is not None:
+                return PickGold(player, data.value)
+            case kb.THEFT if data.player is not None:
+                return ChooseTheftVictim(player, data.player)
+    except ValueError:
+        pass  # made (and refused) in the trip, as any press that makes no move
+    return functools.partial(kb.command_for, player=player, press=kb.Press.of(data))
 
 
 async def _on_its_message(
@@ -244,20 +338,6 @@ async def _prompt_press(
         await gateway.answer_press(query, texts.t("error.not_your_button"), show_alert=True)
         return
     services = context.services
-    if press.action in kb.COMMAND_ACTIONS:
-        answer = await services.actions.play(
-            data.game,
-            user.id,
-            functools.partial(kb.command_for, player=user.id, press=press),
-            data.version,
-            **update_key(update),
-            double_taps=True,
-        )
-        if isinstance(answer, Refused):
-            await gateway.answer_press(query, error_text(texts, answer.reason), show_alert=True)
-        else:
-            await gateway.answer_press(query)  # played, or a double tap: the first one counted
-        return
     actions = services.actions
     checked = await asyncio.to_thread(
         actions.check, data.game, user.id, data.version, double_taps=True

@@ -51,7 +51,8 @@ async def remember(context: BotContext, user: User, *, private_chat: bool | None
 
 async def user_texts(context: BotContext, user: User) -> Texts:
     """The user's language (read in a thread: a cache miss reads the database)."""
-    return await asyncio.to_thread(context.services.texts_for_user, user.id, user.language_code)
+    languages = context.services.languages
+    return await asyncio.to_thread(languages.texts_for_user, user.id, user.language_code)
 
 
 async def chat_texts(
@@ -173,7 +174,7 @@ async def presser_and_chats(context: BotContext, query: Any, user: User) -> tupl
     services = context.services
 
     def both() -> tuple[Texts, list[int]]:
-        texts = services.texts_for_user(user.id, user.language_code)
+        texts = services.languages.texts_for_user(user.id, user.language_code)
         return texts, _press_chats(services, query)
 
     return await asyncio.to_thread(both)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from telegram import Chat, Message, Update
-from telegram.ext import Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler
+from telegram.ext import Application, ApplicationHandlerStop, CommandHandler
 
 from infra.history import HistoryProjector
 from infra.history_queries import last_finished
@@ -347,12 +347,8 @@ async def show_step(
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any], group: int = -1) -> None:
-    """Add the commands and the replay buttons. In ``group`` -1 the buttons are seen before
-    the game's own button handler, which never receives them."""
+    """Add the commands. The replay's buttons reach :func:`on_button` through the one
+    press handler (:func:`tgbot.telegram.handlers.callbacks.on_press`)."""
     application.add_handler(CommandHandler("history", history_command), group)
     application.add_handler(CommandHandler("stats", stats_command), group)
     application.add_handler(CommandHandler("replay", replay_command), group)
-    application.add_handler(
-        CallbackQueryHandler(on_button, pattern=is_replay_data),
-        group,
-    )

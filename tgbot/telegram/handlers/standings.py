@@ -24,14 +24,7 @@ from infra.ratings import (
     ALL_TIME,
     GLOBAL,
     RANKED_AFTER,
-    RatingsProjector,
-    editions_rated,
-    global_table,
-    is_listed,
-    player_standings,
     season_of,
-    set_listed,
-    table,
 )
 from tgbot.presenter.standings import (
     GlobalRanks,
@@ -65,14 +58,14 @@ def _chats(services: BotServices, chat_id: int) -> list[int]:
 def top_message(services: BotServices, lang: str, chat_id: int, season: str | None) -> str:
     """The group's table of ``season`` (``all``: all time; None: the current one): its
     best ranked people per edition, the computer players apart."""
-    engine = services.store.engine
-    RatingsProjector(engine, services.store).catch_up()
+    ratings = services.ratings
+    ratings.catch_up()
     chats = _chats(services, chat_id)
     season = season or current_season(services)
     all_time = season == ALL_TIME
     tables = {}
-    for edition in editions_rated(engine, chats, season):
-        people, computers = table(engine, chats, season, edition)
+    for edition in ratings.editions_rated(chats, season):
+        people, computers = ratings.table(chats, season, edition)
         tables[edition] = (
             [Ranked(s.name, s.rating, s.games) for s in people],
             [Ranked(s.name, s.rating, s.games, s.level) for s in computers],
@@ -84,13 +77,13 @@ def global_top_message(services: BotServices, lang: str, season: str | None) -> 
     """Every group's table of ``season`` (as :func:`top_message`): the best ranked people
     per edition, named when they chose to be (``/privacy``), the others counted; the
     computer players apart."""
-    engine = services.store.engine
-    RatingsProjector(engine, services.store).catch_up()
+    ratings = services.ratings
+    ratings.catch_up()
     season = season or current_season(services)
     all_time = season == ALL_TIME
     tables = {}
-    for edition in editions_rated(engine, [GLOBAL], season):
-        found = global_table(engine, season, edition)
+    for edition in ratings.editions_rated([GLOBAL], season):
+        found = ratings.global_table(season, edition)
         tables[edition] = GlobalRanks(
             [(rank, Ranked(s.name, s.rating, s.games)) for rank, s in found.named],
             found.unnamed,
@@ -102,10 +95,10 @@ def global_top_message(services: BotServices, lang: str, season: str | None) -> 
 def rating_lines(services: BotServices, texts: Texts, player_id: int, chat_id: int) -> list[str]:
     """``/stats``'s lines in a group: the player's rating this season per edition, with
     its change in their last game."""
-    engine = services.store.engine
-    RatingsProjector(engine, services.store).catch_up()
+    ratings = services.ratings
+    ratings.catch_up()
     season = current_season(services)
-    found = player_standings(engine, player_id, _chats(services, chat_id), season)
+    found = ratings.player_standings(player_id, _chats(services, chat_id), season)
     mine = {
         edition: (s.rating, s.last_change, s.games)
         for edition, s in sorted(found.items(), key=lambda e: (e[0] != "base", e[0]))
@@ -144,14 +137,14 @@ async def privacy_command(update: Update, context: BotContext) -> None:
         return
     texts = await update_texts(context, update)
     words = [a.casefold() for a in context.args or []]
-    engine = context.services.store.engine
+    ratings = context.services.ratings
     if not words:
-        listed = await asyncio.to_thread(is_listed, engine, user.id)
+        listed = await asyncio.to_thread(ratings.is_listed, user.id)
         await gateway.reply(message, privacy_text(texts, listed, changed=False))
     elif words in (["on"], ["off"]):
         listed = words == ["on"]
         at = dt.datetime.fromtimestamp(context.services.service.clock_ms() / 1000, tz=dt.UTC)
-        await asyncio.to_thread(set_listed, engine, user.id, listed, at)
+        await asyncio.to_thread(ratings.set_listed, user.id, listed, at)
         await gateway.reply(message, privacy_text(texts, listed, changed=True))
     else:
         await gateway.reply(message, texts.t("privacy.usage"))
