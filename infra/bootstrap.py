@@ -22,6 +22,7 @@ from infra.achievements import Achievements
 from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
+from infra.game_history import GameHistory
 from infra.game_index import GameIndex
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
 from infra.memory import FreeMemory, limit_arenas
@@ -44,6 +45,7 @@ class Services:
     memory: FreeMemory  # gives the C heap's free memory back now and then
     ratings: Ratings  # the ratings read model's questions
     achievements: Achievements  # the achievements read model's questions
+    history: GameHistory  # the history read models' questions
 
     def close(self) -> None:
         self.engine.dispose()
@@ -112,4 +114,5 @@ def bootstrap(
         memory or FreeMemory(),
         Ratings(store),
         Achievements(store),
+        GameHistory(store),
     )

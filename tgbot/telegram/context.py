@@ -24,6 +24,7 @@ from infra.actions import WakeUp as WakeUp  # (where the adapter knew it)
 from infra.bootstrap import Services
 from infra.botstate import BotState
 from infra.event_store import EventStore
+from infra.game_history import GameHistory
 from infra.game_index import ACTIVE, GameIndex
 from infra.game_service import GameService
 from infra.lru import LRU
@@ -79,6 +80,7 @@ class BotServices:
     actions: Actions
     ratings: Ratings  # the ratings read model's questions
     achievements: Achievements  # the achievements read model's questions
+    history: GameHistory  # the history read models' questions
     members: Memberships = field(default_factory=Memberships)
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
@@ -274,6 +276,7 @@ def compose(services: Services, bot: Bot, *, limiter: RateLimiter | None = None)
         Actions(services.games, wake.set),
         services.ratings,
         services.achievements,
+        services.history,
         miniapp_name=settings.miniapp_name,
         miniapp_url=settings.miniapp_url,
     )

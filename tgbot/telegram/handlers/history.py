@@ -25,8 +25,6 @@ from typing import Any, Final
 from telegram import Chat, Message, Update
 from telegram.ext import Application, ApplicationHandlerStop, CommandHandler
 
-from infra.history import HistoryProjector
-from infra.history_queries import last_finished
 from tgbot.presenter import callback as cb
 from tgbot.presenter.keyboards import OPEN
 from tgbot.presenter.messages import Animation
@@ -168,8 +166,7 @@ async def find_replay(
 
 def _last_finished(services: BotServices, chat_id: int) -> str | None:
     """The group's last finished game, with every ended game recorded first."""
-    HistoryProjector(services.store.engine, services.store).catch_up()
-    return last_finished(services.store.engine, chat_id)
+    return services.history.last_finished(chat_id)
 
 
 def refusal_key(error: ReplayError) -> str:

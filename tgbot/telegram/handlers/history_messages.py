@@ -11,14 +11,6 @@ from typing import Final
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from infra.history import HistoryProjector
-from infra.history_queries import (
-    computer_figures,
-    group_figures,
-    history,
-    player_figures,
-    player_history,
-)
 from tgbot.presenter import callback as cb
 from tgbot.presenter.standings import group_variant_lines, variant_lines
 from tgbot.presenter.telegram_html import TEXT_LIMIT, length
@@ -41,14 +33,13 @@ def history_message(
     """A page of finished games, newest first, skipping ``offset`` of them: the group's, or
     with ``player`` (a private chat) the ones that player played in any group. A Replay
     button per game and ◀ newer / older ▶ buttons when there are more."""
-    HistoryProjector(services.store.engine, services.store).catch_up()
     offset = max(0, min(offset, cb.MAX_SMALL))
     texts = Texts(lang)
     if player is None:
-        entries = history(services.store.engine, chat_id, HISTORY_LIMIT + 1, offset)
+        entries = services.history.group_games(chat_id, HISTORY_LIMIT + 1, offset)
         title, empty, tz = "history.title", "history.empty", services.zone(chat_id)
     else:
-        entries = player_history(services.store.engine, player, HISTORY_LIMIT + 1, offset)
+        entries = services.history.player_games(player, HISTORY_LIMIT + 1, offset)
         title, empty, tz = "history.title_player", "history.empty_player", dt.UTC
     if not entries:
         return texts.t(empty), None
@@ -104,10 +95,8 @@ def stats_message(
 ) -> str:
     """The player's figures, and in a group the group's: a tie is shown as a tie, and
     no favourite dwarf is named before a round was won."""
-    engine = services.store.engine
-    HistoryProjector(engine, services.store).catch_up()
     texts = Texts(lang)
-    mine = player_figures(engine, player_id)
+    mine = services.history.player(player_id)
     lines = [
         texts.t(
             "stats.player",
@@ -124,7 +113,7 @@ def stats_message(
         lines.extend(standings.rating_lines(services, texts, player_id, chat_id))
     lines.extend(achievements.stats_line(services, texts, player_id))
     if chat_id is not None:
-        group = group_figures(engine, chat_id)
+        group = services.history.group(chat_id)
         lines.append("")
         games = texts.t("count.games_finished", n=group.games)
         # One per winner of each game: counted as winners, not as wins.
@@ -135,7 +124,7 @@ def stats_message(
         lines.extend(_most_line(texts, TOP, list(group.top_winners), group.top_wins))
         lines.extend(group_variant_lines(texts, group.variant_games, group.variant_wins))
         # The people's figures above; the computer players' apart, all of them together.
-        computers = computer_figures(engine, chat_id)
+        computers = services.history.computers(chat_id)
         if computers.seats:
             lines.append(
                 texts.t(
