@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 
 import pytest
+from telegram.error import NetworkError
 
 from domain.commands import CreateGame, JoinGame
 from infra.migrations import upgrade
@@ -23,10 +24,12 @@ from tests.tgbot.instances_harness import (
     seat_players,
     until,
 )
+from tgbot.delivery.announcer import GIVE_UP_FAILURES
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter import messages as m
 from tgbot.presenter.messages import Slot
 from tgbot.telegram.context import BotServices
+from tgbot.telegram.outage import OUTAGE
 
 pytestmark = pytest.mark.timeout(120)
 GROUP = -7007
@@ -260,6 +263,31 @@ async def test_an_instance_cut_off_from_telegram_hands_over_what_it_could_not_se
                 assert a.announcer.benched_until > 0
                 live = [msg for msg in api.messages_in(player) if api.keyboard(msg)]
                 assert len(live) == 1
+
+
+async def test_an_instance_whose_updates_cannot_reach_telegram_gives_its_games_up(
+    pg: str,
+) -> None:
+    """Presses it handles failing to be answered tell it that Telegram is out of reach
+    before any delivery of its own failed: it gives its games up (Telegram still does not
+    answer it), not holding them until it has something to send."""
+    async with FakeBotAPI() as api:
+        proxy = CutProxy(api.port)
+        through = f"http://127.0.0.1:{proxy.port}/bot"
+        async with instance(api, pg, "a", base_url=through) as a:
+            seat_players(api, a.bot_services, GROUP, PLAYERS)
+            first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+            await api.wait_for(lambda: prompts(api, first) or None, 10)
+            await until(lambda: not a.announcer.deliveries.owing())
+            assert GAME in a.announcer.held
+
+            proxy.cut()
+            for _ in range(GIVE_UP_FAILURES):  # presses whose answers could not go
+                OUTAGE.failure(NetworkError("Connection refused"))
+            await until(lambda: a.announcer.benched_until > 0, 60)
+
+            assert GAME not in a.announcer.held
+            assert a.announcer.claims.held() == frozenset()
 
 
 async def test_two_instances_redrawing_one_lobby_at_once_leave_one_lobby(pg: str) -> None:

@@ -17,7 +17,8 @@ announced and records those messages in the durable outbox; then it sends them
 
 An instance whose calls to Telegram keep failing gives its games up for a while
 (:data:`BENCH_SECONDS`), so that an instance that can reach Telegram takes them: every try
-of a call counts (the gateway tells each), and once tries failed for
+of a call counts (the gateway tells each), and so does every update whose handling could
+not reach Telegram (:mod:`tgbot.telegram.outage`); once tries failed for
 :data:`GIVE_UP_SECONDS` with none answered, Telegram is asked who the bot is; unanswered
 within :data:`PROBE_SECONDS`, the games are given up at once. What the instance was
 delivering stops at its next try, and the game's next holder drives it at once.
@@ -46,6 +47,7 @@ from tgbot.delivery.outbox import Outbox
 from tgbot.delivery.presenting import Presenting
 from tgbot.presenter import messages as m
 from tgbot.telegram.context import BotServices
+from tgbot.telegram.outage import OUTAGE
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +122,12 @@ class Announcer:
         cancelled) ends it: the loop or the claims' loop ended otherwise is logged and
         run again (see :meth:`_kept`)."""
         claiming = asyncio.create_task(self._kept("claims", self._claim_forever), name="claims")
+        OUTAGE.listeners.append(self.health.heard)  # updates that could not reach Telegram
         try:
             await self._kept("announcing", self._announce_forever)
         finally:
+            with contextlib.suppress(ValueError):
+                OUTAGE.listeners.remove(self.health.heard)
             # Stopping: nothing is announced here any more, so every game without a
             # delivery under way goes to another instance at once (not when this one's
             # drain ends, nor when its claims lapse); the others are kept, their claims
