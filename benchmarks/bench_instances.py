@@ -45,7 +45,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import text
 
@@ -348,6 +348,29 @@ def _timeline(
         for s in cluster.api.seen:
             if s.game == game and s.at > at - 2:
                 print(f"    {s.at - at:6.2f} prompt v{s.version} reached {s.chat_id}")
+        for row in _failed_deliveries(cluster, game, at):
+            print(
+                f"    {row[0] / 1000 - at:6.2f} {row[1]} {row[2]} to {row[3]} {row[4]} after"
+                f" {row[5]} failed tries, next try at {row[6] / 1000 - at:.2f}"
+            )
+
+
+def _failed_deliveries(cluster: Cluster, game: str, at: float) -> list[tuple[Any, ...]]:
+    """The game's deliveries that failed a try since ``at``: when created, key, kind, chat,
+    state now, tries failed, next try (the backoff a takeover may have waited on)."""
+    assert cluster.engine is not None
+    with cluster.engine.connect() as conn:
+        return [
+            tuple(row)
+            for row in conn.execute(
+                text(
+                    "SELECT created_at, key, kind, chat_id, state, attempts, next_attempt_at"
+                    " FROM deliveries WHERE stream_id = :g AND attempts > 0"
+                    " AND updated_at >= :since ORDER BY created_at"
+                ),
+                {"g": game, "since": int(at * 1000)},
+            )
+        ]
 
 
 def _after(value: float | None, at: float) -> str:
@@ -483,9 +506,10 @@ def run(
 ) -> Results:
     """Each count of instances; with ``before`` (a git revision), each count twice,
     the instances running that revision's code first, then this tree's (one run, one
-    machine: the comparison holds at whatever load)."""
+    machine: the comparison holds at whatever load). Each run has a database of its own,
+    migrated by its own code's migrations: the revision's code refuses a schema newer
+    than its own."""
     from benchmarks.databases import create_database, drop_database
-    from infra.migrations import upgrade
 
     results: Results = {}
     with contextlib.ExitStack() as stack:
@@ -496,7 +520,7 @@ def run(
             for label, root in trees:
                 url = create_database()
                 try:
-                    upgrade(url)
+                    migrate(url, root, label.strip())
                     results[f"{count} inst.{label or (' now' if before else '')}"] = asyncio.run(
                         measure(
                             url, count, games, seconds, faults or list(FAULTS), fault_seconds, root
@@ -505,6 +529,33 @@ def run(
                 finally:
                     drop_database(url)
     return results
+
+
+class BeforeUnusable(Exception):
+    """The ``--before`` revision cannot be run here (said in one paragraph)."""
+
+
+def migrate(url: str, root: Path, revision: str = "") -> None:
+    """Bring the new database at ``url`` to the schema of the code at ``root``: this
+    tree's migrations, or those of the checkout of ``revision``, run by its own Alembic
+    configuration in a process of their own (its own modules first on the path)."""
+    if root == ROOT:
+        from infra.migrations import upgrade
+
+        upgrade(url)
+        return
+    env = dict(os.environ, DATABASE_URL=url, PYTHONPATH=str(root))
+    ini = root / "alembic.ini"
+    argv = [sys.executable, "-m", "alembic", "-c", str(ini), "-x", f"url={url}", "upgrade", "head"]
+    if not ini.is_file():
+        raise BeforeUnusable(f"--before {revision}: that revision has no alembic.ini to migrate")
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        said = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise BeforeUnusable(
+            f"--before {revision}: that revision's own migrations failed on a fresh database,"
+            " so its code cannot be benchmarked here:\n  " + "\n  ".join(said)
+        )
 
 
 @contextlib.contextmanager
@@ -592,9 +643,13 @@ def main(argv: list[str] | None = None) -> int:
         f"start-up before serving (load {load():.2f}): imports {imports['imports_s']:.2f} s,"
         f" a process that only imports {imports['process_s']:.2f} s"
     )
-    results = run(
-        args.instances, args.games, args.seconds, args.faults, args.fault_seconds, args.before
-    )
+    try:
+        results = run(
+            args.instances, args.games, args.seconds, args.faults, args.fault_seconds, args.before
+        )
+    except BeforeUnusable as error:
+        print(error, file=sys.stderr)
+        return 2
     print(f"\n== {args.games} games of the base game, by webhook, instances side by side")
     print("\n".join(report(results)))
     return 1 if failed(results) else 0

@@ -302,24 +302,29 @@ class Deliveries:
             ).rowcount
         return bool(moved)
 
-    def mark_failed(self, item_id: int, now_ms: int, error: str) -> Item | None:
+    def mark_failed(
+        self, item_id: int, now_ms: int, error: str, *, counted: bool = True
+    ) -> Item | None:
         """The call surely did not deliver it: try again after :func:`backoff_ms`, or park
-        it after :attr:`max_attempts` tries (logged with its game and decision). Returns
-        the item as it is now (None: unknown id)."""
+        it after :attr:`max_attempts` tries (logged with its game and decision). Not
+        ``counted`` (the sender gave the game up before trying again): pending, due at
+        once, its tries as they were. Returns the item as it is now (None: unknown id)."""
         with writer(self.engine) as conn:
             found = _items(conn, select(deliveries).where(deliveries.c.id == item_id))
             if not found or found[0].state not in UNSETTLED:
                 return found[0] if found else None
             item = found[0]
-            attempts = item.attempts + 1
-            parked = attempts >= self.max_attempts
+            attempts = item.attempts + 1 if counted else item.attempts
+            parked = counted and attempts >= self.max_attempts
             conn.execute(
                 update(deliveries)
                 .where(deliveries.c.id == item_id)
                 .values(
                     state=PARKED if parked else PENDING,
                     attempts=attempts,
-                    next_attempt_at=now_ms if parked else now_ms + backoff_ms(attempts),
+                    next_attempt_at=now_ms
+                    if parked or not counted
+                    else now_ms + backoff_ms(attempts),
                     last_error=error[:500],
                     updated_at=now_ms,
                 )

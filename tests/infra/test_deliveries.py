@@ -152,3 +152,20 @@ def test_a_send_begins_only_once_and_only_while_its_senders_claim_lasts(
     # Begun once: a second begin (a's late retry, or b's own) finds it no longer pending.
     assert not outbox.mark_unknown(item.id, T0 + 2_003, "sending", "b", T0 + 2_500)
     assert not outbox.mark_unknown(item.id, T0 + 2_003, "sending")
+
+
+def test_a_try_its_sender_gave_up_before_making_is_due_at_once_and_not_counted(
+    outbox: Deliveries,
+) -> None:
+    """The sender gave the game up between two tries (it could not reach Telegram): the
+    next holder sends it at once, and the tries that instance could not make count
+    toward no parking."""
+    game = new_game()
+    [item] = outbox.record([prompt(game, 7, decision=12)], T0)
+    outbox.mark_failed(item.id, T0, "Bad Gateway")
+    assert outbox.mark_unknown(item.id, T0 + backoff_ms(1), "begun")
+
+    handed = outbox.mark_failed(item.id, T0 + backoff_ms(1) + 5, "handed over", counted=False)
+
+    assert handed is not None and (handed.state, handed.attempts) == (PENDING, 1)
+    assert [i.id for i in outbox.due([game], T0 + backoff_ms(1) + 5)] == [item.id]

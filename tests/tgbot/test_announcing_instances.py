@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 
 import pytest
+from telegram.error import NetworkError
 
 from domain.commands import CreateGame, JoinGame
 from infra.migrations import upgrade
@@ -23,10 +24,12 @@ from tests.tgbot.instances_harness import (
     seat_players,
     until,
 )
+from tgbot.delivery.announcer import GIVE_UP_FAILURES
 from tgbot.presenter import lobby as lobby_view
 from tgbot.presenter import messages as m
 from tgbot.presenter.messages import Slot
 from tgbot.telegram.context import BotServices
+from tgbot.telegram.outage import OUTAGE
 
 pytestmark = pytest.mark.timeout(120)
 GROUP = -7007
@@ -197,6 +200,94 @@ async def test_an_instance_cut_off_from_telegram_gives_its_games_to_one_that_is_
 
                 assert GAME in b.announcer.held and GAME not in a.announcer.held
                 assert a.announcer.benched_until > 0
+
+
+HOUR_MS = 3_600_000  # a failed delivery's backoff here: far beyond any wait of a test
+
+
+async def test_a_game_taken_over_is_sent_at_once_what_its_last_holder_failed_to_send(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tries that failed were the instance before's: the backoff they earned does
+    not hold the next holder back."""
+    monkeypatch.setattr("infra.deliveries.backoff_ms", lambda attempts: HOUR_MS)
+    async with FakeBotAPI() as api, instance(api, pg, "a") as a:
+        seat_players(api, a.bot_services, GROUP, PLAYERS)
+        first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+        await api.wait_for(lambda: prompts(api, first) or None, 10)
+        state, _ = a.bot_services.load(GAME)
+        assert state.pending is not None
+        next_player = state.seating[(state.seating.index(first) + 1) % len(PLAYERS)]
+        api.fail_next("sendPhoto", 502, "Bad Gateway", chat_id=next_player)
+        async with instance(api, pg, "b") as b:
+            await until(lambda: b.announcer.valid_until > 0)  # b took its claims step
+            assert GAME in a.announcer.held and GAME not in b.announcer.held
+
+            player = move(b.bot_services, GAME)  # a press, handled by b, announced by a
+            assert player == next_player
+            deliveries = a.announcer.deliveries
+            await until(lambda: any(i.attempts for i in deliveries.unsettled(GAME, player)))
+            before = len(prompts(api, player))  # its prompt failed, to be tried in an hour
+            await a.kill()
+            await api.wait_for(lambda: len(prompts(api, player)) > before or None, 60)
+
+            assert GAME in b.announcer.held
+            live = [msg for msg in api.messages_in(player) if api.keyboard(msg)]
+            assert len(live) == 1  # its first try failed: sent once, by b
+
+
+async def test_an_instance_cut_off_from_telegram_hands_over_what_it_could_not_send(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every try of a call tells whether Telegram answers: the cut instance gives its
+    games up though each delivery of its failed only once (the next try an hour away),
+    and the instance that takes them sends what it owes at once."""
+    monkeypatch.setattr("infra.deliveries.backoff_ms", lambda attempts: HOUR_MS)
+    async with FakeBotAPI() as api:
+        proxy = CutProxy(api.port)
+        through = f"http://127.0.0.1:{proxy.port}/bot"
+        async with instance(api, pg, "a", base_url=through) as a:
+            seat_players(api, a.bot_services, GROUP, PLAYERS)
+            first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+            await api.wait_for(lambda: prompts(api, first) or None, 10)
+            async with instance(api, pg, "b") as b:
+                await until(lambda: b.announcer.valid_until > 0)  # b took its claims step
+                assert GAME in a.announcer.held and GAME not in b.announcer.held
+
+                proxy.cut()  # a still reaches the database, no longer Telegram
+                player = move(b.bot_services, GAME)
+                before = len(prompts(api, player))
+                await api.wait_for(lambda: len(prompts(api, player)) > before or None, 60)
+
+                assert GAME in b.announcer.held and GAME not in a.announcer.held
+                assert a.announcer.benched_until > 0
+                live = [msg for msg in api.messages_in(player) if api.keyboard(msg)]
+                assert len(live) == 1
+
+
+async def test_an_instance_whose_updates_cannot_reach_telegram_gives_its_games_up(
+    pg: str,
+) -> None:
+    """Presses it handles failing to be answered tell it that Telegram is out of reach
+    before any delivery of its own failed: it gives its games up (Telegram still does not
+    answer it), not holding them until it has something to send."""
+    async with FakeBotAPI() as api:
+        proxy = CutProxy(api.port)
+        through = f"http://127.0.0.1:{proxy.port}/bot"
+        async with instance(api, pg, "a", base_url=through) as a:
+            seat_players(api, a.bot_services, GROUP, PLAYERS)
+            first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+            await api.wait_for(lambda: prompts(api, first) or None, 10)
+            await until(lambda: not a.announcer.deliveries.owing())
+            assert GAME in a.announcer.held
+
+            proxy.cut()
+            for _ in range(GIVE_UP_FAILURES):  # presses whose answers could not go
+                OUTAGE.failure(NetworkError("Connection refused"))
+            await until(lambda: a.announcer.benched_until > 0, 60)
+
+            assert GAME not in a.announcer.held
+            assert a.announcer.claims.held() == frozenset()
 
 
 async def test_two_instances_redrawing_one_lobby_at_once_leave_one_lobby(pg: str) -> None:

@@ -16,7 +16,12 @@ announced and records those messages in the durable outbox; then it sends them
 (:mod:`tgbot.delivery.driver`). A takeover drives whatever its predecessor left owing.
 
 An instance whose calls to Telegram keep failing gives its games up for a while
-(:data:`BENCH_SECONDS`), so that an instance that can reach Telegram takes them.
+(:data:`BENCH_SECONDS`), so that an instance that can reach Telegram takes them: every try
+of a call counts (the gateway tells each), and so does every update whose handling could
+not reach Telegram (:mod:`tgbot.telegram.outage`); once tries failed for
+:data:`GIVE_UP_SECONDS` with none answered, Telegram is asked who the bot is; unanswered
+within :data:`PROBE_SECONDS`, the games are given up at once. What the instance was
+delivering stops at its next try, and the game's next holder drives it at once.
 """
 
 from __future__ import annotations
@@ -42,12 +47,14 @@ from tgbot.delivery.outbox import Outbox
 from tgbot.delivery.presenting import Presenting
 from tgbot.presenter import messages as m
 from tgbot.telegram.context import BotServices
+from tgbot.telegram.outage import OUTAGE
 
 log = logging.getLogger(__name__)
 
 ANNOUNCER_KEY: Final = "announcer"  # where the application keeps its announcer (bot_data)
-GIVE_UP_SECONDS: Final = 3.0  # calls to Telegram failing this long: the games are given up
-GIVE_UP_FAILURES: Final = 3  # ... and at least this many of them
+GIVE_UP_SECONDS: Final = 1.0  # tries of calls to Telegram failing this long, none answered,
+GIVE_UP_FAILURES: Final = 2  # ... at least this many of them, and a probe unanswered:
+PROBE_SECONDS: Final = 1.0  # ... within this: the games are given up
 BENCH_SECONDS: Final = 10.0  # how long an instance so benched takes no game
 DRAIN_SECONDS: Final = 5.0  # how long a stopping announcer lets its deliveries end
 RESTART_SECONDS: Final = 0.2  # before a loop that ended unasked is run again
@@ -78,6 +85,7 @@ class Announcer:
         # go through (the games are given up while they keep failing).
         self.holding = Holding()
         self.health = Health()
+        outbox.gateway.heard = self.health.heard  # every try of every call
         self.presenting = Presenting(services)
         self.driver = Driver(
             outbox,
@@ -114,9 +122,12 @@ class Announcer:
         cancelled) ends it: the loop or the claims' loop ended otherwise is logged and
         run again (see :meth:`_kept`)."""
         claiming = asyncio.create_task(self._kept("claims", self._claim_forever), name="claims")
+        OUTAGE.listeners.append(self.health.heard)  # updates that could not reach Telegram
         try:
             await self._kept("announcing", self._announce_forever)
         finally:
+            with contextlib.suppress(ValueError):
+                OUTAGE.listeners.remove(self.health.heard)
             # Stopping: nothing is announced here any more, so every game without a
             # delivery under way goes to another instance at once (not when this one's
             # drain ends, nor when its claims lapse); the others are kept, their claims
@@ -313,14 +324,20 @@ class Announcer:
             and self.health.failures >= GIVE_UP_FAILURES
             and now - failing_since >= GIVE_UP_SECONDS
         ):
-            log.warning(
-                "announcer %s: calls to Telegram failed for %.1f s; its games are given up",
-                self.holder,
-                now - failing_since,
-            )
-            await asyncio.to_thread(self.leave)
-            self.benched_until = loop.time() + BENCH_SECONDS
-            return
+            if await self._answers():
+                self.health.heard(True)  # Telegram answers: those calls failed otherwise
+            else:
+                log.warning(
+                    "announcer %s: %d tries of calls to Telegram failed in %.1f s and it does"
+                    " not answer; its %d games are given up",
+                    self.holder,
+                    self.health.failures,
+                    now - failing_since,
+                    len(self.held),
+                )
+                await asyncio.to_thread(self.leave)
+                self.benched_until = loop.time() + BENCH_SECONDS
+                return
         waiting = set(self.waiting)
         busy = frozenset(self.delivering)
         owing, held = await loop.run_in_executor(
@@ -338,6 +355,17 @@ class Announcer:
             self.services.wake.nudge()  # announce them now, not at the next poll
         self.held = held
         self.taken &= held
+
+    async def _answers(self) -> bool:
+        """Whether Telegram answers this instance within :data:`PROBE_SECONDS`."""
+        try:
+            async with asyncio.timeout(PROBE_SECONDS):
+                await self.outbox.gateway.reachable()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return False
+        return True
 
     def _claims_step(
         self, waiting: set[str], busy: frozenset[str]
@@ -455,10 +483,12 @@ class Announcer:
         due = await asyncio.to_thread(self.deliveries.due, self.held, now_ms())
         games = taken | {item.delivery.stream_id for item in due}
         for game_id in games - set(self.delivering):  # a drive on it finds them anyway
-            self._spawn(game_id, self._drive(game_id))
+            # A game just taken: what it owes goes at once, whatever the backoff of the
+            # tries of the instance before (it may have given it up, cut off from Telegram).
+            self._spawn(game_id, self._drive(game_id, now=game_id in taken))
 
-    async def _drive(self, game_id: str) -> None:
-        await self.driver.drive(game_id)
+    async def _drive(self, game_id: str, now: bool = False) -> None:
+        await self.driver.drive(game_id, now=now)
 
     async def present(
         self, game_id: str, records: Sequence[StoredEvent], now: int

@@ -20,7 +20,11 @@ crash) finds what is still owed and drives it to a safe end:
   anew too;
 - a delivery whose call failed is tried again with backoff
   (:func:`infra.deliveries.backoff_ms`) without holding up the game's later ones, and
-  parked (logged with the game and the decision) once it failed too often;
+  parked (logged with the game and the decision) once it failed too often; a game just
+  taken over is driven at once, backoff or not (the tries that failed were the other
+  instance's: it may have given the game up because it could not reach Telegram), and a
+  delivery whose instance gave its game up between two tries is left due at once, the
+  try not counted (:class:`~tgbot.telegram.gateway.HandedOver`);
 - a prompt, board or lobby that a newer one to the same chat replaced is superseded: it
   is never sent after its successor, and a board redraw that fell behind a newer one is
   not sent at all (only the latest board goes).
@@ -48,7 +52,7 @@ from infra.ratelimit import Priority
 from tgbot.delivery.outbox import Outbox, pace
 from tgbot.presenter import messages as m
 from tgbot.telegram.gateway import Delivery as Sending
-from tgbot.telegram.gateway import NotOurs, Undelivered, message_id
+from tgbot.telegram.gateway import HandedOver, NotOurs, Undelivered, message_id
 
 log = logging.getLogger(__name__)
 
@@ -223,10 +227,13 @@ class Driver:
         self.deliveries = deliveries
         self.present = present
 
-    async def drive(self, game_id: str, known: Mapping[str, m.Message] | None = None) -> bool:
+    async def drive(
+        self, game_id: str, known: Mapping[str, m.Message] | None = None, *, now: bool = False
+    ) -> bool:
         """Send what ``game_id`` still owes whose time has come, each chat's oldest first;
-        ``known``: messages at hand by their delivery's key. True when nothing is left
-        owing.
+        ``known``: messages at hand by their delivery's key; ``now``: everything owed,
+        whatever the backoff of a failed one (a game just taken over). True when nothing
+        is left owing.
 
         Each chat is a lane of its own, driven beside the others: a group's board waiting
         on the group's rate limit never holds a player's prompt back. One drive at a time
@@ -238,18 +245,22 @@ class Driver:
         items = await asyncio.to_thread(self.deliveries.unsettled, game_id)
         chats = list(dict.fromkeys(item.delivery.chat_id for item in items))
         presented: dict[Batch, Sequence[m.Message]] = {}
-        settled = await asyncio.gather(*(self._lane(game_id, c, presented) for c in chats))
+        settled = await asyncio.gather(*(self._lane(game_id, c, presented, now) for c in chats))
         return all(settled)
 
     async def _lane(
-        self, game_id: str, chat_id: int, presented: dict[Batch, Sequence[m.Message]]
+        self,
+        game_id: str,
+        chat_id: int,
+        presented: dict[Batch, Sequence[m.Message]],
+        now: bool = False,
     ) -> bool:
         lane = (game_id, chat_id)
         lock = self.lanes.setdefault(lane, asyncio.Lock())
         self.waiting[lane] = self.waiting.get(lane, 0) + 1
         try:
             async with lock:
-                return await self._drive_lane(game_id, chat_id, presented)
+                return await self._drive_lane(game_id, chat_id, presented, now)
         finally:
             self.waiting[lane] -= 1
             if not self.waiting[lane]:  # nobody else is on the lane: forget its lock
@@ -257,7 +268,11 @@ class Driver:
                 self.lanes.pop(lane, None)
 
     async def _drive_lane(
-        self, game_id: str, chat_id: int, presented: dict[Batch, Sequence[m.Message]]
+        self,
+        game_id: str,
+        chat_id: int,
+        presented: dict[Batch, Sequence[m.Message]],
+        now: bool = False,
     ) -> bool:
         items = await asyncio.to_thread(self.deliveries.unsettled, game_id, chat_id)
         settled = True
@@ -265,7 +280,7 @@ class Driver:
             d = item.delivery
             if self.holding is not None and not self.holding.holds(game_id):
                 return False  # another instance drives it now
-            if item.state == PENDING and item.next_attempt_at > now_ms():
+            if item.state == PENDING and item.next_attempt_at > now_ms() and not now:
                 settled = False
                 continue  # waits for its next try; the later ones go on
             # A redraw that fell behind a newer one is never sent (only the latest board
@@ -339,10 +354,18 @@ class Driver:
             # An older one, superseded here while unknown, may have arrived.
             self.doubtful.discard((d.stream_id, d.chat_id))
             unknown_after = await asyncio.to_thread(self.deliveries.doubtful_before, item)
-        sending = Sending(begin=begin, unknown_after=unknown_after)
+        holds = None if self.holding is None else functools.partial(self.holding.holds, d.stream_id)
+        sending = Sending(begin=begin, unknown_after=unknown_after, holds=holds)
         try:
             result = await self.outbox.deliver_one(message, sending)
         except NotOurs:
+            return None
+        except HandedOver as error:
+            # This instance gave the game up between two tries: the next holder sends it
+            # at once (these tries were this instance's, not the delivery's, to count).
+            await asyncio.to_thread(
+                self.deliveries.mark_failed, item.id, now_ms(), str(error), counted=False
+            )
             return None
         except Undelivered as error:
             self.health.heard(False)

@@ -12,7 +12,10 @@ There are two ways through it:
   is waited out and the call tried again, and a network error is tried again only when
   repeating it cannot show a message twice. Within a recorded delivery
   (:class:`Delivery`, passed with the call) a call that fails is raised instead of being
-  dropped, so that the driver tries the delivery again later.
+  dropped, so that the driver tries the delivery again later. A delivery is tried again
+  only while its instance still holds its game (:attr:`Delivery.holds`): one whose
+  instance gave the game up meanwhile (it could not reach Telegram) raises
+  :class:`HandedOver`, and the game's next holder sends it.
 - The functions below it make the other calls, as python-telegram-bot's shortcuts do:
   a reply to a command, an answer to a pressed button (an alert), a member looked up,
   the bot's menus, profile and webhook. They are not paced and not tried again (a
@@ -135,6 +138,15 @@ class Delivery:
     # A prompt sent again because the first try may have arrived: that one, if it did,
     # has an id above this one's (and below the new one's); its buttons are removed.
     unknown_after: int | None = None
+    # Whether this instance still holds the delivery's game (asked before each try after
+    # the first): when not, the next holder sends it, and nothing more is tried here.
+    holds: Callable[[], bool] | None = None
+
+    def handed_over(self, method: str, chat_id: int, error: object) -> None:
+        """Before a try after the first: :class:`HandedOver` when the game is no longer
+        this instance's and nothing of the delivery went out yet."""
+        if self.holds is not None and not self.sent and not self.holds():
+            raise HandedOver(method, chat_id, error, uncertain=False)
 
     async def begun(self) -> None:
         """Record it as begun before its first call (see :attr:`begin`);
@@ -167,6 +179,12 @@ class Undelivered(Exception):
         super().__init__(f"{method} to {chat_id}: {error}")
         self.method = method
         self.uncertain = uncertain
+
+
+class HandedOver(Undelivered):
+    """A delivery's call failed, and before it was tried again its instance gave the game
+    up (see :attr:`Delivery.holds`): not tried again here; nothing of it went out but, for
+    an edit, what repeating it shows the same."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +224,10 @@ def _seconds(value: object) -> float:
 class Gateway:
     """Calls the Bot API for one bot, paced and tried again (see the module's
     docstring); ``botstate`` learns of a group that became a supergroup; ``shown`` knows
-    what each message shows, so an edit that changes nothing is not sent."""
+    what each message shows, so an edit that changes nothing is not sent. ``heard``, if
+    set, hears of every try of a paced call: False when Telegram could not be reached
+    (a network error, a timeout, a 5xx), True when it answered (anything else); the
+    announcer so notices soon that this instance is cut off from Telegram."""
 
     def __init__(
         self,
@@ -219,6 +240,11 @@ class Gateway:
         self.botstate = botstate
         self.limiter = limiter
         self.shown = shown if shown is not None else ShownEdits()
+        self.heard: Callable[[bool], None] | None = None
+
+    def _heard(self, answered: bool) -> None:
+        if self.heard is not None:
+            self.heard(answered)
 
     async def _paced(self, chat_id: int, method: str, via: Via) -> bool:
         """Wait for the rate limiter (if any) to let a call to ``chat_id`` go; False when
@@ -267,24 +293,31 @@ class Gateway:
         last: TelegramError | None = None
         for attempt in range(ATTEMPTS):
             chat_id = place.chat_id
+            if attempt and delivery is not None:  # not the budget of a call not made
+                delivery.handed_over(method, chat_id, last)
             if not await self._paced(chat_id, method, via):
                 return REPLACED  # a newer board for the same chat replaced this one
             if delivery is not None:
+                if attempt:  # the game given up while this try waited for its turn
+                    delivery.handed_over(method, chat_id, last)
                 await delivery.begun()
             try:
                 result = await getattr(self.bot, method)(**place.target(method), **kwargs)
             except RetryAfter as error:
+                self._heard(True)
                 last = error
                 if self.limiter is not None:  # the chat (or the bot) waits; so will we
                     await self.limiter.retry_after(chat_id, _seconds(error.retry_after))
                 else:
                     await asyncio.sleep(_seconds(error.retry_after))
             except ChatMigrated as error:
+                self._heard(True)
                 await asyncio.to_thread(self.botstate.set_migrated, chat_id, error.new_chat_id)
                 if method not in ("send_message", "send_photo"):
                     return None  # the message lives in the old chat: the caller sends anew
                 place = replace(place, chat_id=error.new_chat_id)
             except BadRequest as error:
+                self._heard(True)
                 if "not modified" in error.message.lower():
                     return True
                 gone = topic_refusal(place, error)
@@ -295,11 +328,13 @@ class Gateway:
                 log.info("%s to %s refused: %s", method, chat_id, error.message)
                 return None
             except Forbidden as error:
+                self._heard(True)
                 log.info("%s to %s forbidden: %s", method, chat_id, error.message)
                 if chat_id > 0:
                     raise
                 return None
             except NetworkError as error:  # timed out, a 5xx, a dropped connection
+                self._heard(False)
                 if not method.startswith(REPEATABLE) and not never_sent(error):
                     # Telegram may have carried it out and only the answer was lost:
                     # sending it again could show the message twice.
@@ -315,9 +350,11 @@ class Gateway:
                 if attempt + 1 < ATTEMPTS:
                     await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
             except TelegramError as error:
+                self._heard(True)
                 log.warning("%s to %s failed: %s", method, chat_id, error)
                 return None
             else:
+                self._heard(True)
                 if delivery is not None:
                     delivery.went_out(method)
                 return result

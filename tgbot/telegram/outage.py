@@ -4,6 +4,9 @@ While Telegram cannot be reached (a network error, or Telegram's own 5xx), every
 handled fails in the same way; a traceback for each says nothing the first did not. The
 first failure is logged as a warning, the rest are counted, and the first answer from
 Telegram again ends the outage with one more warning: how long, how many updates failed.
+Each failure is also told to those listening (:attr:`Outage.listeners`): the announcer
+counts them toward giving its games up (:mod:`tgbot.delivery.announcer`), before any of
+its own deliveries failed.
 """
 
 from __future__ import annotations
@@ -36,9 +39,15 @@ class Outage:
         self.clock = clock
         self.since: float | None = None
         self.failed = 0
+        # Told False at each failure. Not told of answers: this process's every request
+        # ends the outage, another bot's too (tests run several in one process); each
+        # listener hears its own bot's answers itself.
+        self.listeners: list[Callable[[bool], None]] = []
 
     def failure(self, error: BaseException) -> None:
         """An update failed because Telegram could not be reached."""
+        for listener in list(self.listeners):
+            listener(False)
         if self.since is None:
             self.since = self.clock()
             log.warning(
