@@ -114,7 +114,8 @@ def prompts(api: FakeBotAPI, player: int) -> list[dict[str, Any]]:
 
 class CutProxy:
     """A TCP proxy in front of ``port`` on this machine that can be cut: from then on
-    every connection through it is dropped and new ones are refused."""
+    every connection through it is dropped and new ones are closed at once, until it is
+    mended."""
 
     def __init__(self, port: int) -> None:
         self.target = ("127.0.0.1", port)
@@ -131,8 +132,11 @@ class CutProxy:
             for s in self._sockets:
                 with contextlib.suppress(OSError):
                     s.close()
-        with contextlib.suppress(OSError):
-            self._listener.close()
+            self._sockets.clear()
+
+    def mend(self) -> None:
+        with self._lock:
+            self.cut_off = False
 
     def _accept(self) -> None:
         while True:
@@ -140,12 +144,12 @@ class CutProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
-            server = socket.create_connection(self.target)
             with self._lock:
                 if self.cut_off:
                     client.close()
-                    server.close()
                     continue
+            server = socket.create_connection(self.target)
+            with self._lock:
                 self._sockets += [client, server]
             for a, b in ((client, server), (server, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()

@@ -290,6 +290,35 @@ async def test_an_instance_whose_updates_cannot_reach_telegram_gives_its_games_u
             assert a.announcer.claims.held() == frozenset()
 
 
+async def test_a_lone_instance_cut_off_from_telegram_takes_its_games_back_once_it_answers(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no other instance to take them, the games given up wait for Telegram, not for
+    a clock: the instance asks again and again whether Telegram answers, and takes them
+    back once it does. (A bench of a fixed length, set here to an hour, would fail this.)"""
+    monkeypatch.setattr("tgbot.delivery.announcer.BENCH_SECONDS", 3600.0, raising=False)
+    async with FakeBotAPI() as api:
+        proxy = CutProxy(api.port)
+        through = f"http://127.0.0.1:{proxy.port}/bot"
+        async with instance(api, pg, "a", base_url=through) as a:
+            seat_players(api, a.bot_services, GROUP, PLAYERS)
+            first = new_game(a.bot_services, GAME, GROUP, PLAYERS)
+            await api.wait_for(lambda: prompts(api, first) or None, 10)
+            await until(lambda: not a.announcer.deliveries.owing())
+
+            proxy.cut()
+            for _ in range(GIVE_UP_FAILURES):  # presses whose answers could not go
+                OUTAGE.failure(NetworkError("Connection refused"))
+            await until(lambda: a.announcer.benched_until > 0, 60)
+            assert GAME not in a.announcer.held
+
+            proxy.mend()
+            player = move(a.bot_services, GAME)
+            before = len(prompts(api, player))
+            await api.wait_for(lambda: len(prompts(api, player)) > before or None, 60)
+            assert GAME in a.announcer.held and a.announcer.benched_until == 0
+
+
 async def test_two_instances_redrawing_one_lobby_at_once_leave_one_lobby(pg: str) -> None:
     async with FakeBotAPI() as api, instance(api, pg, "a") as a, instance(api, pg, "b") as b:
         seat_players(api, a.bot_services, GROUP, PLAYERS)

@@ -15,8 +15,9 @@ For a game it holds, it folds the state, asks the presenter what the new events 
 announced and records those messages in the durable outbox; then it sends them
 (:mod:`tgbot.delivery.driver`). A takeover drives whatever its predecessor left owing.
 
-An instance whose calls to Telegram keep failing gives its games up for a while
-(:data:`BENCH_SECONDS`), so that an instance that can reach Telegram takes them: every try
+An instance whose calls to Telegram keep failing gives its games up until Telegram answers
+it again (asked every :data:`REPROBE_SECONDS`), so that an instance that can reach
+Telegram takes them meanwhile, and a lone instance takes them back as soon as it can: every try
 of a call counts (the gateway tells each), and so does every update whose handling could
 not reach Telegram (:mod:`tgbot.telegram.outage`); once tries failed for
 :data:`GIVE_UP_SECONDS` with none answered, Telegram is asked who the bot is; unanswered
@@ -55,7 +56,7 @@ ANNOUNCER_KEY: Final = "announcer"  # where the application keeps its announcer 
 GIVE_UP_SECONDS: Final = 1.0  # tries of calls to Telegram failing this long, none answered,
 GIVE_UP_FAILURES: Final = 2  # ... at least this many of them, and a probe unanswered:
 PROBE_SECONDS: Final = 1.0  # ... within this: the games are given up
-BENCH_SECONDS: Final = 10.0  # how long an instance so benched takes no game
+REPROBE_SECONDS: Final = 2.0  # how often an instance so benched asks whether Telegram answers
 DRAIN_SECONDS: Final = 5.0  # how long a stopping announcer lets its deliveries end
 RESTART_SECONDS: Final = 0.2  # before a loop that ended unasked is run again
 
@@ -313,7 +314,7 @@ class Announcer:
             try:
                 await self.outbox.gateway.reachable()
             except Exception:
-                self.benched_until = loop.time() + BENCH_SECONDS
+                self.benched_until = loop.time() + REPROBE_SECONDS
                 return
             log.info("announcer %s reaches Telegram again: it takes games again", self.holder)
             self.benched_until = 0.0
@@ -336,7 +337,7 @@ class Announcer:
                     len(self.held),
                 )
                 await asyncio.to_thread(self.leave)
-                self.benched_until = loop.time() + BENCH_SECONDS
+                self.benched_until = loop.time() + REPROBE_SECONDS
                 return
         waiting = set(self.waiting)
         busy = frozenset(self.delivering)
