@@ -2,8 +2,8 @@
 
 :func:`legal_moves` is the one generator the bot draws buttons from, timeouts and the
 simulator pick from, and :func:`domain.decide.decide` agrees with: a command is accepted
-exactly when it is listed (``at`` and ``seed`` aside). Card ids in a pass or a discard are
-listed in increasing order, the only order ``decide`` accepts.
+exactly when it is listed (whatever its envelope's ``at`` and ``seed``). Card ids in a
+pass or a discard are listed in increasing order, the only order ``decide`` accepts.
 """
 
 from __future__ import annotations

@@ -215,7 +215,7 @@ def play_one(
     violations: list[str] = []
     timings: list[float] = []
     paid = 0
-    now = 1_000_000  # the game's own clock (ms), as the commands carry it
+    now = 1_000_000  # the game's own clock (ms), as the envelopes carry it
     memory = Memory.start(edition, goal_cells(variants))
     strategy = dice.below(STRATEGY_GAMES) == 0 and strategy_games
 
