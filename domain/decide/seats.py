@@ -79,7 +79,7 @@ def computer_move(state: GameState, cmd: MakeComputerMove, at: int, seed: int) -
     pending = state.pending
     if state.phase != "playing" or pending is None or pending.id != cmd.decision:
         return Log(state)  # decided already: a late or repeated move decides nothing
-    move = cmd.move  # decided with this command's clock and chance
+    move = cmd.move  # decided with the envelope's clock and chance (at, seed)
     if not pending.computer or move.actor != pending.player:
         raise errors.NotYourTurn("the computer does not make this decision")
     match move:
