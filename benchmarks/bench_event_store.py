@@ -88,7 +88,7 @@ class CounterGame:
     def initial_state(self) -> Counter:
         return Counter()
 
-    def decide(self, state: Counter, command: Any) -> list[Any]:
+    def decide(self, state: Counter, envelope: Any) -> list[Any]:
         return []
 
     def evolve(self, state: Counter, event: Any) -> Counter:

@@ -39,7 +39,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -50,7 +49,7 @@ from sqlalchemy.engine import make_url
 from benchmarks.databases import create_database, drop_database
 from domain import codec
 from domain.cards import Edition
-from domain.commands import CreateGame, JoinGame, StartGame, TimeOut
+from domain.commands import CreateGame, Envelope, JoinGame, StartGame, TimeOut
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve, initial_state
@@ -72,24 +71,24 @@ def play(seed: int, players: int, edition: Edition) -> list[Event]:
     state = initial_state()
     events: list[Event] = []
 
-    def run(command: object) -> None:
+    def run(command: object, at: int = 0, seed: int = 0) -> None:
         nonlocal state
-        for event in decide(state, command):  # type: ignore[arg-type]
+        for event in decide(state, Envelope(command, at, seed)):  # type: ignore[arg-type]
             state = evolve(state, event)
             events.append(event)
 
     run(CreateGame(1, "P1", edition, chat_id=-1))
     for player in range(2, players + 1):
         run(JoinGame(player, f"P{player}"))
-    run(StartGame(1, seed=rng.getrandbits(48)))
+    run(StartGame(1), seed=rng.getrandbits(48))
     while not is_terminal(state):
         pending = state.pending
         assert pending is not None
         if rng.random() < 0.05:
-            run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
+            run(TimeOut(pending.id), at=pending.deadline, seed=rng.getrandbits(48))
         else:
             move = rng.choice(legal_moves(state, pending.player))
-            run(replace(move, seed=rng.getrandbits(48)))  # type: ignore[type-var]
+            run(move, seed=rng.getrandbits(48))  # type: ignore[type-var]
     return events
 
 

@@ -22,11 +22,10 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from domain import codec
-from domain.commands import CreateGame, JoinGame, StartGame, TimeOut
+from domain.commands import CreateGame, Envelope, JoinGame, StartGame, TimeOut
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve, initial_state
@@ -48,9 +47,9 @@ def play(seed: int, players: int) -> tuple[list[Event], list[GameState]]:
     events: list[Event] = []
     states: list[GameState] = []
 
-    def run(command: object) -> None:
+    def run(command: object, at: int = 0, seed: int = 0) -> None:
         nonlocal state
-        for event in decide(state, command):  # type: ignore[arg-type]
+        for event in decide(state, Envelope(command, at, seed)):  # type: ignore[arg-type]
             state = evolve(state, event)
             events.append(event)
             states.append(state)
@@ -58,15 +57,15 @@ def play(seed: int, players: int) -> tuple[list[Event], list[GameState]]:
     run(CreateGame(1, "P1", "base", chat_id=-1))
     for player in range(2, players + 1):
         run(JoinGame(player, f"P{player}"))
-    run(StartGame(1, seed=rng.getrandbits(48)))
+    run(StartGame(1), seed=rng.getrandbits(48))
     while not is_terminal(state):
         pending = state.pending
         assert pending is not None
         if rng.random() < 0.03:
-            run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
+            run(TimeOut(pending.id), at=pending.deadline, seed=rng.getrandbits(48))
         else:
             move = rng.choice(legal_moves(state, pending.player))
-            run(replace(move, seed=rng.getrandbits(48)))
+            run(move, seed=rng.getrandbits(48))
     return events, states
 
 

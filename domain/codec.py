@@ -5,6 +5,11 @@ included), enums travel as their value. Stored events carry ``SCHEMA_VERSION``; 
 payload is brought up to date by :data:`UPCASTERS` before it is decoded, and an event
 stored under a retired type is read as today's event for it (:mod:`domain.upcasting`).
 
+A command in its envelope is its payload with the envelope's ``at`` and ``seed`` beside
+the fields, the form commands had when they carried these themselves; an old payload
+whose nested move carries them too is read the same (a move is decided with its
+envelope's clock and chance).
+
 >>> from domain.events import PathPlaced
 >>> name, payload = encode(PathPlaced(1, 12, (3, -1), True))
 >>> name, payload
@@ -21,12 +26,13 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
 
-from domain.commands import Command
+from domain.commands import Command, Envelope
 from domain.events import Event
 from domain.upcasting import retyped
 
 SCHEMA_VERSION: Final = 1
 _NESTED: Final = "command"  # the type name of a command nested in another
+_STAMPS: Final = ("at", "seed")  # an envelope's fields beside its command's
 
 Json = Any  # str | int | float | bool | None | list[Json] | dict[str, Json]
 Upcaster = Callable[[dict[str, Json]], dict[str, Json]]
@@ -135,6 +141,40 @@ def decode_command(type_name: str, payload: dict[str, Json]) -> Command:
     return command
 
 
+def encode_envelope(envelope: Envelope) -> tuple[str, dict[str, Json]]:
+    """The command's type name and payload, with the envelope's ``at`` and ``seed``.
+
+    >>> from domain.commands import StartGame
+    >>> encode_envelope(Envelope(StartGame(1), at=5, seed=7))
+    ('StartGame', {'actor': 1, 'at': 5, 'seed': 7})
+    """
+    name, payload = encode_command(envelope.command)
+    return name, {**payload, "at": envelope.at, "seed": envelope.seed}
+
+
+def decode_envelope(type_name: str, payload: dict[str, Json]) -> Envelope:
+    """The envelope encoded as ``type_name``/``payload``, also as commands carrying their
+    own ``at`` and ``seed`` were encoded (a nested move's are dropped: its envelope's
+    decided it).
+
+    >>> from domain.commands import MakeComputerMove, Pass
+    >>> old = {"decision": 3, "move": {"command": "Pass", "actor": -1, "cards": [4],
+    ...        "at": 0, "seed": 0}, "at": 9, "seed": 2}
+    >>> decode_envelope("MakeComputerMove", old) == Envelope(
+    ...     MakeComputerMove(3, Pass(-1, (4,))), at=9, seed=2)
+    True
+    """
+    at, seed = (int(payload.get(name) or 0) for name in _STAMPS)
+    fields = {k: _unstamped(v) for k, v in payload.items() if k not in _STAMPS}
+    return Envelope(decode_command(type_name, fields), at, seed)
+
+
+def _unstamped(value: Json) -> Json:
+    if isinstance(value, dict) and _NESTED in value:
+        return {k: v for k, v in value.items() if k not in _STAMPS}
+    return value
+
+
 __all__ = [
     "COMMAND_TYPES",
     "EVENT_TYPES",
@@ -142,6 +182,8 @@ __all__ = [
     "UPCASTERS",
     "decode",
     "decode_command",
+    "decode_envelope",
     "encode",
     "encode_command",
+    "encode_envelope",
 ]

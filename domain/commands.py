@@ -1,9 +1,9 @@
 """Commands: what a player (or the clock) asks the game to do. Named as orders.
 
-Every command carries ``at`` (the caller's clock, Unix milliseconds) and ``seed`` (the
-caller's chance, any int): the domain has neither a clock nor a random generator of its
-own, so whatever a command shuffles or times is decided from these and written into the
-resulting events.
+A command says only what is asked. It reaches ``decide`` in an :class:`Envelope` that
+carries ``at`` (the caller's clock, Unix milliseconds) and ``seed`` (the caller's chance,
+any int): the domain has neither a clock nor a random generator of its own, so whatever a
+command shuffles or times is decided from these and written into the resulting events.
 """
 
 from __future__ import annotations
@@ -38,8 +38,6 @@ class CreateGame:
     turn_seconds: int = 180
     # House rule of docs/rules.md §6.1: one nugget card per player (at most 9), passed round.
     gold_house_rule: bool = False
-    at: int = 0
-    seed: int = 0
     # A practice game: its creator alone with computer players; statistics ignore it.
     practice: bool = False
     # An away player's seat: played by the computer ("computer") or passing ("pass").
@@ -56,15 +54,11 @@ class CreateGame:
 class JoinGame:
     actor: PlayerId
     name: str
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class LeaveGame:
     actor: PlayerId
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +68,6 @@ class AddComputerPlayer:
     (None: the lobby's level for its computer players, :class:`SetComputerLevel`)."""
 
     actor: PlayerId
-    at: int = 0
-    seed: int = 0
     level: Level | None = None
 
 
@@ -87,8 +79,6 @@ class SetComputerLevel:
     actor: PlayerId
     level: Level
     player: PlayerId | None = None
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +87,6 @@ class RemoveComputerPlayer:
 
     actor: PlayerId
     player: PlayerId | None = None
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +97,6 @@ class ChangeSettings:
     actor: PlayerId
     edition: Edition | None = None
     turn_seconds: int | None = None
-    at: int = 0
-    seed: int = 0
     away_play: AwayPlay | None = None
     gold_pick: GoldPick | None = None
     # Every variant on after the change (docs/rules.md §8); None: unchanged.
@@ -120,15 +106,11 @@ class ChangeSettings:
 @dataclass(frozen=True, slots=True)
 class StartGame:
     actor: PlayerId
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class CancelGame:
     actor: PlayerId
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +119,6 @@ class PlacePath:
     card: int
     cell: Cell
     rotated: bool
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +133,6 @@ class PlayAction:
     target_player: PlayerId | None = None
     target_cell: Cell | None = None
     tool: Tool | None = None
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +141,6 @@ class Pass:
 
     actor: PlayerId
     cards: tuple[int, ...]
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +150,6 @@ class DiscardToRemove:
     actor: PlayerId
     cards: tuple[int, int]
     removed: str  # the front card's kind, e.g. "broken_cart", "trapped", "theft"
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,16 +158,12 @@ class PickGold:
 
     actor: PlayerId
     value: int
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class ChooseTheftVictim:
     actor: PlayerId
     victim: PlayerId
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +176,6 @@ class ComeBack:
     """
 
     actor: PlayerId
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +189,6 @@ class HandSeatToComputer:
 
     actor: PlayerId
     player: PlayerId
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,8 +198,6 @@ class MakeComputerMove:
 
     decision: int
     move: SeatMove
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +205,6 @@ class TimeOut:
     """The deadline of decision ``decision`` passed. A decision already made: no events."""
 
     decision: int
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +216,6 @@ class RemindPlayer:
 
     decision: int
     which: str
-    at: int = 0
-    seed: int = 0
 
 
 SeatMove = PlacePath | PlayAction | Pass | DiscardToRemove | PickGold | ChooseTheftVictim
@@ -283,3 +243,16 @@ Command = (
     | TimeOut
     | RemindPlayer
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """``command`` as ``decide`` gets it: with the caller's clock ``at`` (Unix
+    milliseconds) and chance ``seed``, the only time and chance the rules know.
+
+    A computer's move (:class:`MakeComputerMove`) is decided with its envelope's.
+    """
+
+    command: Command
+    at: int = 0
+    seed: int = 0

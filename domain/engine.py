@@ -6,8 +6,8 @@ same shape; this module is that object for the real rules. The functions themsel
 where they are written: :mod:`domain.decide`, :mod:`domain.evolve` and
 :mod:`domain.queries`, and code that calls one imports it from there.
 
->>> from domain.commands import CreateGame
->>> fold(decide(initial_state(), CreateGame(1, "Ann", "base", chat_id=5))).phase
+>>> from domain.commands import CreateGame, Envelope
+>>> fold(decide(initial_state(), Envelope(CreateGame(1, "Ann", "base", chat_id=5)))).phase
 'lobby'
 """
 

@@ -2,13 +2,12 @@
 
 :func:`legal_moves` is the one generator the bot draws buttons from, timeouts and the
 simulator pick from, and :func:`domain.decide.decide` agrees with: a command is accepted
-exactly when it is listed (``at`` and ``seed`` aside). Card ids in a pass or a discard are
-listed in increasing order, the only order ``decide`` accepts.
+exactly when it is listed (whatever its envelope's ``at`` and ``seed``). Card ids in a
+pass or a discard are listed in increasing order, the only order ``decide`` accepts.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import combinations
 
 from domain import board as geo
@@ -18,6 +17,7 @@ from domain.commands import (
     ComeBack,
     Command,
     DiscardToRemove,
+    Envelope,
     Pass,
     PickGold,
     PlacePath,
@@ -30,7 +30,7 @@ from domain.state import GameState, PlayerId
 
 
 def legal_moves(state: GameState, player: PlayerId) -> list[Command]:
-    """The commands (``at=0, seed=0``) that ``decide`` accepts from ``player`` now.
+    """The commands that ``decide`` accepts from ``player`` now.
 
     The moves of the decision ``player`` owes come first; a player who is away or whose
     seat was handed to the computer (docs/rules.md §7.4) also finds
@@ -105,12 +105,7 @@ def _turn_moves(state: GameState, player: PlayerId) -> list[Command]:
 def is_legal(state: GameState, command: Command) -> bool:
     """Whether ``decide`` accepts ``command`` (it is then one of :func:`legal_moves`)."""
     try:
-        decide(state, command)
+        decide(state, Envelope(command))
     except DomainError:
         return False
     return True
-
-
-def canonical(command: Command) -> Command:
-    """``command`` with ``at`` and ``seed`` zeroed, to compare with :func:`legal_moves`."""
-    return replace(command, at=0, seed=0)

@@ -31,6 +31,7 @@ from domain.commands import (
     Command,
     CreateGame,
     DiscardToRemove,
+    Envelope,
     JoinGame,
     Pass,
     PickGold,
@@ -79,12 +80,12 @@ def started(edition: Edition, players: int, seed: int) -> GameState:
     state = fold(
         decide(
             GameState(),
-            CreateGame(CREATOR, "P1", edition, chat_id=1, gold_pick="manual"),
+            Envelope(CreateGame(CREATOR, "P1", edition, chat_id=1, gold_pick="manual")),
         )
     )
     for player in range(2, players + 1):
-        state = fold(decide(state, JoinGame(player, f"P{player}")), state)
-    return fold(decide(state, StartGame(CREATOR, seed=seed)), state)
+        state = fold(decide(state, Envelope(JoinGame(player, f"P{player}"))), state)
+    return fold(decide(state, Envelope(StartGame(CREATOR), seed=seed)), state)
 
 
 def moves_now(state: GameState) -> list[Command]:
@@ -96,7 +97,7 @@ def moves_now(state: GameState) -> list[Command]:
 
 
 def play(state: GameState, move: Command) -> GameState:
-    return fold(decide(state, move), state)
+    return fold(decide(state, Envelope(move)), state)
 
 
 def reach(position: Position) -> GameState:

@@ -1,7 +1,8 @@
 """A tiny deterministic pseudo-random generator (splitmix64).
 
-The domain has no hidden chance: a command's ``seed`` is turned into outcomes here and the
-outcomes are written into events. Same seed, same outcome, on every machine and Python.
+The domain has no hidden chance: the ``seed`` in a command's envelope is turned into
+outcomes here and the outcomes are written into events. Same seed, same outcome, on every
+machine and Python.
 
 >>> shuffle((1, 2, 3, 4, 5), 42) == shuffle((1, 2, 3, 4, 5), 42)
 True

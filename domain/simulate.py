@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from domain import rng
@@ -39,6 +38,7 @@ from domain.commands import (
     ComeBack,
     Command,
     CreateGame,
+    Envelope,
     HandSeatToComputer,
     JoinGame,
     MakeComputerMove,
@@ -215,20 +215,21 @@ def play_one(
     violations: list[str] = []
     timings: list[float] = []
     paid = 0
-    now = 1_000_000  # the game's own clock (ms), as the commands carry it
+    now = 1_000_000  # the game's own clock (ms), as the envelopes carry it
     memory = Memory.start(edition, goal_cells(variants))
     strategy = dice.below(STRATEGY_GAMES) == 0 and strategy_games
 
-    def run(command: Command) -> None:
+    def run(command: Command, at: int = 0, seed: int = 0) -> None:
         nonlocal state, paid, memory
+        envelope = Envelope(command, at, seed)
         if not check:
-            new, state = execute(state, command)
+            new, state = execute(state, envelope)
             events.extend(new)
             if strategy:
                 for event in new:
                     memory = memory.observe(describe(event, None))
             return
-        for event in decide(state, command):
+        for event in decide(state, envelope):
             if strategy:
                 memory = memory.observe(describe(event, None))
             events.append(event)
@@ -246,8 +247,8 @@ def play_one(
     for player in range(2, players - computers + 1):
         run(JoinGame(player, f"P{player}"))
     for _ in range(computers):
-        run(AddComputerPlayer(1, seed=dice.seed()))
-    run(StartGame(1, at=now, seed=dice.seed()))
+        run(AddComputerPlayer(1), seed=dice.seed())
+    run(StartGame(1), now, dice.seed())
     commands = 0
     while state.phase == "playing" and not (max_commands and commands >= max_commands):
         commands += 1
@@ -257,12 +258,12 @@ def play_one(
             break
         now += 1000
         if dice.below(TIMEOUT_CHANCE) == 0:
-            run(TimeOut(pending.id, at=now, seed=dice.seed()))
+            run(TimeOut(pending.id), now, dice.seed())
             continue
         if dice.below(HAND_OVER_CHANCE) == 0:
             hand_over = _hand_over(state, dice)
             if hand_over is not None:
-                run(replace(hand_over, at=now))
+                run(hand_over, now)
                 continue
         if clock is None:
             moves = _owed(state, pending)
@@ -278,8 +279,9 @@ def play_one(
         if pending.computer:
             if strategy:
                 move = choose(view_for(state, pending.player), memory, moves, dice.seed())
-            move = MakeComputerMove(pending.id, move, at=now, seed=dice.seed())  # type: ignore[arg-type]
-        run(replace(move, at=now, seed=dice.seed()))
+            dice.seed()  # a draw left unused: each seed plays the game it always played
+            move = MakeComputerMove(pending.id, move)  # type: ignore[arg-type]
+        run(move, now, dice.seed())
     if check and fold(events) != state:
         violations.append("replaying the events gives another state")
     return events, violations, timings

@@ -37,13 +37,12 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Final
 
 from domain import rng
 from domain.board import teams_can_pass
 from domain.cards import PLAYER_LIMITS, Edition, Role
-from domain.commands import Command, CreateGame, JoinGame, StartGame
+from domain.commands import Command, CreateGame, Envelope, JoinGame, StartGame
 from domain.decide import execute
 from domain.events import GameEnded, RoundEnded, RoundStarted
 from domain.evolve import evolve, initial_state
@@ -116,7 +115,7 @@ class _Game:
         self.run(CreateGame(1, "P1", edition, chat_id=-1, turn_seconds=60))
         for player in range(2, players + 1):
             self.run(JoinGame(player, f"P{player}"))
-        self.run(StartGame(1, seed=self._seed()))
+        self.run(StartGame(1), seed=self._seed())
 
     def _seed(self) -> int:
         return next(self.numbers) >> 1
@@ -126,9 +125,9 @@ class _Game:
             return self.sides[side_of(state.roles[player].value)]
         return self.seats[state.seating.index(player) % len(self.seats)]
 
-    def run(self, command: Command) -> None:
+    def run(self, command: Command, seed: int = 0) -> None:
         current = self.state
-        events, self.state = execute(current, command)
+        events, self.state = execute(current, Envelope(command, seed=seed))
         for event in events:
             self.memory = self.memory.observe(describe(event, None))
             if isinstance(event, RoundStarted) and self._ended is not None:
@@ -159,7 +158,7 @@ class _Game:
                 move = random_move(self.state, seat, seed)
             else:
                 move = self._decide(seat, seed, kind)
-            self.run(replace(move, seed=self._seed()))
+            self.run(move, seed=self._seed())
 
     def _decide(self, seat: PlayerId, seed: int, kind: str = "normal") -> Command:
         started = self.clock() if self.clock is not None else 0.0

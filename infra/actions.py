@@ -27,7 +27,7 @@ from typing import Any, Final, TypeVar
 from domain import events as ev
 from domain.commands import ComeBack, Command
 from domain.errors import DomainError
-from domain.moves import canonical, legal_moves
+from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from infra.event_store import ConcurrencyError
 from infra.game_service import GameService, Loaded
@@ -248,7 +248,7 @@ class Actions:
             command = move(state) if callable(move) else move
         except ValueError:
             return Refused(FORGED, state, version)
-        if canonical(command) not in legal_moves(state, actor):
+        if command not in legal_moves(state, actor):
             return Refused(FORGED, state, version)
         try:
             outcome = self.service.execute(game_id, command, key, metadata)

@@ -2,7 +2,9 @@
 
 It knows nothing of the rules: a :class:`Decider` (``initial_state``, ``decide``,
 ``evolve``) and a :class:`Codec` (``encode``, ``decode``) are handed to it, the real
-domain modules in production (see :mod:`infra.bootstrap`) and small fakes in tests.
+domain modules in production (see :mod:`infra.bootstrap`) and small fakes in tests. It
+hands the decider each command in an :class:`~domain.commands.Envelope` with the clock
+and chance it is decided with.
 
 The last state it saw of each recent game is kept in memory (states are immutable): a
 load reads only the events after it, so a game moved on by another process or instance
@@ -24,6 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 
+from domain.commands import Envelope
 from infra.event_store import (
     ConcurrencyError,
     DuplicateCommand,
@@ -47,10 +50,10 @@ LOOKUP_WAITS = (0.0, 0.2, 0.5, 1.0)
 
 
 class Decider(Protocol):
-    """The rules: pure functions over a state, commands and events."""
+    """The rules: pure functions over a state, commands (in their envelopes) and events."""
 
     def initial_state(self) -> Any: ...
-    def decide(self, state: Any, command: Any, /) -> Sequence[Any]: ...
+    def decide(self, state: Any, envelope: Envelope, /) -> Sequence[Any]: ...
     def evolve(self, state: Any, event: Any, /) -> Any: ...
 
 
@@ -189,14 +192,19 @@ class GameService:
         command: Any,
         idempotency_key: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        *,
+        at: int = 0,
+        seed: int = 0,
     ) -> list[Any]:
         """Run ``command`` on the game and return the events it appended.
 
-        The same ``idempotency_key`` twice appends once; the second call returns the
-        events of the first. Raises the decider's errors (nothing appended) and
-        :class:`~infra.event_store.ConcurrencyError` when every attempt lost a race.
+        It is decided at ``at`` with chance ``seed``, those of the service's clock and
+        chance when 0 (:meth:`stamp`). The same ``idempotency_key`` twice appends once; the
+        second call returns the events of the first. Raises the decider's errors (nothing
+        appended) and :class:`~infra.event_store.ConcurrencyError` when every attempt lost
+        a race.
         """
-        return self.execute(game_id, command, idempotency_key, metadata).events
+        return self.execute(game_id, command, idempotency_key, metadata, at=at, seed=seed).events
 
     def execute(
         self,
@@ -204,9 +212,12 @@ class GameService:
         command: Any,
         idempotency_key: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        *,
+        at: int = 0,
+        seed: int = 0,
     ) -> Outcome:
         """Like :meth:`handle`, returning the state and version after the command too."""
-        command = self.stamp(command)
+        envelope = self.stamp(command, at, seed)
         meta = self._metadata(command, idempotency_key, metadata)
         for attempt in range(1, self.attempts + 1):
             if idempotency_key is not None:
@@ -214,7 +225,7 @@ class GameService:
                 if seen is not None:
                     return self._repeat(game_id, seen)
             loaded = self.load(game_id)
-            new_events = list(self.decider.decide(loaded.state, command))
+            new_events = list(self.decider.decide(loaded.state, envelope))
             encoded = [self._encode(e) for e in new_events]
             try:
                 self.store.append(
@@ -270,16 +281,10 @@ class GameService:
                 log.info("game %s: looking %s up failed", game_id, key, exc_info=True)
         raise error
 
-    def stamp(self, command: Any) -> Any:
-        """Fill a command's ``at`` and ``seed`` from the clock and chance when they are 0."""
-        if not dataclasses.is_dataclass(command) or isinstance(command, type):
-            return command
-        changes: dict[str, int] = {}
-        if getattr(command, "at", None) == 0:
-            changes["at"] = self.clock_ms()
-        if getattr(command, "seed", None) == 0:
-            changes["seed"] = self.seeds()
-        return dataclasses.replace(command, **changes) if changes else command
+    def stamp(self, command: Any, at: int = 0, seed: int = 0) -> Envelope:
+        """``command`` in its envelope: ``at`` and ``seed``, or (when 0) the clock's and
+        chance's."""
+        return Envelope(command, at or self.clock_ms(), seed or self.seeds())
 
     def _encode(self, event: Any) -> NewEvent:
         type_, payload = self.codec.encode(event)

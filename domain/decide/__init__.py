@@ -1,17 +1,19 @@
 """``decide``: the rules engine checking every rule a command meets.
 
-``decide(state, command)`` returns the events a command causes or raises a
+``decide(state, envelope)`` returns the events the command in an
+:class:`~domain.commands.Envelope` (with its clock and chance) causes, or raises a
 :class:`~domain.errors.DomainError` (the state is never touched); :func:`domain.evolve.evolve`
 applies them. The rules are split by the phase they govern: :mod:`.lobby`, :mod:`.turn`,
 :mod:`.round_end` (with the next round's :mod:`.deal`), :mod:`.seats` and
 :mod:`.deadlines`; this module only routes a command to its rule.
 
->>> from domain.commands import CreateGame, JoinGame, StartGame
+>>> from domain.commands import CreateGame, Envelope, JoinGame, StartGame
 >>> from domain.evolve import fold, initial_state
 >>> state = initial_state()
->>> for command in (CreateGame(1, "Ann", "base", chat_id=5), JoinGame(2, "Bo"),
-...                 JoinGame(3, "Cy"), StartGame(1, seed=7)):
-...     state = fold(decide(state, command), state)
+>>> for envelope in (Envelope(CreateGame(1, "Ann", "base", chat_id=5)),
+...                  Envelope(JoinGame(2, "Bo")), Envelope(JoinGame(3, "Cy")),
+...                  Envelope(StartGame(1), seed=7)):
+...     state = fold(decide(state, envelope), state)
 >>> state.phase, state.round, len(state.hand(1))
 ('playing', 1, 6)
 """
@@ -29,6 +31,7 @@ from domain.commands import (
     Command,
     CreateGame,
     DiscardToRemove,
+    Envelope,
     HandSeatToComputer,
     JoinGame,
     LeaveGame,
@@ -49,18 +52,21 @@ from domain.events import Event
 from domain.state import GameState
 
 
-def decide(state: GameState, command: Command) -> list[Event]:
-    """The events ``command`` causes in ``state``; raises a DomainError when refused."""
-    return _dispatch(state, command).events
+def decide(state: GameState, envelope: Envelope) -> list[Event]:
+    """The events ``envelope``'s command causes in ``state``; raises a DomainError when
+    refused."""
+    return _dispatch(state, envelope).events
 
 
-def execute(state: GameState, command: Command) -> tuple[list[Event], GameState]:
+def execute(state: GameState, envelope: Envelope) -> tuple[list[Event], GameState]:
     """``decide``, and the state its events lead to (``fold(events, state)``, computed once)."""
-    log = _dispatch(state, command)
+    log = _dispatch(state, envelope)
     return log.events, log.state
 
 
-def _dispatch(state: GameState, command: Command) -> Log:
+def _dispatch(state: GameState, envelope: Envelope) -> Log:
+    command: Command = envelope.command
+    at, seed = envelope.at, envelope.seed
     match command:
         case CreateGame():
             return lobby.create(state, command)
@@ -69,7 +75,7 @@ def _dispatch(state: GameState, command: Command) -> Log:
         case LeaveGame():
             return lobby.leave(state, command)
         case AddComputerPlayer():
-            return lobby.add_computer(state, command)
+            return lobby.add_computer(state, command, seed)
         case RemoveComputerPlayer():
             return lobby.remove_computer(state, command)
         case SetComputerLevel():
@@ -77,29 +83,29 @@ def _dispatch(state: GameState, command: Command) -> Log:
         case ChangeSettings():
             return lobby.change_settings(state, command)
         case StartGame():
-            return lobby.start(state, command)
+            return lobby.start(state, command, at, seed)
         case CancelGame():
             return lobby.cancel(state, command)
         case PlacePath():
-            return turn.place_path(state, command)
+            return turn.place_path(state, command, at, seed)
         case PlayAction():
-            return turn.play_action(state, command)
+            return turn.play_action(state, command, at, seed)
         case Pass():
-            return turn.pass_turn(state, command)
+            return turn.pass_turn(state, command, at, seed)
         case DiscardToRemove():
-            return turn.discard_to_remove(state, command)
+            return turn.discard_to_remove(state, command, at, seed)
         case PickGold():
-            return round_end.pick_gold(state, command)
+            return round_end.pick_gold(state, command, at, seed)
         case ChooseTheftVictim():
-            return round_end.choose_victim(state, command)
+            return round_end.choose_victim(state, command, at, seed)
         case ComeBack():
-            return seats.come_back(state, command)
+            return seats.come_back(state, command, at)
         case HandSeatToComputer():
-            return seats.hand_over(state, command)
+            return seats.hand_over(state, command, at)
         case MakeComputerMove():
-            return seats.computer_move(state, command)
+            return seats.computer_move(state, command, at, seed)
         case TimeOut():
-            return deadlines.time_out(state, command)
+            return deadlines.time_out(state, command, at, seed)
         case RemindPlayer():
             return deadlines.remind(state, command)
         case _:

@@ -26,7 +26,7 @@ from domain.state import GameState
 AWAY_AFTER: Final = 3  # timeouts in a row (docs/rules.md §7.3)
 
 
-def time_out(state: GameState, cmd: TimeOut) -> Log:
+def time_out(state: GameState, cmd: TimeOut, at: int, seed: int) -> Log:
     pending = state.pending
     if state.phase != "playing" or pending is None or pending.id != cmd.decision:
         return Log(state)  # already decided: a stale deadline decides nothing
@@ -41,18 +41,18 @@ def time_out(state: GameState, cmd: TimeOut) -> Log:
         log.emit(PlayerWentAway(player))
         if state.away_play == "computer":
             log.emit(SeatHandedOver(player, "away"))
-    seed = rng.derive(cmd.seed, SEED_DEFAULT)
+    default = rng.derive(seed, SEED_DEFAULT)  # which card, nugget or victim by default
     match pending.kind:
         case "turn":
-            discarded = rng.choice(state.hand(player), seed)
+            discarded = rng.choice(state.hand(player), default)
             log.emit(CardsDiscarded(player, (discarded,)))
-            after_turn(log, player, 1, cmd.at, cmd.seed)
+            after_turn(log, player, 1, at, seed)
         case "gold_pick":
-            log.emit(GoldPicked(player, rng.choice(pick_values(state), seed)))
-            next_pick(log, cmd.at, cmd.seed)
+            log.emit(GoldPicked(player, rng.choice(pick_values(state), default)))
+            next_pick(log, at, seed)
         case "theft":
-            log.emit(TheftResolved(player, rng.choice(theft_victims(state, player), seed)))
-            next_theft(log, cmd.at, cmd.seed)
+            log.emit(TheftResolved(player, rng.choice(theft_victims(state, player), default)))
+            next_theft(log, at, seed)
         case _:
             assert_never(pending.kind)
     return log

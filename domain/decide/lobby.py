@@ -4,7 +4,7 @@ players, choosing the settings, cancelling and starting (docs/rules.md §7.5, §
 >>> from domain.commands import AddComputerPlayer, CreateGame
 >>> from domain.state import GameState
 >>> state = create(GameState(), CreateGame(1, "Ida", "base", chat_id=5)).state
->>> add_computer(state, AddComputerPlayer(1, seed=3)).events[0].name.startswith("🤖")
+>>> add_computer(state, AddComputerPlayer(1), seed=3).events[0].name.startswith("🤖")
 True
 """
 
@@ -153,7 +153,7 @@ def computer_name(name: str) -> str:
     return f"{COMPUTER_MARK} {name}"
 
 
-def add_computer(state: GameState, cmd: AddComputerPlayer) -> Log:
+def add_computer(state: GameState, cmd: AddComputerPlayer, seed: int) -> Log:
     require_phase(state, "lobby")
     _require_free_seat(state)
     # Small negative ids: no Telegram user has one.
@@ -166,7 +166,7 @@ def add_computer(state: GameState, cmd: AddComputerPlayer) -> Log:
         for n in COMPUTER_NAMES
         if computer_name(n) not in taken and n.casefold() not in people
     ]
-    name = rng.choice(free, cmd.seed) if free else computer_name(str(-player))
+    name = rng.choice(free, seed) if free else computer_name(str(-player))
     level = cmd.level if cmd.level is not None else state.computer_level
     _check_level(level)
     return emitted(state, ComputerPlayerAdded(player, name, level))
@@ -220,7 +220,7 @@ def cancel(state: GameState, cmd: CancelGame) -> Log:
     return emitted(state, GameCancelled(cmd.actor))
 
 
-def start(state: GameState, cmd: StartGame) -> Log:
+def start(state: GameState, cmd: StartGame, at: int, seed: int) -> Log:
     require_phase(state, "lobby")
     require_creator(state, cmd.actor)
     low, high = PLAYER_LIMITS[state.edition]
@@ -232,11 +232,11 @@ def start(state: GameState, cmd: StartGame) -> Log:
         raise errors.GameFull()
     log = Log(state)
     pile = (
-        rng.shuffle(nugget_cards(), rng.derive(cmd.seed, SEED_NUGGETS))
+        rng.shuffle(nugget_cards(), rng.derive(seed, SEED_NUGGETS))
         if state.edition == "base"
         else ()
     )
     log.emit(GameStarted(state.seating, pile))
-    first = rng.choice(state.seating, rng.derive(cmd.seed, SEED_FIRST))
-    deal_round(log, 1, first, cmd.at, cmd.seed)
+    first = rng.choice(state.seating, rng.derive(seed, SEED_FIRST))
+    deal_round(log, 1, first, at, seed)
     return log

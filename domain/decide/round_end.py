@@ -156,21 +156,25 @@ def finish_round(log: Log, at: int, seed: int) -> None:
     deal_round(log, state.round + 1, scoring.next_seat(state.seating, last), at, seed)
 
 
-def pick_gold(state: GameState, cmd: PickGold, by_computer: bool = False) -> Log:
+def pick_gold(
+    state: GameState, cmd: PickGold, at: int, seed: int, by_computer: bool = False
+) -> Log:
     require_decision(state, cmd.actor, "gold_pick", by_computer)
     if cmd.value not in state.gold_pick_offer:
         raise errors.InvalidTarget(f"no nugget of value {cmd.value} on offer")
     log = acting(state, cmd.actor, by_computer)
     log.emit(GoldPicked(cmd.actor, cmd.value))
-    next_pick(log, cmd.at, cmd.seed)
+    next_pick(log, at, seed)
     return log
 
 
-def choose_victim(state: GameState, cmd: ChooseTheftVictim, by_computer: bool = False) -> Log:
+def choose_victim(
+    state: GameState, cmd: ChooseTheftVictim, at: int, seed: int, by_computer: bool = False
+) -> Log:
     require_decision(state, cmd.actor, "theft", by_computer)
     if cmd.victim not in theft_victims(state, cmd.actor):
         raise errors.InvalidTarget(f"{cmd.victim} cannot be robbed")
     log = acting(state, cmd.actor, by_computer)
     log.emit(TheftResolved(cmd.actor, cmd.victim))
-    next_theft(log, cmd.at, cmd.seed)
+    next_theft(log, at, seed)
     return log

@@ -5,7 +5,6 @@ plays, checked like anyone's.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import assert_never
 
 from domain import errors
@@ -27,7 +26,7 @@ from domain.events import GameCancelled, SeatHandedOver
 from domain.state import GameState
 
 
-def come_back(state: GameState, cmd: ComeBack) -> Log:
+def come_back(state: GameState, cmd: ComeBack, at: int) -> Log:
     """An away player is back (§7.3). Their decision still pending was opened with a deadline
     already due: it is opened again, under a new id, with the whole timer, so the old
     deadline's ``TimeOut`` is stale and decides nothing."""
@@ -40,11 +39,11 @@ def come_back(state: GameState, cmd: ComeBack) -> Log:
     log = acting(state, cmd.actor)
     pending = state.pending
     if pending is not None and pending.player == cmd.actor:
-        open_decision(log, cmd.actor, pending.kind, cmd.at)
+        open_decision(log, cmd.actor, pending.kind, at)
     return log
 
 
-def hand_over(state: GameState, cmd: HandSeatToComputer) -> Log:
+def hand_over(state: GameState, cmd: HandSeatToComputer, at: int) -> Log:
     """The computer takes a human seat over (docs/rules.md §7.4): the player leaves, or the creator
     or an admin hands an absent player's seat over. A decision of theirs still pending is
     opened again, for the computer to make."""
@@ -71,30 +70,30 @@ def hand_over(state: GameState, cmd: HandSeatToComputer) -> Log:
         return log
     pending = after.pending
     if pending is not None and pending.player == player and not pending.computer:
-        open_decision(log, player, pending.kind, cmd.at)
+        open_decision(log, player, pending.kind, at)
     return log
 
 
-def computer_move(state: GameState, cmd: MakeComputerMove) -> Log:
+def computer_move(state: GameState, cmd: MakeComputerMove, at: int, seed: int) -> Log:
     """The computer's move on a seat it plays, checked like anyone's move."""
     pending = state.pending
     if state.phase != "playing" or pending is None or pending.id != cmd.decision:
         return Log(state)  # decided already: a late or repeated move decides nothing
-    move = replace(cmd.move, at=cmd.at, seed=cmd.seed)
+    move = cmd.move  # decided with the envelope's clock and chance (at, seed)
     if not pending.computer or move.actor != pending.player:
         raise errors.NotYourTurn("the computer does not make this decision")
     match move:
         case PlacePath():
-            return place_path(state, move, by_computer=True)
+            return place_path(state, move, at, seed, by_computer=True)
         case PlayAction():
-            return play_action(state, move, by_computer=True)
+            return play_action(state, move, at, seed, by_computer=True)
         case Pass():
-            return pass_turn(state, move, by_computer=True)
+            return pass_turn(state, move, at, seed, by_computer=True)
         case DiscardToRemove():
-            return discard_to_remove(state, move, by_computer=True)
+            return discard_to_remove(state, move, at, seed, by_computer=True)
         case PickGold():
-            return pick_gold(state, move, by_computer=True)
+            return pick_gold(state, move, at, seed, by_computer=True)
         case ChooseTheftVictim():
-            return choose_victim(state, move, by_computer=True)
+            return choose_victim(state, move, at, seed, by_computer=True)
         case _:
             assert_never(move)

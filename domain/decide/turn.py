@@ -49,7 +49,9 @@ def after_turn(log: Log, player: PlayerId, draws: int, at: int, seed: int) -> No
     end_round(log, reached_by=None, at=at, seed=seed)
 
 
-def place_path(state: GameState, cmd: PlacePath, by_computer: bool = False) -> Log:
+def place_path(
+    state: GameState, cmd: PlacePath, at: int, seed: int, by_computer: bool = False
+) -> Log:
     require_decision(state, cmd.actor, "turn", by_computer)
     played = card_in_hand(state, cmd.actor, cmd.card)
     if played.path is None:
@@ -72,9 +74,9 @@ def place_path(state: GameState, cmd: PlacePath, by_computer: bool = False) -> L
             log.emit(GoalRevealed(goal, tile.kind, tile.rotated))
             treasure = treasure or tile.kind == geo.TREASURE_KIND
     if treasure:
-        end_round(log, reached_by=cmd.actor, at=cmd.at, seed=cmd.seed)
+        end_round(log, reached_by=cmd.actor, at=at, seed=seed)
     else:
-        after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
+        after_turn(log, cmd.actor, 1, at, seed)
     return log
 
 
@@ -96,7 +98,9 @@ def _reached_from(board: geo.Board, goal: geo.Cell, placed: geo.Cell) -> geo.Cel
     return found[0]
 
 
-def play_action(state: GameState, cmd: PlayAction, by_computer: bool = False) -> Log:
+def play_action(
+    state: GameState, cmd: PlayAction, at: int, seed: int, by_computer: bool = False
+) -> Log:
     require_decision(state, cmd.actor, "turn", by_computer)
     played = card_in_hand(state, cmd.actor, cmd.card)
     action = played.action
@@ -111,7 +115,7 @@ def play_action(state: GameState, cmd: PlayAction, by_computer: bool = False) ->
     log.emit(_played(state, cmd.actor, cmd.card, action, target))
     if action is Action.SWAP_HAND and cmd.target_player is not None:
         draw(log, cmd.target_player, 1)
-    after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
+    after_turn(log, cmd.actor, 1, at, seed)
     return log
 
 
@@ -166,7 +170,7 @@ def _check_discard(state: GameState, actor: PlayerId, cards: tuple[int, ...]) ->
         raise errors.InvalidPass("cards must be distinct, in increasing order")
 
 
-def pass_turn(state: GameState, cmd: Pass, by_computer: bool = False) -> Log:
+def pass_turn(state: GameState, cmd: Pass, at: int, seed: int, by_computer: bool = False) -> Log:
     require_decision(state, cmd.actor, "turn", by_computer)
     cards = tuple(cmd.cards)
     most = 1 if state.edition == "base" else 3
@@ -175,11 +179,13 @@ def pass_turn(state: GameState, cmd: Pass, by_computer: bool = False) -> Log:
     _check_discard(state, cmd.actor, cards)
     log = acting(state, cmd.actor, by_computer)
     log.emit(CardsDiscarded(cmd.actor, cards))
-    after_turn(log, cmd.actor, len(cards), cmd.at, cmd.seed)
+    after_turn(log, cmd.actor, len(cards), at, seed)
     return log
 
 
-def discard_to_remove(state: GameState, cmd: DiscardToRemove, by_computer: bool = False) -> Log:
+def discard_to_remove(
+    state: GameState, cmd: DiscardToRemove, at: int, seed: int, by_computer: bool = False
+) -> Log:
     require_decision(state, cmd.actor, "turn", by_computer)
     if state.edition != "saboteur2":
         raise errors.NotInEdition("discard to remove is a saboteur2 option")
@@ -191,5 +197,5 @@ def discard_to_remove(state: GameState, cmd: DiscardToRemove, by_computer: bool 
         raise errors.InvalidTarget(f"no {cmd.removed} in front of you")
     log = acting(state, cmd.actor, by_computer)
     log.emit(FrontCardRemoved(cmd.actor, cards, cmd.removed))
-    after_turn(log, cmd.actor, 1, cmd.at, cmd.seed)
+    after_turn(log, cmd.actor, 1, at, seed)
     return log

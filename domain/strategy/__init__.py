@@ -12,14 +12,14 @@ sloppily (a beginner's game: a plausible card, often not the best); ``hard`` sea
 near the treasure and where a rockfall or a harm is among its best moves, the worlds its
 seat cannot tell apart (:mod:`domain.strategy.search`).
 
->>> from domain.commands import CreateGame, JoinGame, StartGame
+>>> from domain.commands import CreateGame, Envelope, JoinGame, StartGame
 >>> from domain.decide import execute
 >>> from domain.evolve import initial_state
 >>> from domain.moves import legal_moves
 >>> events, state = [], initial_state()
->>> for command in (CreateGame(1, "Ann", "base", -1), JoinGame(2, "Bo"),
-...                 JoinGame(3, "Cy"), StartGame(1, seed=7)):
-...     new, state = execute(state, command)
+>>> for envelope in (Envelope(CreateGame(1, "Ann", "base", -1)), Envelope(JoinGame(2, "Bo")),
+...                  Envelope(JoinGame(3, "Cy")), Envelope(StartGame(1), seed=7)):
+...     new, state = execute(state, envelope)
 ...     events += new
 >>> move = choose_move(state, state.pending.player, events, seed=1)
 >>> move in legal_moves(state, state.pending.player)

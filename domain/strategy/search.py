@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Final
 
 from domain import board as geo
 from domain import rng
 from domain.cards import Door, Role, card, deck, dwarf_cards, nugget_cards
-from domain.commands import Command, PlacePath, PlayAction
+from domain.commands import Command, Envelope, PlacePath, PlayAction
 from domain.decide import execute
 from domain.errors import DomainError
 from domain.events import Event, RoundEnded
@@ -240,7 +239,7 @@ def _rollout(
     command = move
     for ply in range(plies + 1):
         try:
-            events, state = execute(state, replace(command, seed=next(numbers) >> 1))
+            events, state = execute(state, Envelope(command, seed=next(numbers) >> 1))
         except DomainError:
             break  # a move this world's rules refuse: judge what is left
         memory = _observed(memory, events)

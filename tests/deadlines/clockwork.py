@@ -17,6 +17,7 @@ from domain.commands import (
     CancelGame,
     Command,
     CreateGame,
+    Envelope,
     JoinGame,
     Pass,
     RemindPlayer,
@@ -95,7 +96,9 @@ def fold(events: Iterable[Event], state: Clockwork | None = None) -> Clockwork:
     return current
 
 
-def decide(state: Clockwork, command: Command) -> list[Event]:
+def decide(state: Clockwork, envelope: Envelope) -> list[Event]:
+    command: Command = envelope.command
+    at = envelope.at
     match command:
         case CreateGame():
             return [
@@ -112,7 +115,7 @@ def decide(state: Clockwork, command: Command) -> list[Event]:
             return [PlayerJoined(command.actor, command.name)]
         case StartGame():
             started = fold([GameStarted(state.players, ())], state)
-            return [GameStarted(state.players, ()), _open(started, state.players[0], command.at)]
+            return [GameStarted(state.players, ()), _open(started, state.players[0], at)]
         case CancelGame():
             return [GameCancelled(command.actor)]
         case Pass():
@@ -124,7 +127,7 @@ def decide(state: Clockwork, command: Command) -> list[Event]:
                 events.append(PlayerCameBack(command.actor))
             events.append(CardsDiscarded(command.actor, command.cards))
             after = fold(events, state)
-            return [*events, _open(after, _next(state, command.actor), command.at)]
+            return [*events, _open(after, _next(state, command.actor), at)]
         case TimeOut():
             pending = state.pending
             if state.phase != "playing" or pending is None or pending.decision != command.decision:
@@ -136,7 +139,7 @@ def decide(state: Clockwork, command: Command) -> list[Event]:
                 timed_out.append(PlayerWentAway(player))
             timed_out.append(CardsDiscarded(player, ()))
             after = fold(timed_out, state)
-            return [*timed_out, _open(after, _next(state, player), command.at)]
+            return [*timed_out, _open(after, _next(state, player), at)]
         case RemindPlayer():
             pending = state.pending
             if (

@@ -55,10 +55,10 @@ class Rules:
     name: str
     decider: Any  # a module with initial_state, decide, evolve (and fold)
 
-    def pass_command(self, state: Any, at: int) -> Pass:
+    def pass_command(self, state: Any) -> Pass:
         player = state.pending.player
         cards = (state.hand(player)[0],) if self.name == "real" else ()
-        return Pass(player, cards, at=at)
+        return Pass(player, cards)
 
 
 def rules_from_env() -> Rules:
@@ -141,8 +141,8 @@ class Table:
     def store(self) -> EventStore:
         return self.runtime.store
 
-    def handle(self, game_id: str, command: Command) -> list[Event]:
-        return self.runtime.handle(game_id, command, None)  # type: ignore[return-value]
+    def handle(self, game_id: str, command: Command, at: int = 0, seed: int = 0) -> list[Event]:
+        return self.runtime.handle(game_id, command, None, at=at, seed=seed)  # type: ignore[call-arg,return-value]
 
     def events(self, game_id: str) -> list[Event]:
         stored = self.store.load(game_id)
@@ -167,18 +167,18 @@ class Table:
         creator, *others = PLAYERS
         at = now_ms()
         self.handle(
-            game_id, CreateGame(creator, "Ann", "base", -100, turn_seconds, at=at, **settings)
+            game_id, CreateGame(creator, "Ann", "base", -100, turn_seconds, **settings), at=at
         )
         for n in range(computers):
-            self.handle(game_id, AddComputerPlayer(creator, at=at, seed=n + 1))
+            self.handle(game_id, AddComputerPlayer(creator), at=at, seed=n + 1)
         for i, player in enumerate(others[: len(others) - computers]):
-            self.handle(game_id, JoinGame(player, f"P{i}", at=at))
+            self.handle(game_id, JoinGame(player, f"P{i}"), at=at)
         return game_id
 
     def start(self, game_id: str, first_deadline: int, turn_seconds: int = TURN_SECONDS) -> None:
         """Start the game so that its first turn ends at ``first_deadline`` (Unix ms)."""
         at = first_deadline - turn_seconds * 1000
-        self.handle(game_id, StartGame(PLAYERS[0], at=at, seed=at ^ hash(game_id)))
+        self.handle(game_id, StartGame(PLAYERS[0]), at=at, seed=at ^ hash(game_id))
 
     def pending(self, game_id: str) -> DecisionOpened:
         opened = [e for e in self.events(game_id) if isinstance(e, DecisionOpened)]
@@ -188,7 +188,7 @@ class Table:
         """The player owing the current turn passes, discarding their first card."""
         state = self.state(game_id)
         assert state.pending is not None
-        return self.handle(game_id, self.rules.pass_command(state, at or now_ms()))
+        return self.handle(game_id, self.rules.pass_command(state), at=at or now_ms())
 
     def project(self) -> None:
         deadlines.project(self.engine, self.store, computer_pause=self.runtime.computer_pause)

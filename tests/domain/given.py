@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 import pytest
 
 from domain.cards import Edition, deck, dwarf_cards
-from domain.commands import Command
+from domain.commands import Command, Envelope
 from domain.decide import decide
 from domain.errors import DomainError
 from domain.events import (
@@ -92,13 +92,15 @@ def action_event(
     raise AssertionError(action)
 
 
-def when(state: GameState, command: Command) -> list[Event]:
-    return decide(state, command)
+def when(state: GameState, command: Command, at: int = 0, seed: int = 0) -> list[Event]:
+    return decide(state, Envelope(command, at, seed))
 
 
-def then_raises(state: GameState, command: Command, error: type[DomainError]) -> DomainError:
+def then_raises(
+    state: GameState, command: Command, error: type[DomainError], at: int = 0, seed: int = 0
+) -> DomainError:
     with pytest.raises(error) as caught:
-        decide(state, command)
+        decide(state, Envelope(command, at, seed))
     return caught.value
 
 

@@ -13,8 +13,10 @@ from domain.codec import (
     UPCASTERS,
     decode,
     decode_command,
+    decode_envelope,
     encode,
     encode_command,
+    encode_envelope,
 )
 from domain.commands import (
     AddComputerPlayer,
@@ -25,6 +27,7 @@ from domain.commands import (
     Command,
     CreateGame,
     DiscardToRemove,
+    Envelope,
     HandSeatToComputer,
     JoinGame,
     LeaveGame,
@@ -136,30 +139,30 @@ def test_every_event_type_round_trips_through_json(name: str) -> None:
 
 
 COMMANDS: list[Command] = [
-    CreateGame(1, "Ann", "base", -5, 60, True, at=3, seed=4),
+    CreateGame(1, "Ann", "base", -5, 60, True),
     CreateGame(1, "Ann", "base", -5, practice=True, away_play="pass", gold_pick="manual"),
     JoinGame(2, "Bo"),
     LeaveGame(2),
-    AddComputerPlayer(1, seed=3),
+    AddComputerPlayer(1),
     RemoveComputerPlayer(1, -2),
     SetComputerLevel(1, "hard", -2),
     ChangeSettings(1, edition=None, turn_seconds=30),
     ChangeSettings(1, away_play="computer", gold_pick="auto"),
-    StartGame(1, at=5, seed=-7),
+    StartGame(1),
     CancelGame(1),
-    PlacePath(1, 4, (3, -2), True, at=9),
+    PlacePath(1, 4, (3, -2), True),
     PlayAction(1, 55, target_player=2, tool=Tool.LANTERN),
     PlayAction(1, 61, target_cell=(8, -2)),
     Pass(1, (3, 7, 9)),
     DiscardToRemove(1, (3, 4), "broken_cart"),
     PickGold(1, 3),
     ChooseTheftVictim(1, 4),
-    ComeBack(2, at=8, seed=1),
+    ComeBack(2),
     HandSeatToComputer(1, 2),
-    MakeComputerMove(7, PlacePath(-1, 4, (3, -2), True), at=9, seed=2),
+    MakeComputerMove(7, PlacePath(-1, 4, (3, -2), True)),
     MakeComputerMove(8, PlayAction(-2, 55, target_player=2, tool=Tool.CART)),
     MakeComputerMove(9, Pass(-2, (3, 7))),
-    TimeOut(12, at=100, seed=3),
+    TimeOut(12),
     RemindPlayer(12, "half"),
 ]
 
@@ -169,6 +172,34 @@ def test_every_command_type_round_trips_through_json() -> None:
     for command in COMMANDS:
         name, payload = encode_command(command)
         assert decode_command(name, _through_json(payload)) == command
+
+
+ENVELOPES = [
+    Envelope(CreateGame(1, "Ann", "base", -5, 60, True), at=3, seed=4),
+    Envelope(AddComputerPlayer(1), seed=3),
+    Envelope(StartGame(1), at=5, seed=-7),
+    Envelope(PlacePath(1, 4, (3, -2), True), at=9),
+    Envelope(ComeBack(2), at=8, seed=1),
+    Envelope(TimeOut(12), at=100, seed=3),
+    Envelope(MakeComputerMove(7, PlacePath(-1, 4, (3, -2), True)), at=9, seed=2),
+    Envelope(PickGold(1, 3)),
+]
+
+
+def test_commands_in_their_envelopes_round_trip_through_json() -> None:
+    for envelope in ENVELOPES:
+        name, payload = encode_envelope(envelope)
+        assert decode_envelope(name, _through_json(payload)) == envelope
+
+
+def test_commands_encoded_with_their_own_at_and_seed_decode_into_envelopes() -> None:
+    old = {"actor": 1, "at": 5, "seed": -7}
+    assert decode_envelope("StartGame", old) == Envelope(StartGame(1), at=5, seed=-7)
+    move = {"command": "PlacePath", "actor": -1, "card": 4, "cell": [3, -2], "rotated": True}
+    old = {"decision": 7, "move": {**move, "at": 0, "seed": 0}, "at": 9, "seed": 2}
+    computer = MakeComputerMove(7, PlacePath(-1, 4, (3, -2), True))
+    assert decode_envelope("MakeComputerMove", old) == Envelope(computer, at=9, seed=2)
+    assert decode_envelope("PickGold", {"actor": 1, "value": 3}) == Envelope(PickGold(1, 3))
 
 
 def test_an_upcaster_brings_an_old_payload_up_to_date(monkeypatch: pytest.MonkeyPatch) -> None:

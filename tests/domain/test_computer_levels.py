@@ -10,6 +10,7 @@ from domain import codec, errors
 from domain.commands import (
     AddComputerPlayer,
     CreateGame,
+    Envelope,
     JoinGame,
     SetComputerLevel,
     StartGame,
@@ -24,14 +25,14 @@ from domain.strategy import choose_move
 def _run(*commands: object) -> tuple[GameState, list[Event]]:
     state, events = fold([]), []
     for command in commands:
-        new, state = execute(state, command)  # type: ignore[arg-type]
+        new, state = execute(state, _enveloped(command))
         events += new
     return state, events
 
 
 def test_the_level_asked_for_is_recorded_in_the_event_that_seats_the_computer() -> None:
     state, _ = _run(CreateGame(1, "Ann", "base", -100, TURN))
-    events = when(state, AddComputerPlayer(1, seed=3, level="hard"))
+    events = when(state, AddComputerPlayer(1, level="hard"), seed=3)
     assert isinstance(events[0], ComputerPlayerAdded) and events[0].level == "hard"
     assert fold(events, state).level_of(events[0].player) == "hard"
 
@@ -53,22 +54,22 @@ def test_a_seating_event_stored_before_levels_loads_as_a_normal_computer() -> No
 def test_the_level_for_all_changes_every_seated_computer_and_the_next_ones() -> None:
     state, _ = _run(
         CreateGame(1, "Ann", "base", -100, TURN),
-        AddComputerPlayer(1, seed=1),
-        AddComputerPlayer(1, seed=2, level="easy"),
+        Envelope(AddComputerPlayer(1), seed=1),
+        Envelope(AddComputerPlayer(1, level="easy"), seed=2),
     )
     events = when(state, SetComputerLevel(1, "hard"))
     assert events == [ComputerLevelSet("hard")]
     state = fold(events, state)
     assert (state.level_of(-1), state.level_of(-2)) == ("hard", "hard")
-    state, added = _run_on(state, AddComputerPlayer(1, seed=3))
+    state, added = _run_on(state, Envelope(AddComputerPlayer(1), seed=3))
     assert isinstance(added[0], ComputerPlayerAdded) and added[0].level == "hard"
 
 
 def test_one_seats_level_changes_that_seat_alone() -> None:
     state, _ = _run(
         CreateGame(1, "Ann", "base", -100, TURN),
-        AddComputerPlayer(1, seed=1),
-        AddComputerPlayer(1, seed=2),
+        Envelope(AddComputerPlayer(1), seed=1),
+        Envelope(AddComputerPlayer(1), seed=2),
     )
     state = fold(when(state, SetComputerLevel(1, "easy", player=-2)), state)
     assert (state.level_of(-1), state.level_of(-2), state.computer_level) == (
@@ -100,7 +101,7 @@ def test_a_level_is_not_changed_once_the_game_runs() -> None:
         CreateGame(1, "Ann", "base", -100, TURN),
         JoinGame(2, "Bo"),
         AddComputerPlayer(1),
-        StartGame(1, seed=5),
+        Envelope(StartGame(1), seed=5),
     )
     then_raises(state, SetComputerLevel(1, "hard"), errors.NotInLobby)
 
@@ -113,9 +114,9 @@ def test_the_computer_plays_its_seat_at_the_seats_level(
 
     state, events = _run(
         CreateGame(1, "Ann", "base", -100, TURN),
-        AddComputerPlayer(1, seed=1, level=level),  # type: ignore[arg-type]
-        AddComputerPlayer(1, seed=2, level=level),  # type: ignore[arg-type]
-        StartGame(1, seed=11),
+        Envelope(AddComputerPlayer(1, level=level), seed=1),  # type: ignore[arg-type]
+        Envelope(AddComputerPlayer(1, level=level), seed=2),  # type: ignore[arg-type]
+        Envelope(StartGame(1), seed=11),
     )
     # Whoever owes the first decision, seated at ``level`` (a computer's seat, as the
     # seating event records it).
@@ -134,9 +135,14 @@ def test_the_computer_plays_its_seat_at_the_seats_level(
     assert asked == [level]
 
 
+def _enveloped(command: object) -> Envelope:
+    """``command`` (an Envelope, or a bare command decided at 0 with seed 0) in its envelope."""
+    return command if isinstance(command, Envelope) else Envelope(command)  # type: ignore[arg-type]
+
+
 def _run_on(state: GameState, *commands: object) -> tuple[GameState, list[Event]]:
     events: list[Event] = []
     for command in commands:
-        new, state = execute(state, command)  # type: ignore[arg-type]
+        new, state = execute(state, _enveloped(command))
         events += new
     return state, events

@@ -15,6 +15,7 @@ from domain.commands import (
     ComeBack,
     Command,
     CreateGame,
+    Envelope,
     HandSeatToComputer,
     JoinGame,
     LeaveGame,
@@ -62,7 +63,7 @@ def _run(*commands: object) -> tuple[GameState, list[Event]]:
 def _with_computers(count: int, edition: str = "base", **settings: object) -> GameState:
     state, _ = _run(
         CreateGame(1, "Ann", edition, -100, TURN, **settings),  # type: ignore[arg-type]
-        *[AddComputerPlayer(1, seed=n) for n in range(count)],
+        *[Envelope(AddComputerPlayer(1), seed=n) for n in range(count)],
     )
     return state
 
@@ -72,7 +73,7 @@ def _with_computers(count: int, edition: str = "base", **settings: object) -> Ga
 
 def test_a_computer_player_takes_a_seat_with_a_robot_name_and_a_negative_id() -> None:
     state = _with_computers(0)
-    events = when(state, AddComputerPlayer(1, seed=4))
+    events = when(state, AddComputerPlayer(1), seed=4)
     assert len(events) == 1 and isinstance(events[0], ComputerPlayerAdded)
     added = events[0]
     assert added.player == -1 and added.name.startswith("🤖 ")
@@ -95,7 +96,7 @@ def test_a_computer_player_is_never_named_like_a_person_at_the_table() -> None:
         state, _ = _run(
             CreateGame(1, "ida", "saboteur2", -100, TURN),
             JoinGame(2, "Greta Berg"),
-            *[AddComputerPlayer(1, seed=n) for n in range(first, first + 10)],
+            *[Envelope(AddComputerPlayer(1), seed=n) for n in range(first, first + 10)],
         )
         names = {state.names[p] for p in state.seating if state.is_computer(p)}
         assert len(names) == 10
@@ -104,8 +105,8 @@ def test_a_computer_player_is_never_named_like_a_person_at_the_table() -> None:
 
 def test_the_seed_decides_a_computer_players_name() -> None:
     state = _with_computers(0)
-    assert when(state, AddComputerPlayer(1, seed=7)) == when(state, AddComputerPlayer(1, seed=7))
-    assert len({when(state, AddComputerPlayer(1, seed=s))[0] for s in range(30)}) > 1
+    assert when(state, AddComputerPlayer(1), seed=7) == when(state, AddComputerPlayer(1), seed=7)
+    assert len({when(state, AddComputerPlayer(1), seed=s)[0] for s in range(30)}) > 1
 
 
 def test_a_full_lobby_refuses_a_computer_player() -> None:
@@ -160,14 +161,14 @@ def test_the_play_settings_are_checked_and_changed_in_the_lobby() -> None:
 def test_a_practice_game_is_its_creators_alone_with_computer_players() -> None:
     state = _with_computers(4, "saboteur2", practice=True)
     then_raises(state, JoinGame(2, "Bo"), errors.PracticeGame)
-    started = fold(when(state, StartGame(1, at=T0, seed=3)), state)
+    started = fold(when(state, StartGame(1), at=T0, seed=3), state)
     assert started.phase == "playing" and started.practice and started.humans() == (1,)
     assert view_for(started, None).practice
 
 
 def test_computer_players_fill_seats_up_to_the_editions_minimum() -> None:
     state = _with_computers(2)
-    assert fold(when(state, StartGame(1, at=T0, seed=1)), state).phase == "playing"
+    assert fold(when(state, StartGame(1), at=T0, seed=1), state).phase == "playing"
     then_raises(_with_computers(1), StartGame(1), errors.NotEnoughPlayers)
 
 
@@ -176,7 +177,7 @@ def test_computer_players_fill_seats_up_to_the_editions_minimum() -> None:
 
 def _running(computers: int = 2, seed: int = 5, **settings: object) -> GameState:
     state = _with_computers(computers, **settings)
-    state, _ = _run_on(state, JoinGame(2, "Bo"), StartGame(1, at=T0, seed=seed))
+    state, _ = _run_on(state, JoinGame(2, "Bo"), Envelope(StartGame(1), at=T0, seed=seed))
     return state
 
 
@@ -184,7 +185,8 @@ def _run_on(state: GameState, *commands: object) -> tuple[GameState, list[Event]
     """The state after ``commands`` run one after another on ``state``, and their events."""
     events: list[Event] = []
     for command in commands:
-        new = when(state, command)  # type: ignore[arg-type]
+        envelope = command if isinstance(command, Envelope) else Envelope(command)  # type: ignore[arg-type]
+        new = when(state, envelope.command, envelope.at, envelope.seed)
         events += new
         state = fold(new, state)
     return state, events
@@ -202,14 +204,14 @@ def _until_owed_by(state: GameState, player: int) -> GameState:
             command: Command = MakeComputerMove(pending.id, computer_moves(state)[0])  # type: ignore[arg-type]
         else:
             command = legal_moves(state, pending.player)[0]
-        state, _ = _run_on(state, replace(command, at=T0))
+        state, _ = _run_on(state, Envelope(command, at=T0))
     raise AssertionError(f"{player} never owes a decision")
 
 
 def test_a_computer_seats_decisions_are_the_computers_with_the_whole_timer() -> None:
     state = _until_owed_by(_running(), 1)  # seating: 1, -1, -2, 2
-    move = replace(legal_moves(state, 1)[0], at=T0)
-    opened = [e for e in when(state, move) if isinstance(e, DecisionOpened)]
+    move = legal_moves(state, 1)[0]
+    opened = [e for e in when(state, move, at=T0) if isinstance(e, DecisionOpened)]
     assert [(e.player, e.computer, e.deadline) for e in opened] == [(-1, True, LATE)]
     state = _until_owed_by(state, -1)
     assert state.pending is not None and state.pending.computer
@@ -221,8 +223,8 @@ def test_the_computers_move_goes_through_the_rules_like_anyones() -> None:
     assert state.pending is not None
     decision = state.pending.id
     move = computer_moves(state)[0]
-    as_computer = when(state, MakeComputerMove(decision, move, at=T0, seed=9))
-    as_person = when(replace(state, computers=frozenset()), replace(move, at=T0, seed=9))
+    as_computer = when(state, MakeComputerMove(decision, move), at=T0, seed=9)
+    as_person = when(replace(state, computers=frozenset()), move, at=T0, seed=9)
     assert [replace(e, computer=False) if isinstance(e, DecisionOpened) else e
             for e in as_computer] == as_person  # fmt: skip
     illegal = Pass(-1, (999,))
@@ -239,8 +241,8 @@ def test_a_late_computer_move_decides_nothing() -> None:
     state = _until_owed_by(_running(), -1)
     assert state.pending is not None
     move = computer_moves(state)[0]
-    done, _ = _run_on(state, MakeComputerMove(state.pending.id, move, at=T0))
-    assert when(done, MakeComputerMove(state.pending.id, move, at=T0)) == []
+    done, _ = _run_on(state, Envelope(MakeComputerMove(state.pending.id, move), at=T0))
+    assert when(done, MakeComputerMove(state.pending.id, move), at=T0) == []
 
 
 def test_the_computer_cannot_make_a_persons_decision() -> None:
@@ -253,7 +255,7 @@ def test_the_computer_cannot_make_a_persons_decision() -> None:
 def test_leaving_a_running_game_hands_the_seat_to_the_computer_with_its_cards_and_gold() -> None:
     state = _until_owed_by(_running(), 1)
     before = state
-    state, events = _run_on(state, HandSeatToComputer(2, 2, at=T0))
+    state, events = _run_on(state, Envelope(HandSeatToComputer(2, 2), at=T0))
     assert events == [SeatHandedOver(2, "left")]
     assert state.handed_over == {2: "left"} and state.computer_plays(2)
     assert (state.hand(2), state.role(2), state.gold[2]) == (
@@ -269,7 +271,7 @@ def test_a_seat_handed_over_on_its_turn_is_opened_again_for_the_computer() -> No
     state = _until_owed_by(_running(), 2)
     assert state.pending is not None and not state.pending.computer
     owed = state.pending
-    events = when(state, HandSeatToComputer(1, 2, at=T0 + 5))
+    events = when(state, HandSeatToComputer(1, 2), at=T0 + 5)
     assert events == [
         SeatHandedOver(2, "kicked", by=1),
         DecisionOpened(owed.id + 1, 2, "turn", T0 + 5 + TURN * 1000, computer=True),
@@ -282,7 +284,7 @@ def test_open_rule_a_player_who_left_does_not_come_back() -> None:
     dull turns, coming back to the decisive ones); the rulebooks' table has no such move.
     Their own moves and ComeBack are refused; the computer plays on."""
     state = _until_owed_by(_running(), 1)
-    state, _ = _run_on(state, HandSeatToComputer(2, 2, at=T0))
+    state, _ = _run_on(state, Envelope(HandSeatToComputer(2, 2), at=T0))
     then_raises(state, ComeBack(2), errors.LeftTheGame)
     then_raises(state, HandSeatToComputer(2, 2), errors.LeftTheGame)
     then_raises(state, HandSeatToComputer(1, 2), errors.LeftTheGame)
@@ -294,9 +296,9 @@ def test_open_rule_a_player_who_left_does_not_come_back() -> None:
 
 def test_a_kicked_player_takes_the_seat_back_with_their_own_next_action() -> None:
     state = _until_owed_by(_running(), 1)
-    state, _ = _run_on(state, HandSeatToComputer(1, 2, at=T0))
+    state, _ = _run_on(state, Envelope(HandSeatToComputer(1, 2), at=T0))
     then_raises(state, HandSeatToComputer(1, 2), errors.AlreadyHandedOver)
-    back = when(state, ComeBack(2, at=T0))
+    back = when(state, ComeBack(2), at=T0)
     assert back == [PlayerCameBack(2)]
     assert not fold(back, state).computer_plays(2)
     owed = _until_owed_by(state, 2)
@@ -310,7 +312,7 @@ def test_a_kicked_player_takes_the_seat_back_with_their_own_next_action() -> Non
 
 def test_a_kicked_player_may_still_leave() -> None:
     state = _until_owed_by(_running(), 1)
-    state, _ = _run_on(state, HandSeatToComputer(1, 2, at=T0))
+    state, _ = _run_on(state, Envelope(HandSeatToComputer(1, 2), at=T0))
     assert when(state, HandSeatToComputer(2, 2)) == [SeatHandedOver(2, "left")]
 
 
@@ -322,8 +324,8 @@ def test_a_computer_players_seat_is_not_handed_over() -> None:
 
 def test_a_game_every_person_left_is_cancelled() -> None:
     state = _until_owed_by(_running(), 1)
-    state, _ = _run_on(state, HandSeatToComputer(1, 1, at=T0))
-    assert when(state, HandSeatToComputer(2, 2, at=T0)) == [
+    state, _ = _run_on(state, Envelope(HandSeatToComputer(1, 1), at=T0))
+    assert when(state, HandSeatToComputer(2, 2), at=T0) == [
         SeatHandedOver(2, "left"),
         GameCancelled(2),
     ]
@@ -335,7 +337,7 @@ def _three_timeouts(**settings: object) -> tuple[GameState, list[Event]]:
     for n in range(3):
         state = _until_owed_by(state, 2)
         assert state.pending is not None
-        state, events = _run_on(state, TimeOut(state.pending.id, at=LATE, seed=n))
+        state, events = _run_on(state, Envelope(TimeOut(state.pending.id), at=LATE, seed=n))
     return state, events
 
 
@@ -359,7 +361,7 @@ def test_with_the_away_setting_pass_an_away_player_passes_at_once() -> None:
 
 def test_an_away_player_played_by_the_computer_comes_back_with_comeback() -> None:
     state, _ = _three_timeouts()
-    events = when(state, ComeBack(2, at=T0))
+    events = when(state, ComeBack(2), at=T0)
     assert events == [PlayerCameBack(2)]
     back = fold(events, state)
     assert 2 not in back.away and 2 not in back.handed_over
@@ -370,7 +372,7 @@ def test_a_computer_decision_timing_out_never_makes_the_seat_away() -> None:
     for n in range(4):
         state = _until_owed_by(state, -1)
         assert state.pending is not None
-        state, events = _run_on(state, TimeOut(state.pending.id, at=LATE, seed=n))
+        state, events = _run_on(state, Envelope(TimeOut(state.pending.id), at=LATE, seed=n))
         assert not any(isinstance(e, PlayerWentAway | SeatHandedOver) for e in events)
 
 
@@ -395,7 +397,7 @@ def _treasure_in_reach(gold_pick: str) -> list[Event]:
 
 def test_the_automatic_gold_pick_gives_each_gold_digger_the_largest_nugget_left() -> None:
     setup = _treasure_in_reach("auto")
-    events = when(given(setup), PlacePath(3, CROSS[4], (7, 0), False, at=T0, seed=2))
+    events = when(given(setup), PlacePath(3, CROSS[4], (7, 0), False), at=T0, seed=2)
     assert GoldPickStarted((3, 2, 1), (3, 1, 4)) in events
     picks = [e for e in events if isinstance(e, GoldPicked)]
     assert picks == [GoldPicked(3, 3), GoldPicked(1, 2), GoldPicked(4, 1)]
@@ -404,7 +406,7 @@ def test_the_automatic_gold_pick_gives_each_gold_digger_the_largest_nugget_left(
 
 def test_manual_gold_picks_are_still_each_gold_diggers_decision() -> None:
     setup = _treasure_in_reach("manual")
-    events = when(given(setup), PlacePath(3, CROSS[4], (7, 0), False, at=T0))
+    events = when(given(setup), PlacePath(3, CROSS[4], (7, 0), False), at=T0)
     assert events[-1] == DecisionOpened(2, 3, "gold_pick", LATE)
 
 

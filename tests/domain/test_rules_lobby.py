@@ -120,14 +120,14 @@ def test_only_the_creator_starts() -> None:
 
 def test_a_started_game_is_not_a_lobby() -> None:
     state = given(lobby())
-    started = fold(when(state, StartGame(1, at=T0, seed=3)), state)
+    started = fold(when(state, StartGame(1), at=T0, seed=3), state)
     then_raises(started, JoinGame(9, "late"), errors.NotInLobby)
     then_raises(started, StartGame(1), errors.NotInLobby)
 
 
 def _start(edition: str, players: int, seed: int = 11) -> tuple[list[object], RoundStarted]:
     state = given(lobby(edition, players))  # type: ignore[arg-type]
-    events = when(state, StartGame(1, at=T0, seed=seed))
+    events = when(state, StartGame(1), at=T0, seed=seed)
     rounds = [e for e in events if isinstance(e, RoundStarted)]
     return list(events), rounds[0]
 

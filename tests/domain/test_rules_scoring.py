@@ -41,7 +41,7 @@ def _of(events: list[Event], kind: type) -> list[Event]:
 
 def test_gold_diggers_pick_nuggets_one_at_a_time_from_whoever_reached_the_treasure() -> None:
     setup = _treasure_in_reach()
-    events = when(given(setup), PlacePath(3, CROSS[4], (7, 0), False, at=T0))
+    events = when(given(setup), PlacePath(3, CROSS[4], (7, 0), False), at=T0)
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.winners == (1, 3, 4) and ended.reached_by == 3
     assert _of(events, GoldPickStarted) == [GoldPickStarted((3, 2, 1), (3, 1, 4))]
@@ -50,10 +50,10 @@ def test_gold_diggers_pick_nuggets_one_at_a_time_from_whoever_reached_the_treasu
     then_raises(state, PickGold(1, 2), errors.NotYourTurn)
     then_raises(state, PickGold(3, 5), errors.InvalidTarget)
     then_raises(state, Pass(3, (0,)), errors.WrongDecision)
-    picked = when(state, PickGold(3, 3, at=T0))
+    picked = when(state, PickGold(3, 3), at=T0)
     assert picked == [GoldPicked(3, 3), DecisionOpened(3, 1, "gold_pick", DEADLINE)]
     state = given(setup, events, picked)
-    last = when(state, PickGold(1, 1, at=T0, seed=5))
+    last = when(state, PickGold(1, 1), at=T0, seed=5)
     assert last[:2] == [GoldPicked(1, 1), GoldPicked(4, 2)]  # no choice left: taken at once
     started = _of(last, RoundStarted)[0]
     assert isinstance(started, RoundStarted) and started.round == 2
@@ -64,14 +64,14 @@ def test_gold_diggers_pick_nuggets_one_at_a_time_from_whoever_reached_the_treasu
 
 
 def test_the_house_rule_draws_one_nugget_per_player_and_passes_them_round() -> None:
-    events = when(given(_treasure_in_reach(True)), PlacePath(3, CROSS[4], (7, 0), False, at=T0))
+    events = when(given(_treasure_in_reach(True)), PlacePath(3, CROSS[4], (7, 0), False), at=T0)
     assert _of(events, GoldPickStarted) == [GoldPickStarted((3, 2, 1, 1), (3, 1, 4, 3))]
 
 
 def test_saboteurs_share_gold_when_the_treasure_is_not_reached() -> None:
     roles = {1: "saboteur", 2: "gold_digger", 3: "gold_digger"}
     setup = dealt(roles=roles, hands={1: (EW[0],), 2: (), 3: ()}, draw_pile=())
-    events = when(given(setup), Pass(1, (EW[0],), at=T0))
+    events = when(given(setup), Pass(1, (EW[0],)), at=T0)
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and not ended.treasure_reached and ended.winners == (1,)
     paid = _of(events, GoldPaid)[0]
@@ -98,17 +98,17 @@ def _saboteur2_end(front: list[tuple[int, str, int]], roles: dict[int, str]) -> 
 
 def test_saboteur2_pays_winners_then_thieves_steal_most_recent_first_then_clockwise() -> None:
     setup = _saboteur2_end([(THEFT[0], "theft", 1), (THEFT[1], "theft", 4)], S2_ROLES)
-    events = when(given(setup), Pass(1, (0,), at=T0))
+    events = when(given(setup), Pass(1, (0,)), at=T0)
     assert _of(events, GoldPaid) == [GoldPaid(((2, 4), (3, 4)))]
     assert _of(events, TheftsStarted) == [TheftsStarted((4, 1))]
     assert events[-1] == DecisionOpened(3, 4, "theft", DEADLINE)
     state = given(setup, events)
     then_raises(state, ChooseTheftVictim(4, 1), errors.InvalidTarget)  # player 1 has no gold
-    stolen = when(state, ChooseTheftVictim(4, 2, at=T0))
+    stolen = when(state, ChooseTheftVictim(4, 2), at=T0)
     assert stolen == [TheftResolved(4, 2), DecisionOpened(4, 1, "theft", DEADLINE)]
     state = given(setup, events, stolen)
     assert dict(state.gold) == {1: 0, 2: 3, 3: 4, 4: 1}
-    done = when(state, ChooseTheftVictim(1, 4, at=T0))
+    done = when(state, ChooseTheftVictim(1, 4), at=T0)
     assert done[0] == TheftResolved(1, 4)
     assert _of(done, RoundStarted)
 
@@ -116,19 +116,19 @@ def test_saboteur2_pays_winners_then_thieves_steal_most_recent_first_then_clockw
 def test_a_trapped_thief_cannot_steal() -> None:
     trap = ids("saboteur2", "trapped")[0]
     front = [(THEFT[0], "theft", 1), (THEFT[1], "theft", 4), (trap, "trapped", 4)]
-    events = when(given(_saboteur2_end(front, S2_ROLES)), Pass(1, (0,), at=T0))
+    events = when(given(_saboteur2_end(front, S2_ROLES)), Pass(1, (0,)), at=T0)
     assert _of(events, TheftsStarted) == [TheftsStarted((1,))]
 
 
 def test_a_thief_with_nobody_to_rob_steals_nothing() -> None:
     roles = {1: "blue_digger", 2: "green_digger", 3: "geologist", 4: "blue_digger"}
-    events = when(given(_saboteur2_end([(THEFT[0], "theft", 1)], roles)), Pass(1, (0,), at=T0))
+    events = when(given(_saboteur2_end([(THEFT[0], "theft", 1)], roles)), Pass(1, (0,)), at=T0)
     assert TheftResolved(1, None) in events and not _of(events, GoldPaid)
 
 
 def test_saboteur2_round_two_starts_left_of_whoever_played_the_last_card() -> None:
     setup = _saboteur2_end([(THEFT[0], "theft", 3)], {1: "blue_digger", 2: "green_digger"})
-    events = when(given(setup), Pass(1, (0,), at=T0))
+    events = when(given(setup), Pass(1, (0,)), at=T0)
     started = _of(events, RoundStarted)[0]
     assert isinstance(started, RoundStarted) and started.first_player == 4  # player 3 played it
 
@@ -146,7 +146,7 @@ def test_the_game_ends_after_round_three_and_ties_share_the_victory() -> None:
         ),
         GoldPaid(((1, 5), (2, 5), (3, 2))),
     ]
-    events = when(given(setup), Pass(1, (0,), at=T0))
+    events = when(given(setup), Pass(1, (0,)), at=T0)
     assert events[-1] == GameEnded(((1, 5), (2, 5), (3, 2)), (1, 2))
     state = given(setup, events)
     assert state.phase == "finished" and state.winners == (1, 2)
@@ -181,7 +181,7 @@ def test_worked_example_6_3_boss_reaches_through_a_blue_door_untrapped_thief_ste
         DecisionOpened(2, 4, "turn", DEADLINE),
     ]
 
-    events = when(given(setup), PlacePath(4, cross[2], (7, 0), False, at=T0))
+    events = when(given(setup), PlacePath(4, cross[2], (7, 0), False), at=T0)
 
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.treasure_reached and ended.reached_by == 4
@@ -193,7 +193,7 @@ def test_worked_example_6_3_boss_reaches_through_a_blue_door_untrapped_thief_ste
     then_raises(state, ChooseTheftVictim(7, 1), errors.NotYourTurn)
     then_raises(state, ChooseTheftVictim(6, 2), errors.InvalidTarget)  # 2 has no gold
 
-    stolen = when(state, ChooseTheftVictim(6, 1, at=T0))
+    stolen = when(state, ChooseTheftVictim(6, 1), at=T0)
 
     assert stolen[0] == TheftResolved(6, 1)
     assert not [e for e in stolen if isinstance(e, TheftResolved) and e.thief == 7]
@@ -207,10 +207,10 @@ def test_open_rule_next_round_starts_left_of_first_player_when_no_path_card_was_
     map_card = ids("base", "map")[0]
     setup = dealt(hands={1: (EW[0],), 2: (map_card,), 3: (EW[1],)}, draw_pile=(), first=2)
     state = given(setup)
-    events = when(state, PlayAction(2, map_card, target_cell=(8, 0), at=T0))
+    events = when(state, PlayAction(2, map_card, target_cell=(8, 0)), at=T0)
     for player in (3, 1):
         state = given(setup, events)
-        events += when(state, Pass(player, state.hand(player), at=T0))
+        events += when(state, Pass(player, state.hand(player)), at=T0)
     started = _of(events, RoundStarted)
     assert started and isinstance(started[0], RoundStarted) and started[0].round == 2
     assert started[0].first_player == 3  # left of player 2, who started round 1
@@ -220,14 +220,14 @@ def test_open_rule_saboteur2_next_round_starts_left_of_first_player_when_no_card
     setup = dealt("saboteur2", hands={1: (1,), 2: (2,), 3: (3,)}, draw_pile=(), first=3)
     events: list[Event] = []
     for player in (3, 1, 2):
-        events += when(given(setup, events), Pass(player, (player,), at=T0))
+        events += when(given(setup, events), Pass(player, (player,)), at=T0)
     started = _of(events, RoundStarted)
     assert started and isinstance(started[0], RoundStarted) and started[0].first_player == 1
 
 
 def test_open_rule_a_thief_with_exactly_one_possible_victim_robs_them_without_a_choice() -> None:
     roles = {1: "blue_digger", 2: "saboteur", 3: "green_digger", 4: "geologist"}
-    events = when(given(_saboteur2_end([(THEFT[0], "theft", 1)], roles)), Pass(1, (0,), at=T0))
+    events = when(given(_saboteur2_end([(THEFT[0], "theft", 1)], roles)), Pass(1, (0,)), at=T0)
     assert _of(events, GoldPaid) == [GoldPaid(((2, 5),))]  # the lone saboteur wins
     assert TheftResolved(1, 2) in events
     assert not [e for e in events if isinstance(e, DecisionOpened) and e.kind == "theft"]
@@ -240,13 +240,13 @@ def test_open_rule_the_base_spare_dwarf_is_revealed_at_round_end() -> None:
     setup = dealt(hands={1: (EW[0],), 2: (), 3: ()}, draw_pile=())
     spare = given(setup).dwarf_pile
     assert len(spare) == 1
-    events = when(given(setup), Pass(1, (EW[0],), at=T0))
+    events = when(given(setup), Pass(1, (EW[0],)), at=T0)
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.spare == (spare[0].value,)
 
 
 def test_the_saboteur2_dwarf_pile_stays_face_down_at_round_end() -> None:
     setup = _saboteur2_end([], S2_ROLES)
-    events = when(given(setup), Pass(1, (0,), at=T0))
+    events = when(given(setup), Pass(1, (0,)), at=T0)
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.spare == ()

@@ -33,7 +33,7 @@ AGAIN = DecisionOpened(2, 1, "turn", DEADLINE)  # player 1 on turn again after a
 
 def test_placing_a_path_card_draws_one_and_passes_the_turn_left() -> None:
     state = given(dealt(hands={1: (EW[0], NS[0])}, draw_pile=(50, 51)))
-    events = when(state, PlacePath(1, EW[0], (1, 0), False, at=T0))
+    events = when(state, PlacePath(1, EW[0], (1, 0), False), at=T0)
     assert events == [
         PathPlaced(1, EW[0], (1, 0), False),
         CardDrawn(1, 50),
@@ -88,7 +88,7 @@ def test_an_action_card_cannot_be_placed_as_a_path() -> None:
 def test_base_pass_discards_exactly_one_card_and_draws_one() -> None:
     state = given(dealt(hands={1: (EW[0], NS[0])}, draw_pile=(50,)))
     then_raises(state, Pass(1, (EW[0], NS[0])), errors.InvalidPass)
-    assert when(state, Pass(1, (NS[0],), at=T0)) == [
+    assert when(state, Pass(1, (NS[0],)), at=T0) == [
         CardsDiscarded(1, (NS[0],)),
         CardDrawn(1, 50),
         DecisionOpened(2, 2, "turn", DEADLINE),
@@ -100,7 +100,7 @@ def test_saboteur2_pass_discards_up_to_three_and_draws_as_many() -> None:
     state = given(dealt("saboteur2", hands={1: hand}, draw_pile=(60, 61, 62, 63)))
     then_raises(state, Pass(1, (0, 1, 2, 3)), errors.InvalidPass)
     then_raises(state, Pass(1, (2, 1)), errors.InvalidPass)  # listed in increasing order
-    events = when(state, Pass(1, (0, 1, 2), at=T0))
+    events = when(state, Pass(1, (0, 1, 2)), at=T0)
     assert events[:4] == [
         CardsDiscarded(1, (0, 1, 2)),
         CardDrawn(1, 60),
@@ -111,7 +111,7 @@ def test_saboteur2_pass_discards_up_to_three_and_draws_as_many() -> None:
 
 def test_no_card_is_drawn_from_an_empty_pile() -> None:
     state = given(dealt(hands={1: (EW[0], NS[0])}, draw_pile=()))
-    assert when(state, Pass(1, (NS[0],), at=T0)) == [
+    assert when(state, Pass(1, (NS[0],)), at=T0) == [
         CardsDiscarded(1, (NS[0],)),
         DecisionOpened(2, 2, "turn", DEADLINE),
     ]
@@ -119,13 +119,13 @@ def test_no_card_is_drawn_from_an_empty_pile() -> None:
 
 def test_a_player_with_an_empty_hand_is_skipped() -> None:
     state = given(dealt(hands={1: (EW[0], NS[0]), 2: (), 3: (CROSS[0],)}, draw_pile=()))
-    events = when(state, Pass(1, (NS[0],), at=T0))
+    events = when(state, Pass(1, (NS[0],)), at=T0)
     assert events[-1] == DecisionOpened(2, 3, "turn", DEADLINE)
 
 
 def test_the_round_ends_when_the_pile_and_every_hand_are_empty() -> None:
     state = given(dealt(hands={1: (NS[0],), 2: (), 3: ()}, draw_pile=()))
-    events = when(state, Pass(1, (NS[0],), at=T0))
+    events = when(state, Pass(1, (NS[0],)), at=T0)
     ended = [e for e in events if isinstance(e, RoundEnded)]
     assert ended and ended[0].treasure_reached is False and ended[0].round == 1
 
@@ -139,7 +139,7 @@ def test_discarding_two_cards_removes_a_card_in_front_of_yourself() -> None:
     ]
     state = given(setup)
     then_raises(state, DiscardToRemove(1, (0, 1), "trapped"), errors.InvalidTarget)
-    events = when(state, DiscardToRemove(1, (0, 1), "broken_cart", at=T0))
+    events = when(state, DiscardToRemove(1, (0, 1), "broken_cart"), at=T0)
     assert events[:2] == [FrontCardRemoved(1, (0, 1), "broken_cart"), CardDrawn(1, 60)]
     after = given(setup, events)
     assert after.front_of(1) == () and broken in after.discards
@@ -158,7 +158,7 @@ def test_reaching_the_treasure_reveals_it_and_ends_the_round_at_once() -> None:
     path = _row(0, [CROSS[0], CROSS[1], CROSS[2], CROSS[3], EW[0], EW[1], EW[2]])[1:]
     path = [PathPlaced(1, e.card, (e.cell[0], 0), False) for e in path]
     state = given(dealt(hands={1: (CROSS[4],)}, draw_pile=(50,)), path, AGAIN)
-    events = when(state, PlacePath(1, CROSS[4], (7, 0), False, at=T0))
+    events = when(state, PlacePath(1, CROSS[4], (7, 0), False), at=T0)
     assert events[0] == PathPlaced(1, CROSS[4], (7, 0), False)
     assert events[1] == GoalRevealed((8, 0), "goal_treasure", False)
     assert isinstance(events[2], RoundEnded) and events[2].treasure_reached
@@ -170,7 +170,7 @@ def test_reaching_a_stone_turns_it_face_up_and_the_round_goes_on() -> None:
     path = [PathPlaced(1, CROSS[0], (0, 1), False), PathPlaced(1, T_ESW[0], (0, 2), False)]
     path += [PathPlaced(1, c, (x, 2), False) for x, c in enumerate(EW + CROSS[1:4], start=1)]
     state = given(dealt(hands={1: (CROSS[4],)}, draw_pile=(50,)), path, AGAIN)
-    events = when(state, PlacePath(1, CROSS[4], (7, 2), False, at=T0))
+    events = when(state, PlacePath(1, CROSS[4], (7, 2), False), at=T0)
     assert events == [
         PathPlaced(1, CROSS[4], (7, 2), False),
         GoalRevealed((8, 2), "goal_stone_a", False),
@@ -183,7 +183,7 @@ def test_one_card_may_reach_two_goals_and_the_treasure_ends_the_round() -> None:
     row = [CROSS[0], *EW, *T_ESW[:4]]
     path = [PathPlaced(1, c, (x, 1), False) for x, c in enumerate(row)]
     state = given(dealt(hands={1: (CROSS[1],)}, draw_pile=(50,)), path, AGAIN)
-    events = when(state, PlacePath(1, CROSS[1], (8, 1), False, at=T0))
+    events = when(state, PlacePath(1, CROSS[1], (8, 1), False), at=T0)
     revealed = [e.cell for e in events if isinstance(e, GoalRevealed)]
     assert sorted(revealed) == sorted([GOAL_CELLS[0], GOAL_CELLS[1]])
     assert any(isinstance(e, RoundEnded) and e.treasure_reached for e in events)
@@ -191,7 +191,7 @@ def test_one_card_may_reach_two_goals_and_the_treasure_ends_the_round() -> None:
 
 def test_a_map_shows_a_face_down_goal_to_its_player_alone() -> None:
     state = given(dealt(hands={1: (MAP[0],)}, draw_pile=(50,)))
-    events = when(state, PlayAction(1, MAP[0], target_cell=(8, 0), at=T0))
+    events = when(state, PlayAction(1, MAP[0], target_cell=(8, 0)), at=T0)
     assert events[0] == MapLooked(1, MAP[0], (8, 0), "goal_treasure")
     after = given(dealt(hands={1: (MAP[0],)}, draw_pile=(50,)), events)
     assert dict(after.known_goals[1]) == {(8, 0): "goal_treasure"}
@@ -206,7 +206,7 @@ def test_a_rockfall_discards_a_path_card_but_never_the_start_or_a_goal() -> None
     state = given(setup)
     then_raises(state, PlayAction(1, ROCKFALL[0], target_cell=(0, 0)), errors.InvalidTarget)
     then_raises(state, PlayAction(1, ROCKFALL[0], target_cell=(8, 0)), errors.InvalidTarget)
-    events = when(state, PlayAction(1, ROCKFALL[0], target_cell=(1, 0), at=T0))
+    events = when(state, PlayAction(1, ROCKFALL[0], target_cell=(1, 0)), at=T0)
     after = given(setup, events)
     assert (1, 0) not in after.board and {EW[0], ROCKFALL[0]} <= set(after.discards)
 
@@ -227,11 +227,11 @@ def test_open_rule_a_stone_reached_through_a_bridge_opens_towards_it_not_the_lad
         AGAIN,
     ]
 
-    placed = when(given(setup), PlacePath(1, bridge, (8, 3), False, at=T0))
+    placed = when(given(setup), PlacePath(1, bridge, (8, 3), False), at=T0)
 
     assert not [e for e in placed if isinstance(e, GoalRevealed)]
 
-    reached = when(given(setup, placed), PlacePath(2, ladder, (8, 4), True, at=T0))
+    reached = when(given(setup, placed), PlacePath(2, ladder, (8, 4), True), at=T0)
 
     assert reached[:2] == [
         PathPlaced(2, ladder, (8, 4), True),

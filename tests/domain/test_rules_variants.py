@@ -8,7 +8,15 @@ from given import T0, TURN, action_event, dealt, given, ids, lobby, then_raises,
 
 from domain import codec, errors
 from domain.cards import VARIANTS
-from domain.commands import ChangeSettings, CreateGame, Pass, PickGold, PlacePath, PlayAction
+from domain.commands import (
+    ChangeSettings,
+    CreateGame,
+    Envelope,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
 from domain.decide import decide
 from domain.events import (
     DecisionOpened,
@@ -68,7 +76,7 @@ def _tunnel_to_six(
 
 
 def _reach(setup: list[Event], player: int = 3) -> list[Event]:
-    return when(given(setup), PlacePath(player, CROSS[4], (7, 0), False, at=T0))
+    return when(given(setup), PlacePath(player, CROSS[4], (7, 0), False), at=T0)
 
 
 # ----------------------------------------------------------------- the settings
@@ -77,7 +85,7 @@ def _reach(setup: list[Event], player: int = 3) -> list[Event]:
 def test_variants_are_recorded_in_the_creation_event_in_the_catalog_order() -> None:
     events = decide(
         fold([]),
-        CreateGame(1, "Ann", "base", -5, variants=("selfish_dwarf", "greedy_dwarf")),
+        Envelope(CreateGame(1, "Ann", "base", -5, variants=("selfish_dwarf", "greedy_dwarf"))),
     )
     created = events[0]
     assert isinstance(created, GameCreated)
@@ -146,13 +154,13 @@ def test_maximum_saboteurs_deals_every_saboteur_and_hides_no_dwarf_card(players:
 
     setup = lobby(players=players, variants=("maximum_saboteurs",))
     for seed in range(4):
-        started = _of(when(given(setup), StartGame(1, seed=seed)), RoundStarted)[0]
+        started = _of(when(given(setup), StartGame(1), seed=seed), RoundStarted)[0]
         assert isinstance(started, RoundStarted)
         dealt_roles = [r for _, r in started.roles]
         assert dealt_roles.count("saboteur") == BASE_DWARVES[players][0]
         assert started.dwarf_pile == ()
     with_four = _of(
-        when(given(lobby(players=4, variants=("maximum_saboteurs",))), StartGame(1, seed=3)),
+        when(given(lobby(players=4, variants=("maximum_saboteurs",))), StartGame(1), seed=3),
         RoundStarted,
     )[0]
     assert isinstance(with_four, RoundStarted)
@@ -242,11 +250,11 @@ def test_a_card_at_8_0_reaches_the_middle_treasure_and_a_map_shows_it() -> None:
     ]
     state = given(setup)
     state = state.update(hands={**state.hands, 4: (EW[2], MAP[0])})
-    events = when(state, PlacePath(4, EW[2], (8, 0), False, at=T0))
+    events = when(state, PlacePath(4, EW[2], (8, 0), False), at=T0)
     assert GoalRevealed((9, 0), "goal_treasure", False) in events
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.reached_by == 4
-    looked = when(state, PlayAction(4, MAP[0], target_cell=(9, 0), at=T0))
+    looked = when(state, PlayAction(4, MAP[0], target_cell=(9, 0)), at=T0)
     assert looked[0] == MapLooked(4, MAP[0], (9, 0), "goal_treasure")
     then_raises(state, PlayAction(4, MAP[0], target_cell=(8, 0)), errors.InvalidTarget)
 
@@ -259,7 +267,7 @@ def test_the_selfish_dwarf_is_dealt_among_the_dwarf_cards_and_two_may_stay_hidde
 
     for players in range(3, 11):
         setup = lobby(players=players, variants=("selfish_dwarf",))
-        started = _of(when(given(setup), StartGame(1, seed=players)), RoundStarted)[0]
+        started = _of(when(given(setup), StartGame(1), seed=players), RoundStarted)[0]
         assert isinstance(started, RoundStarted)
         cards = [r for _, r in started.roles] + list(started.dwarf_pile)
         assert cards.count("selfish_dwarf") == 1 and len(started.dwarf_pile) == 2
@@ -295,7 +303,7 @@ def test_when_the_saboteurs_win_the_selfish_dwarf_gets_nothing() -> None:
     setup = dealt(
         roles=roles, hands={1: (EW[0],), 2: (), 3: ()}, draw_pile=(), variants=("selfish_dwarf",)
     )
-    events = when(given(setup), Pass(1, (EW[0],), at=T0))
+    events = when(given(setup), Pass(1, (EW[0],)), at=T0)
     ended = _of(events, RoundEnded)[0]
     assert isinstance(ended, RoundEnded) and ended.winners == (1,)
     paid = _of(events, GoldPaid)[0]
@@ -306,7 +314,7 @@ def test_the_selfish_dwarf_is_a_gold_digger_for_the_action_cards() -> None:
     roles = {1: "selfish_dwarf", 2: "saboteur", 3: "gold_digger"}
     pick = ids("base", "broken_pickaxe")[0]
     setup = dealt(roles=roles, hands={2: (pick,)}, first=2, variants=("selfish_dwarf",))
-    events = when(given(setup), PlayAction(2, pick, target_player=1, at=T0))
+    events = when(given(setup), PlayAction(2, pick, target_player=1), at=T0)
     assert given(setup, events).front_of(1) == ("broken_pickaxe",)
 
 
@@ -320,7 +328,7 @@ def test_selfish_dwarf_with_maximum_saboteurs_keeps_one_card_hidden() -> None:
     hidden: set[str] = set()
     for seed in range(12):
         started = _of(
-            when(given(lobby(players=4, variants=both)), StartGame(1, seed=seed)), RoundStarted
+            when(given(lobby(players=4, variants=both)), StartGame(1), seed=seed), RoundStarted
         )[0]
         assert isinstance(started, RoundStarted)
         cards = sorted([r for _, r in started.roles] + list(started.dwarf_pile))
@@ -355,9 +363,9 @@ def test_every_variant_at_once_plays_a_manual_pick_to_the_next_round() -> None:
         *path,
     ]
     state = given(setup).update(gold_pick="manual")
-    events = when(state, PlacePath(3, CROSS[4], (8, 0), False, at=T0))
+    events = when(state, PlacePath(3, CROSS[4], (8, 0), False), at=T0)
     assert GoalRevealed((9, 0), "goal_treasure", False) in events
     assert _of(events, GoldPickStarted) == [GoldPickStarted((3, 2, 1), (3, 1, 4))]
     after = fold(events, state)
-    picked = when(after, PickGold(3, 3, at=T0))
+    picked = when(after, PickGold(3, 3), at=T0)
     assert picked[0] == GoldPicked(3, 3)

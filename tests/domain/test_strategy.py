@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 from domain import rng
 from domain.board import GOAL_CELLS, without_tile
 from domain.cards import deck, dwarf_cards
-from domain.commands import ChooseTheftVictim, Command, Pass, PickGold, PlacePath, PlayAction
+from domain.commands import (
+    ChooseTheftVictim,
+    Command,
+    Envelope,
+    Pass,
+    PickGold,
+    PlacePath,
+    PlayAction,
+)
 from domain.decide import decide
 from domain.events import (
     CardDrawn,
@@ -58,9 +66,9 @@ def _play(edition: str, players: int, seed: int, moves: int) -> tuple[GameState,
         pending = game.state.pending
         assert pending is not None
         move = choose_move(game.state, pending.player, events, seed)
-        new = decide(game.state, replace(move, seed=seed))
+        new = decide(game.state, Envelope(move, seed=seed))
         events += new
-        game.run(replace(move, seed=seed))
+        game.run(move, seed=seed)
     return game.state, events
 
 
@@ -445,7 +453,7 @@ def test_the_tournament_counts_a_treasure_behind_both_teams_doors_as_no_side_s_w
     cards = [plain[0], plain[1], *doors, *plain[2 : 6 - len(doors)]]
     tunnel = [PathPlaced(2, card, (x, 0), False) for x, card in enumerate(cards, start=1)]
     state = given([*setup, *tunnel])
-    events = decide(state, PlacePath(1, SAB2_EW[2], (7, 0), False, at=T0))
+    events = decide(state, Envelope(PlacePath(1, SAB2_EW[2], (7, 0), False), at=T0))
     ended = next(e for e in events if isinstance(e, RoundEnded))
     for event in events[: events.index(ended)]:
         state = evolve(state, event)

@@ -39,7 +39,7 @@ def test_face_down_goals_are_hidden_from_everyone() -> None:
 
 def test_a_mapped_goal_is_known_to_the_mapper_alone() -> None:
     setup = dealt(hands={1: (MAP[0],)})
-    state = given(setup, when(given(setup), PlayAction(1, MAP[0], target_cell=(8, 0), at=T0)))
+    state = given(setup, when(given(setup), PlayAction(1, MAP[0], target_cell=(8, 0)), at=T0))
     assert dict(view_for(state, 1).known_goals) == {(8, 0): "goal_treasure"}
     assert dict(view_for(state, 2).known_goals) == {}
 
@@ -101,7 +101,7 @@ def test_base_gold_pick_shows_the_nuggets_only_to_the_player_choosing_now() -> N
         *dealt(players=4, roles=roles, hands={3: (cross[4],)}, first=3),
         *path,
     ]
-    reached = when(given(setup), PlacePath(3, cross[4], (7, 0), False, at=T0))
+    reached = when(given(setup), PlacePath(3, cross[4], (7, 0), False), at=T0)
     started = GoldPickStarted((3, 2, 1), (3, 1, 4))  # player 3 picks first, then 1, then 4
     assert started in reached
     assert describe(started, 3)["nuggets"] == [3, 2, 1]
@@ -112,7 +112,7 @@ def test_base_gold_pick_shows_the_nuggets_only_to_the_player_choosing_now() -> N
     assert view_for(state, 3).gold_pick_offer == (3, 2, 1)
     assert view_for(state, 1).gold_pick_offer == () == view_for(state, None).gold_pick_offer
 
-    kept = when(state, PickGold(3, 3, at=T0))
+    kept = when(state, PickGold(3, 3), at=T0)
     state = given(setup, reached, kept)
     # Player 1 now sees what was passed to them, and never what player 3 kept.
     assert view_for(state, 1).gold_pick_offer == (2, 1)
@@ -129,8 +129,8 @@ def test_base_gold_pick_shows_the_nuggets_only_to_the_player_choosing_now() -> N
 def test_no_other_player_ever_sees_a_maps_goal_or_an_inspected_role() -> None:
     look, inspect = ids("saboteur2", "map")[0], ids("saboteur2", "inspection")[0]
     start = given(dealt("saboteur2", players=4, hands={1: (look, inspect)}, roles={2: "boss"}))
-    mapped = when(start, PlayAction(1, look, target_cell=(8, 0), at=T0))
-    inspected = when(start, PlayAction(1, inspect, target_player=2, at=T0))
+    mapped = when(start, PlayAction(1, look, target_cell=(8, 0)), at=T0)
+    inspected = when(start, PlayAction(1, inspect, target_player=2), at=T0)
     assert isinstance(mapped[0], MapLooked) and isinstance(inspected[0], RoleInspected)
     goal, role = mapped[0].kind, inspected[0].role
     for events in (mapped, inspected):

@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from domain.commands import Envelope
+
 
 class TinyError(ValueError):
     pass
@@ -34,8 +36,6 @@ class Join:
 @dataclass(frozen=True, slots=True)
 class Tick:
     actor: int
-    at: int = 0
-    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +111,11 @@ class TinyDecider:
     def initial_state(self) -> State:
         return State()
 
-    def decide(self, state: State, command: Any) -> list[Any]:
+    def decide(self, state: State, envelope: Envelope) -> list[Any]:
         if state.ended:
             raise TinyError("game over")
+        command: Any = envelope.command
+        at, seed = envelope.at, envelope.seed
         match command:
             case Create(actor=actor, chat_id=chat_id):
                 if state.created:
@@ -123,7 +125,7 @@ class TinyDecider:
                 if actor in state.players:
                     return []
                 return [PlayerJoined(actor, name)]
-            case Tick(actor=actor, at=at, seed=seed):
+            case Tick(actor=actor):
                 nxt = state.players[(state.ticks + 1) % len(state.players)]
                 return [
                     Ticked(actor, at, seed),

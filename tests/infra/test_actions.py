@@ -16,6 +16,7 @@ from domain.commands import (
     ComeBack,
     Command,
     CreateGame,
+    Envelope,
     JoinGame,
     PlacePath,
     RemindPlayer,
@@ -51,10 +52,10 @@ class Rules:
     def initial_state(self) -> Any:
         return self.decider.initial_state()
 
-    def decide(self, state: Any, command: Any, /) -> Sequence[Any]:
-        if self.refusal is not None and not isinstance(command, TimeOut | RemindPlayer):
+    def decide(self, state: Any, envelope: Envelope, /) -> Sequence[Any]:
+        if self.refusal is not None and not isinstance(envelope.command, TimeOut | RemindPlayer):
             raise self.refusal
-        return self.decider.decide(state, command)
+        return self.decider.decide(state, envelope)
 
     def evolve(self, state: Any, event: Any, /) -> Any:
         return self.decider.evolve(state, event)

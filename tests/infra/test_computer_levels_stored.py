@@ -71,8 +71,8 @@ def test_the_worker_plays_a_computer_seat_at_its_recorded_level(
     service.handle(game, CreateGame(1, "Ann", "base", -100))
     if lobby is not None and seated is None:
         service.handle(game, SetComputerLevel(1, lobby))
-    service.handle(game, AddComputerPlayer(1, seed=1, level=seated))
-    service.handle(game, AddComputerPlayer(1, seed=2, level=seated))
+    service.handle(game, AddComputerPlayer(1, level=seated), seed=1)
+    service.handle(game, AddComputerPlayer(1, level=seated), seed=2)
     if lobby is not None and seated is not None:
         service.handle(game, SetComputerLevel(1, lobby))
     service.handle(game, StartGame(1))

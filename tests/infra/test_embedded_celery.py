@@ -138,10 +138,10 @@ def game_with_a_turn_overdue(database_url: str) -> tuple[Callable[[], bool], Cal
     now = round(time.time() * 1000)
     at = now - 11_000  # the shortest turn is 10 s
     game = "game-overdue"
-    services.games.handle(game, CreateGame(1, "Ann", "base", -7, turn_seconds=10, at=at))
-    services.games.handle(game, JoinGame(2, "Bo", at=at))
-    services.games.handle(game, JoinGame(3, "Cy", at=at))
-    services.games.handle(game, StartGame(1, at=at, seed=5))
+    services.games.handle(game, CreateGame(1, "Ann", "base", -7, turn_seconds=10), at=at)
+    services.games.handle(game, JoinGame(2, "Bo"), at=at)
+    services.games.handle(game, JoinGame(3, "Cy"), at=at)
+    services.games.handle(game, StartGame(1), at=at, seed=5)
 
     def timed_out() -> bool:
         """The turn was timed out."""

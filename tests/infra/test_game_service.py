@@ -52,7 +52,7 @@ def test_commands_are_stamped_with_the_injected_clock_and_seed_when_unset(engine
     games.handle(game, Join(actor=2, name="Bo"))
 
     [ticked, _] = games.handle(game, Tick(actor=1))
-    [given, _] = games.handle(game, Tick(actor=1, at=5, seed=9))
+    [given, _] = games.handle(game, Tick(actor=1), at=5, seed=9)
 
     assert (ticked.at, ticked.seed) == (1_700_000_000_000, 42)
     assert (given.at, given.seed) == (5, 9)

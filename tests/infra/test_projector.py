@@ -32,7 +32,7 @@ def play(service: GameService, chat: int, finish: bool) -> str:
     service.handle(game, Join(actor=chat + 1, name=f"p{chat + 1}"))
     service.handle(game, Join(actor=7, name="Seven"))
     for _ in range(3):
-        service.handle(game, Tick(actor=chat, at=1_700_000_000_000))
+        service.handle(game, Tick(actor=chat), at=1_700_000_000_000)
     if finish:
         service.handle(game, Finish(actor=chat))
     return game

@@ -139,10 +139,10 @@ def test_deadlines_are_swept_and_fired_as_the_runtime_role(roles: Roles) -> None
         game = "game-deadline"
         at = int((datetime.now(UTC) - timedelta(hours=1)).timestamp() * 1000)
         handle = services.games.handle
-        handle(game, CreateGame(1, "Ann", "base", -100, 60, at=at))
-        handle(game, JoinGame(2, "Bo", at=at))
-        handle(game, JoinGame(3, "Cy", at=at))
-        handle(game, StartGame(1, at=at, seed=3))
+        handle(game, CreateGame(1, "Ann", "base", -100, 60), at=at)
+        handle(game, JoinGame(2, "Bo"), at=at)
+        handle(game, JoinGame(3, "Cy"), at=at)
+        handle(game, StartGame(1), at=at, seed=3)
         sent: list[deadlines.Due] = []
         deadlines.sweep(
             services.engine,

@@ -56,11 +56,11 @@ def test_an_old_schema_event_is_upcast_for_the_game_and_for_both_projections(
     services: Services,
 ) -> None:
     game = "game-old-schema"
-    services.games.handle(game, CreateGame(1, "Ann", "base", -5, at=AT))
+    services.games.handle(game, CreateGame(1, "Ann", "base", -5), at=AT)
     old = NewEvent("player_joined", {"who": 7, "nick": "Seven"}, schema_version=1)
     services.store.append(game, 1, [old])
-    services.games.handle(game, JoinGame(8, "Bo", at=AT))
-    services.games.handle(game, StartGame(1, at=AT, seed=3))
+    services.games.handle(game, JoinGame(8, "Bo"), at=AT)
+    services.games.handle(game, StartGame(1), at=AT, seed=3)
 
     # The game service folds it like any current event.
     assert services.games.events(game)[1] == PlayerJoined(7, "Seven")

@@ -4,10 +4,18 @@ so each command's events can be announced as the batch a bot would announce."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from domain.cards import Edition
-from domain.commands import Command, CreateGame, JoinGame, RemindPlayer, StartGame, TimeOut
+from domain.commands import (
+    Command,
+    CreateGame,
+    Envelope,
+    JoinGame,
+    RemindPlayer,
+    StartGame,
+    TimeOut,
+)
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve, initial_state
@@ -42,19 +50,19 @@ def play(
     version = 0
     batches: list[Batch] = []
 
-    def run(command: Command) -> None:
+    def run(command: Command, at: int = 0, seed: int = 0) -> None:
         nonlocal state, version
-        events = decide(state, command)
+        events = decide(state, Envelope(command, at, seed))
         batches.append(Batch(state, version, tuple(events)))
         for event in events:
             state = evolve(state, event)
         version += len(events)
 
     ids = [11 + i for i in range(players)]
-    run(CreateGame(ids[0], f"P{ids[0]}", edition, chat_id=GROUP, at=1_000))
+    run(CreateGame(ids[0], f"P{ids[0]}", edition, chat_id=GROUP), at=1_000)
     for player in ids[1:]:
-        run(JoinGame(player, f"P{player}", at=2_000))
-    run(StartGame(ids[0], at=3_000, seed=rng.getrandbits(48)))
+        run(JoinGame(player, f"P{player}"), at=2_000)
+    run(StartGame(ids[0]), at=3_000, seed=rng.getrandbits(48))
     at = 4_000
     while not is_terminal(state):
         pending = state.pending
@@ -62,12 +70,12 @@ def play(
         at += 1_000
         roll = rng.random()
         if roll < reminders and pending.kind == "turn":
-            run(RemindPlayer(pending.id, rng.choice(("half", "soon")), at=at))
+            run(RemindPlayer(pending.id, rng.choice(("half", "soon"))), at=at)
         elif roll < reminders + timeouts:
-            run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
+            run(TimeOut(pending.id), at=pending.deadline, seed=rng.getrandbits(48))
         else:
             move = rng.choice(legal_moves(state, pending.player))
-            run(replace(move, at=at, seed=rng.getrandbits(48)))  # type: ignore[type-var]
+            run(move, at=at, seed=rng.getrandbits(48))  # type: ignore[type-var]
     return batches
 
 

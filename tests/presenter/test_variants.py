@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.commands import Envelope
 from domain.decide import decide
 from domain.events import Event, GameEnded, PathPlaced, RoundEnded, RoundStarted
 from domain.evolve import evolve, fold
@@ -51,7 +52,7 @@ def _reached(
         *harm,
         *path,
     ]
-    return setup, decide(fold(setup), PlacePath(3, CROSS[4], (7, 0), False, at=T0))
+    return setup, decide(fold(setup), Envelope(PlacePath(3, CROSS[4], (7, 0), False), at=T0))
 
 
 def test_the_round_end_says_the_selfish_dwarf_alone_keeps_the_best_two() -> None:

@@ -5,13 +5,14 @@ state right after it."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from domain.cards import Edition
 from domain.commands import (
     AddComputerPlayer,
     Command,
     CreateGame,
+    Envelope,
     JoinGame,
     MakeComputerMove,
     StartGame,
@@ -59,9 +60,9 @@ def play(
     events: list[Event] = []
     states: list[GameState] = []
 
-    def run(command: Command) -> None:
+    def run(command: Command, at: int = 0, seed: int = 0) -> None:
         nonlocal state
-        for event in decide(state, command):
+        for event in decide(state, Envelope(command, at, seed)):
             state = evolve(state, event)
             events.append(event)
             states.append(state)
@@ -69,15 +70,14 @@ def play(
     ids = [first_player_id + i for i in range(players)]
     name = f"{name_prefix}{ids[0]}"
     run(
-        CreateGame(
-            ids[0], name, edition, chat_id=chat_id, at=1_000, practice=practice, variants=variants
-        )
+        CreateGame(ids[0], name, edition, chat_id=chat_id, practice=practice, variants=variants),
+        at=1_000,
     )
     for player in ids[1:]:
-        run(JoinGame(player, f"{name_prefix}{player}", at=2_000))
+        run(JoinGame(player, f"{name_prefix}{player}"), at=2_000)
     for _ in range(computers):
-        run(AddComputerPlayer(ids[0], at=2_000, seed=rng.getrandbits(48)))
-    run(StartGame(ids[0], at=3_000, seed=rng.getrandbits(48)))
+        run(AddComputerPlayer(ids[0]), at=2_000, seed=rng.getrandbits(48))
+    run(StartGame(ids[0]), at=3_000, seed=rng.getrandbits(48))
     commands = 0
     while not is_terminal(state) and commands < max_commands:
         if not finish and state.round >= 2:
@@ -86,12 +86,12 @@ def play(
         assert pending is not None, "a running game always waits on someone"
         at = 4_000 + commands
         if rng.random() < timeouts:
-            run(TimeOut(pending.id, at=pending.deadline, seed=rng.getrandbits(48)))
+            run(TimeOut(pending.id), at=pending.deadline, seed=rng.getrandbits(48))
         elif pending.computer:
             move = rng.choice(computer_moves(state))
-            run(MakeComputerMove(pending.id, move, at=at, seed=rng.getrandbits(48)))  # type: ignore[arg-type]
+            run(MakeComputerMove(pending.id, move), at=at, seed=rng.getrandbits(48))  # type: ignore[arg-type]
         else:
             move = rng.choice(legal_moves(state, pending.player))
-            run(replace(move, at=at, seed=rng.getrandbits(48)))  # type: ignore[type-var]
+            run(move, at=at, seed=rng.getrandbits(48))  # type: ignore[type-var]
         commands += 1
     return PlayedGame(tuple(events), tuple(states))

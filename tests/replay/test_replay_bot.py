@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from domain import codec
-from domain.commands import CancelGame, CreateGame, JoinGame
+from domain.commands import CancelGame, CreateGame, Envelope, JoinGame
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve, initial_state
@@ -208,12 +208,12 @@ OUTSIDER = 998
 
 def cancelled_lobby(chat_id: int) -> tuple[Event, ...]:
     state, events = initial_state(), []
-    for command in (
-        CreateGame(USER, "Ann", "base", chat_id=chat_id, at=1_000),
-        JoinGame(102, "Bo", at=2_000),
-        CancelGame(USER, at=3_000),
+    for envelope in (
+        Envelope(CreateGame(USER, "Ann", "base", chat_id=chat_id), at=1_000),
+        Envelope(JoinGame(102, "Bo"), at=2_000),
+        Envelope(CancelGame(USER), at=3_000),
     ):
-        for event in decide(state, command):
+        for event in decide(state, envelope):
             state = evolve(state, event)
             events.append(event)
     return tuple(events)

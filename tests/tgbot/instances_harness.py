@@ -91,7 +91,7 @@ def new_game(services: BotServices, game_id: str, group: int, players: list[int]
     handle(game_id, CreateGame(players[0], f"P{players[0]}", "base", chat_id=group))
     for player in players[1:]:
         handle(game_id, JoinGame(player, f"P{player}"))
-    handle(game_id, StartGame(players[0], seed=7))
+    handle(game_id, StartGame(players[0]), seed=7)
     state, _ = services.load(game_id)
     assert state.pending is not None
     return state.pending.player

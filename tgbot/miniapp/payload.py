@@ -156,7 +156,7 @@ def move_json(command: Command) -> dict[str, Any]:
     {'type': 'PlacePath', 'card': 12, 'cell': [1, 0], 'rotated': True}
     """
     name, payload = encode_command(command)
-    fields = {k: v for k, v in payload.items() if k not in ("actor", "at", "seed")}
+    fields = {k: v for k, v in payload.items() if k != "actor"}
     return {"type": name, **fields}
 
 
@@ -164,9 +164,9 @@ def command_from_json(player: PlayerId, data: object) -> Command:
     """The command ``player`` sent as ``data``; ValueError when it names none.
 
     >>> command_from_json(7, {"type": "PickGold", "value": 3})
-    PickGold(actor=7, value=3, at=0, seed=0)
+    PickGold(actor=7, value=3)
     >>> command_from_json(7, {"type": "PickGold", "value": 3, "label": "3 gold"})
-    PickGold(actor=7, value=3, at=0, seed=0)
+    PickGold(actor=7, value=3)
     >>> command_from_json(7, {"type": "TimeOut", "decision": 3})
     Traceback (most recent call last):
     ...
