@@ -206,14 +206,38 @@ class GameService:
         metadata: Mapping[str, Any] | None = None,
     ) -> Outcome:
         """Like :meth:`handle`, returning the state and version after the command too."""
+        return self.commit(game_id, None, command, idempotency_key, metadata)
+
+    def open(self, game_id: str, idempotency_key: str) -> Loaded[Any] | Outcome:
+        """What a command under ``idempotency_key`` is decided on: the game as it is
+        (:meth:`load`), or, when the key was seen, what that command did (a duplicate
+        :class:`Outcome`). Hand the game to :meth:`commit` to decide on it without
+        reading it again."""
+        seen = self.store.processed(game_id, idempotency_key)
+        if seen is not None:
+            return self._repeat(game_id, seen)
+        return self.load(game_id)
+
+    def commit(
+        self,
+        game_id: str,
+        loaded: Loaded[Any] | None,
+        command: Any,
+        idempotency_key: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Outcome:
+        """Decide ``command`` on ``loaded`` (from :meth:`open`, its key already looked
+        up; None: look the key up and load the game first) and append its events; on a
+        concurrent write, look up and load again and decide again."""
         command = self.stamp(command)
         meta = self._metadata(command, idempotency_key, metadata)
         for attempt in range(1, self.attempts + 1):
-            if idempotency_key is not None:
-                seen = self.store.processed(game_id, idempotency_key)
-                if seen is not None:
-                    return self._repeat(game_id, seen)
-            loaded = self.load(game_id)
+            if loaded is None:
+                if idempotency_key is not None:
+                    seen = self.store.processed(game_id, idempotency_key)
+                    if seen is not None:
+                        return self._repeat(game_id, seen)
+                loaded = self.load(game_id)
             new_events = list(self.decider.decide(loaded.state, command))
             encoded = [self._encode(e) for e in new_events]
             try:
@@ -240,11 +264,13 @@ class GameService:
                 if attempt == self.attempts:
                     raise
                 log.warning("game %s: %s did not count; deciding again", game_id, idempotency_key)
+                loaded = None
                 continue
             except ConcurrencyError:
                 if attempt == self.attempts:
                     raise
                 log.debug("game %s moved on; deciding again (attempt %d)", game_id, attempt)
+                loaded = None
                 continue
             state = loaded.state
             for event in new_events:

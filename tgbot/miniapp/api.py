@@ -59,7 +59,7 @@ from tgbot.miniapp.payload import (
     page_icons,
     page_texts,
 )
-from tgbot.miniapp.play import Play, run
+from tgbot.miniapp.play import Play, play_here
 from tgbot.presenter.callback import GAME_RE
 from tgbot.presenter.i18n import pick_language
 from tgbot.presenter.texts import Texts
@@ -189,25 +189,24 @@ class MiniApp:
             return await self._refuse(game_id, viewer, texts, "forged_button", 400)
         play = Play(game_id, viewer, texts, command, drawn, f"miniapp:{viewer}:{key}")
         # One trip off the event loop for the whole move: checked, played and drawn anew.
-        code, state_json = await run(self.services, play, init.auth_date, self._after(play))
-        if code is not None:
+        answer, state_json = await asyncio.to_thread(self._play, play, init.auth_date)
+        self.services.actions.heard(answer)  # wakes the announcer if it counted
+        if isinstance(answer, actions.Refused):
+            code = answer.reason
             body = {"code": code, "error": error_text(texts, code), "state": state_json}
             status = 403 if code == "not_your_button" else 400 if code == "forged_button" else 409
             return JSONResponse(body, status_code=status, headers=NO_STORE)
         self.feed.poke()
         return JSONResponse({"ok": True, "state": state_json}, headers=NO_STORE)
 
-    def _after(self, play: Play) -> Callable[[actions.Answer], dict[str, Any]]:
-        """The game as it is after ``play``'s answer, for ``play.viewer`` (drawn in the
-        move's worker thread, from the state the answer holds when it holds one)."""
-
-        def draw(answer: actions.Answer) -> dict[str, Any]:
-            if isinstance(answer, actions.Played | actions.Refused) and answer.state is not None:
-                state, version = answer.state, answer.version
-                return self._drawn(play.game_id, state, version, play.viewer, play.texts)
-            return self._build(play.game_id, play.viewer, play.texts)
-
-        return draw
+    def _play(self, play: Play, auth_date: float) -> tuple[actions.Answer, dict[str, Any]]:
+        """``play`` played, and the game as it is after its answer for ``play.viewer``
+        (from the state the answer holds when it holds one), in the calling thread."""
+        answer = play_here(self.services, play, auth_date)
+        if isinstance(answer, actions.Played | actions.Refused) and answer.state is not None:
+            state, version = answer.state, answer.version
+            return answer, self._drawn(play.game_id, state, version, play.viewer, play.texts)
+        return answer, self._build(play.game_id, play.viewer, play.texts)
 
     async def _done(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> Response:
         state_json = await self._state_json(game_id, viewer, texts)
