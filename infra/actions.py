@@ -9,7 +9,7 @@ idempotency key up and loads the game, once, through the game service
 chosen on choices that no longer hold (stale), by someone who does not play, or whose
 decision it is not, and one the rules do not offer (:func:`~domain.moves.legal_moves`);
 then the game service decides and appends it on that same game
-(:meth:`~infra.game_service.GameService.commit`, which reads it again only after losing a
+(:meth:`~infra.game_service.GameService.execute`, which reads it again only after losing a
 race), and a rule's refusal becomes a reason. Where a button can
 be tapped twice before the first tap is answered (a chat's), a move that cannot count
 because the mover's own move on the same choices already did is :class:`AlreadyDone`,
@@ -238,7 +238,7 @@ class Actions:
         if canonical(command) not in legal_moves(state, actor):
             return Refused(FORGED, state, version)
         try:
-            outcome = self.service.commit(game_id, opened, command, key, metadata)
+            outcome = self.service.execute(game_id, command, key, metadata, loaded=opened)
         except (DomainError, ConcurrencyError) as error:
             if double_taps and self.just_done(game_id, seen_version, actor):
                 return AlreadyDone()  # two taps raced: the other one counted

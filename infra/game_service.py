@@ -198,37 +198,30 @@ class GameService:
         """
         return self.execute(game_id, command, idempotency_key, metadata).events
 
+    def open(self, game_id: str, idempotency_key: str) -> Loaded[Any] | Outcome:
+        """What a command under ``idempotency_key`` is decided on: the game as it is
+        (:meth:`load`), or, when the key was seen, what that command did (a duplicate
+        :class:`Outcome`). Hand the game to :meth:`execute` (``loaded=``) to decide on it
+        without reading it again."""
+        seen = self.store.processed(game_id, idempotency_key)
+        if seen is not None:
+            return self._repeat(game_id, seen)
+        return self.load(game_id)
+
     def execute(
         self,
         game_id: str,
         command: Any,
         idempotency_key: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        *,
+        loaded: Loaded[Any] | None = None,
     ) -> Outcome:
-        """Like :meth:`handle`, returning the state and version after the command too."""
-        return self.commit(game_id, None, command, idempotency_key, metadata)
+        """Like :meth:`handle`, returning the state and version after the command too.
 
-    def open(self, game_id: str, idempotency_key: str) -> Loaded[Any] | Outcome:
-        """What a command under ``idempotency_key`` is decided on: the game as it is
-        (:meth:`load`), or, when the key was seen, what that command did (a duplicate
-        :class:`Outcome`). Hand the game to :meth:`commit` to decide on it without
-        reading it again."""
-        seen = self.store.processed(game_id, idempotency_key)
-        if seen is not None:
-            return self._repeat(game_id, seen)
-        return self.load(game_id)
-
-    def commit(
-        self,
-        game_id: str,
-        loaded: Loaded[Any] | None,
-        command: Any,
-        idempotency_key: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> Outcome:
-        """Decide ``command`` on ``loaded`` (from :meth:`open`, its key already looked
-        up; None: look the key up and load the game first) and append its events; on a
-        concurrent write, look up and load again and decide again."""
+        ``loaded``: the game from :meth:`open` (its key already looked up), decided on
+        without reading it again; after a lost race the key is looked up and the game
+        loaded again, as without it."""
         command = self.stamp(command)
         meta = self._metadata(command, idempotency_key, metadata)
         for attempt in range(1, self.attempts + 1):

@@ -274,7 +274,7 @@ async def test_a_move_that_lost_every_race_is_refused_as_busy(
     def raced(game_id: str, *args: Any, **kwargs: Any) -> Any:
         raise ConcurrencyError(game_id, 0)
 
-    monkeypatch.setattr(table.service.store, "append", raced)
+    monkeypatch.setattr(table.service, "execute", raced)
     _, version = table.now()
 
     answer = await table.play(table.on_turn(), table.a_move(), version)

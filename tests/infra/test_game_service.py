@@ -131,7 +131,7 @@ def test_a_command_decided_on_the_game_opened_reads_it_no_more(engine: Engine) -
     for name in ("processed", "load"):
         monkeypatch_read(games.store, name, reads)
 
-    outcome = games.commit(game, opened, Tick(actor=1), "update-8")
+    outcome = games.execute(game, Tick(actor=1), "update-8", loaded=opened)
 
     assert reads == [] and not outcome.duplicate
     assert outcome.version == games.store.version(game) == 4
@@ -159,7 +159,7 @@ def test_a_command_decided_on_a_game_opened_before_a_race_is_decided_again(
     service(engine).handle(game, Tick(actor=2))
     assert isinstance(opened, Loaded)
 
-    [_, decided] = games.commit(game, opened, Tick(actor=1), "update-10").events
+    [_, decided] = games.execute(game, Tick(actor=1), "update-10", loaded=opened).events
 
     assert decided.decision == 2  # decided on the state after the other tick
     assert games.store.version(game) == 6

@@ -302,17 +302,17 @@ async def test_a_slow_game_does_not_hold_up_another_groups_presses(
             slow = await started(api, app)
             fast = await start_game(api, app, other_group, others)
             service = bot_services(app).service
-            real_commit = service.commit
+            real_execute = service.execute
 
             entered = threading.Event()
 
-            def commit(game_id: str, *args: Any, **kwargs: Any) -> Any:
+            def execute(game_id: str, *args: Any, **kwargs: Any) -> Any:
                 if game_id == slow.game_id:
                     entered.set()
                     time.sleep(1.0)  # a slow database for this game only
-                return real_commit(game_id, *args, **kwargs)
+                return real_execute(game_id, *args, **kwargs)
 
-            monkeypatch.setattr(service, "commit", commit)
+            monkeypatch.setattr(service, "execute", execute)
             player, message, data = await pick_a_placement(slow)
             other = Game(api, app, fast, other_group, others)
             other_player, other_message, other_data = await pick_a_placement(other)
