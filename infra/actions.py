@@ -1,11 +1,16 @@
 """A player's move, whatever asked for it (a chat button, the Mini App's page): checked,
 played and answered in one trip off the event loop.
 
-:meth:`Actions.play` is the one road a move takes. In a worker thread it looks the
-idempotency key up (the same key twice counts once), loads the game, refuses a move
+:meth:`Actions.play_here` is the one road a move takes (:meth:`Actions.play` sends it to
+a worker thread; an adapter that draws its answer in the same trip calls it from its own
+worker thread, then :meth:`Actions.heard` back on the event loop). It looks the
+idempotency key up and loads the game, once, through the game service
+(:meth:`~infra.game_service.GameService.open`: the same key twice counts once), refuses a move
 chosen on choices that no longer hold (stale), by someone who does not play, or whose
 decision it is not, and one the rules do not offer (:func:`~domain.moves.legal_moves`);
-then the game service runs it, and a rule's refusal becomes a reason. Where a button can
+then the game service decides and appends it on that same game
+(:meth:`~infra.game_service.GameService.execute`, which reads it again only after losing a
+race), and a rule's refusal becomes a reason. Where a button can
 be tapped twice before the first tap is answered (a chat's), a move that cannot count
 because the mover's own move on the same choices already did is :class:`AlreadyDone`,
 not refused. Back on the event loop, a move that counted wakes the announcer (the
@@ -22,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from domain import events as ev
 from domain.commands import ComeBack, Command
@@ -30,9 +35,7 @@ from domain.errors import DomainError
 from domain.moves import legal_moves
 from domain.state import GameState, PlayerId
 from infra.event_store import ConcurrencyError
-from infra.game_service import GameService, Loaded
-
-R = TypeVar("R")
+from infra.game_service import GameService, Loaded, Outcome
 
 # Events after which choices drawn earlier (a keyboard, the Mini App's page) still hold:
 # another seat handed to the computer or taken back changes no one else's choices (the
@@ -149,49 +152,31 @@ class Actions:
         double_taps: bool = False,
     ) -> Answer:
         """Play ``actor``'s ``move`` on the game as they saw it at ``seen_version``, once
-        per ``key``: in one worker thread, then waking the announcer if it counted.
+        per ``key``: in one worker thread (:meth:`play_here`), then waking the announcer
+        if it counted (:meth:`heard`).
 
         ``double_taps``: a move on choices the mover's own move has used up since is a
         second tap of that move (:class:`AlreadyDone`), not stale: a chat's button can
         be tapped again before the first tap is answered, each with a key of its own.
         """
-        answer, _ = await self.play_then(
+        answer = await asyncio.to_thread(
+            self.play_here,
             game_id,
             actor,
             move,
             seen_version,
             key,
             metadata,
-            then=_nothing,
             double_taps=double_taps,
         )
+        self.heard(answer)
         return answer
 
-    async def play_then(
-        self,
-        game_id: str,
-        actor: PlayerId,
-        move: Move,
-        seen_version: int,
-        key: str,
-        metadata: Mapping[str, Any] | None = None,
-        *,
-        then: Callable[[Answer], R],
-        double_taps: bool = False,
-    ) -> tuple[Answer, R]:
-        """Like :meth:`play`, running ``then`` on the answer in the same worker thread
-        (to draw what the reply shows without another trip)."""
-
-        def both() -> tuple[Answer, R]:
-            answer = self.play_here(
-                game_id, actor, move, seen_version, key, metadata, double_taps=double_taps
-            )
-            return answer, then(answer)
-
-        answer, after = await asyncio.to_thread(both)
+    def heard(self, answer: Answer) -> None:
+        """Back on the event loop after :meth:`play_here`: wake the announcer when the
+        move counted (a move counted again may have counted just now, unanswered)."""
         if not isinstance(answer, Refused):
-            self.wake()  # (a move counted again may have counted just now, unanswered)
-        return answer, after
+            self.wake()
 
     async def run(
         self,
@@ -236,11 +221,13 @@ class Actions:
         double_taps: bool = False,
     ) -> Answer:
         """:meth:`play`'s work, in the calling thread (blocking: the database and the
-        rules), without waking anybody."""
-        if self.service.store.processed(game_id, key):
+        rules), without waking anybody: each step once, on the game read once (the key
+        looked up, the game loaded, the checks, the legal-move gate, then decided and
+        appended on that same game)."""
+        opened = self.service.open(game_id, key)
+        if isinstance(opened, Outcome):
             return AlreadyDone()  # the same move again (its answer was lost): it counted
-        loaded = self.service.load(game_id)
-        state, version = loaded.state, loaded.version
+        state, version = opened.state, opened.version
         checked = self._check(game_id, state, version, actor, seen_version, double_taps, move)
         if checked is not None:
             return checked
@@ -251,7 +238,7 @@ class Actions:
         if command not in legal_moves(state, actor):
             return Refused(FORGED, state, version)
         try:
-            outcome = self.service.execute(game_id, command, key, metadata)
+            outcome = self.service.execute(game_id, command, key, metadata, loaded=opened)
         except (DomainError, ConcurrencyError) as error:
             if double_taps and self.just_done(game_id, seen_version, actor):
                 return AlreadyDone()  # two taps raced: the other one counted
@@ -315,7 +302,3 @@ class Actions:
             if isinstance(event, ev.TheftResolved) and event.thief == player:
                 return True
         return False
-
-
-def _nothing(answer: Answer) -> None:
-    return None

@@ -22,6 +22,7 @@ from infra.achievements import Achievements
 from infra.botstate import BotState
 from infra.db import make_engine
 from infra.event_store import EventStore, Upcasters
+from infra.game_end import GameEnd
 from infra.game_history import GameHistory
 from infra.game_index import GameIndex
 from infra.game_service import Codec, Decider, GameService, now_ms, random_seed
@@ -46,6 +47,7 @@ class Services:
     ratings: Ratings  # the ratings read model's questions
     achievements: Achievements  # the achievements read model's questions
     history: GameHistory  # the history read models' questions
+    game_end: GameEnd  # the ratings and achievements brought up to a game's end
 
     def close(self) -> None:
         self.engine.dispose()
@@ -115,4 +117,5 @@ def bootstrap(
         Ratings(store),
         Achievements(store),
         GameHistory(store),
+        GameEnd(store),
     )

@@ -206,6 +206,16 @@ class GameService:
         """
         return self.execute(game_id, command, idempotency_key, metadata, at=at, seed=seed).events
 
+    def open(self, game_id: str, idempotency_key: str) -> Loaded[Any] | Outcome:
+        """What a command under ``idempotency_key`` is decided on: the game as it is
+        (:meth:`load`), or, when the key was seen, what that command did (a duplicate
+        :class:`Outcome`). Hand the game to :meth:`execute` (``loaded=``) to decide on it
+        without reading it again."""
+        seen = self.store.processed(game_id, idempotency_key)
+        if seen is not None:
+            return self._repeat(game_id, seen)
+        return self.load(game_id)
+
     def execute(
         self,
         game_id: str,
@@ -215,16 +225,22 @@ class GameService:
         *,
         at: int = 0,
         seed: int = 0,
+        loaded: Loaded[Any] | None = None,
     ) -> Outcome:
-        """Like :meth:`handle`, returning the state and version after the command too."""
+        """Like :meth:`handle`, returning the state and version after the command too.
+
+        ``loaded``: the game from :meth:`open` (its key already looked up), decided on
+        without reading it again; after a lost race the key is looked up and the game
+        loaded again, as without it."""
         envelope = self.stamp(command, at, seed)
         meta = self._metadata(command, idempotency_key, metadata)
         for attempt in range(1, self.attempts + 1):
-            if idempotency_key is not None:
-                seen = self.store.processed(game_id, idempotency_key)
-                if seen is not None:
-                    return self._repeat(game_id, seen)
-            loaded = self.load(game_id)
+            if loaded is None:
+                if idempotency_key is not None:
+                    seen = self.store.processed(game_id, idempotency_key)
+                    if seen is not None:
+                        return self._repeat(game_id, seen)
+                loaded = self.load(game_id)
             new_events = list(self.decider.decide(loaded.state, envelope))
             encoded = [self._encode(e) for e in new_events]
             try:
@@ -251,11 +267,13 @@ class GameService:
                 if attempt == self.attempts:
                     raise
                 log.warning("game %s: %s did not count; deciding again", game_id, idempotency_key)
+                loaded = None
                 continue
             except ConcurrencyError:
                 if attempt == self.attempts:
                     raise
                 log.debug("game %s moved on; deciding again (attempt %d)", game_id, attempt)
+                loaded = None
                 continue
             state = loaded.state
             for event in new_events:

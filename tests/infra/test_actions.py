@@ -295,15 +295,31 @@ async def test_coming_back_never_goes_stale(table: Table) -> None:
     assert 1 not in table.now()[0].away
 
 
-async def test_what_is_drawn_from_the_answer_is_drawn_in_the_same_trip(table: Table) -> None:
+def test_a_move_reads_the_key_and_the_game_once(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
     player, move = table.on_turn(), table.a_move()
     _, version = table.now()
+    reads: list[str] = []
+    store = table.service.store
+    for name in ("processed", "load"):
+        monkeypatch.setattr(store, name, _counted(reads, name, getattr(store, name)))
 
-    answer, drawn = await table.actions.play_then(
-        table.game, player, move, version, "k-1", then=lambda a: type(a).__name__
-    )
+    answer = table.actions.play_here(table.game, player, move, version, "k-1")
 
-    assert isinstance(answer, Played) and drawn == "Played"
+    assert isinstance(answer, Played)
+    assert sorted(reads) == ["load", "processed"]
+    assert table.woken == 0  # waking is the caller's, back on its event loop
+    table.actions.heard(answer)
+    assert table.woken == 1
+
+
+def _counted(reads: list[str], name: str, read: Any) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(name)
+        return read(*args, **kwargs)
+
+    return counted
 
 
 async def test_a_command_against_the_game_as_it_is_counts_once_per_key(engine: Engine) -> None:

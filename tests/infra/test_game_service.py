@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 
 from infra.db import make_engine
 from infra.event_store import ConcurrencyError, EventStore
-from infra.game_service import GameService
+from infra.game_service import GameService, Loaded, Outcome
 
 
 @pytest.fixture
@@ -119,6 +119,60 @@ def test_a_lost_race_is_decided_again_on_the_new_state(engine: Engine) -> None:
 
     assert opened.decision == 2  # decided on the state after the other tick
     assert games.store.version(game) == 6
+
+
+def test_a_command_decided_on_the_game_opened_reads_it_no_more(engine: Engine) -> None:
+    games, game = service(engine), new_game()
+    games.handle(game, Create(actor=1, chat_id=5))
+    games.handle(game, Join(actor=2, name="Bo"))
+    opened = games.open(game, "update-8")
+    assert isinstance(opened, Loaded) and opened.version == 2
+    reads: list[str] = []
+    for name in ("processed", "load"):
+        monkeypatch_read(games.store, name, reads)
+
+    outcome = games.execute(game, Tick(actor=1), "update-8", loaded=opened)
+
+    assert reads == [] and not outcome.duplicate
+    assert outcome.version == games.store.version(game) == 4
+
+
+def test_a_game_opened_under_a_key_seen_before_is_what_the_key_did(engine: Engine) -> None:
+    games, game = service(engine), new_game()
+    games.handle(game, Create(actor=1, chat_id=5))
+    games.handle(game, Join(actor=2, name="Bo"))
+    first = games.execute(game, Tick(actor=1), idempotency_key="update-9")
+
+    again = games.open(game, "update-9")
+
+    assert isinstance(again, Outcome) and again.duplicate
+    assert again.events == first.events and again.version == 4
+
+
+def test_a_command_decided_on_a_game_opened_before_a_race_is_decided_again(
+    engine: Engine,
+) -> None:
+    games, game = service(engine), new_game()
+    games.handle(game, Create(actor=1, chat_id=5))
+    games.handle(game, Join(actor=2, name="Bo"))
+    opened = games.open(game, "update-10")
+    service(engine).handle(game, Tick(actor=2))
+    assert isinstance(opened, Loaded)
+
+    [_, decided] = games.execute(game, Tick(actor=1), "update-10", loaded=opened).events
+
+    assert decided.decision == 2  # decided on the state after the other tick
+    assert games.store.version(game) == 6
+
+
+def monkeypatch_read(store: EventStore, name: str, reads: list[str]) -> None:
+    read = getattr(store, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        reads.append(name)
+        return read(*args, **kwargs)
+
+    setattr(store, name, counted)
 
 
 def test_a_game_moved_on_elsewhere_is_loaded_with_every_new_event(engine: Engine) -> None:

@@ -299,6 +299,35 @@ async def test_a_watcher_cannot_move(served: Served) -> None:
     assert served.state()[1] == version
 
 
+async def test_a_move_from_outside_the_group_is_refused_as_any_request_is(
+    served: Served,
+) -> None:
+    _, move, version = first_move(served)
+    status, body = await served.post(STRANGER, move, version)
+    assert status == 403
+    assert body["error"] == Texts("en").t("miniapp.not_member")
+    assert served.state()[1] == version
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"key": "tap-0001", "move": {"type": "PickGold", "value": 1}}, 400, "forged_button"),
+        ({"version": 1, "key": "no spaces!", "move": "not a move"}, 403, "not_your_button"),
+    ],
+)
+async def test_a_watchers_move_is_refused_as_unreadable_else_as_not_theirs(
+    served: Served, body: dict[str, Any], status: int, code: str
+) -> None:
+    _, version = served.state()
+    raw = init_data(served.api, MEMBER, game=served.game)
+    url = f"{served.page}api/game/{served.game}/move"
+    async with served.http.post(url, json=body, headers=auth(raw)) as r:
+        got = (r.status, (await r.json())["code"])
+    assert got == (status, code)
+    assert served.state()[1] == version
+
+
 async def test_the_open_board_is_pushed_the_game_each_time_it_moves(served: Served) -> None:
     raw = init_data(served.api, MEMBER, game=served.game)
     url = f"{served.page}api/game/{served.game}/live"

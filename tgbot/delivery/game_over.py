@@ -1,24 +1,12 @@
 """What a game's end reads from the ratings and achievements read models: their
-projectors are brought up to the game's end first, together (one read of the log and of
-the game's stream, one write: :class:`infra.projector.Projectors`), so the game-over
-message tells the game's own changes (the same ones when its messages are presented
-again)."""
+projectors are brought up to the game's end first (:class:`infra.game_end.GameEnd`, on the
+services), so the game-over message tells the game's own changes (the same ones when its
+messages are presented again)."""
 
 from __future__ import annotations
 
-from infra.achievements import achievements_projection
-from infra.event_store import EventStore
-from infra.projector import Projectors
-from infra.ratings import ratings_projection
 from tgbot.presenter.standings import RatingChange
 from tgbot.telegram.context import BotServices
-
-
-def projectors(store: EventStore) -> Projectors:
-    """The read models a game's end tells from, brought up together."""
-    return Projectors(
-        store.engine, store, [ratings_projection(store), achievements_projection(store)]
-    )
 
 
 def results(
@@ -27,7 +15,7 @@ def results(
     """The game's changes to its people's season ratings in its group, in seat order (none:
     the game was not rated), and the achievements it earned its people, by player, in the
     list's order."""
-    projectors(services.store).catch_up()
+    services.game_end.catch_up()
     changes = tuple(
         RatingChange(c.player_id, c.before, c.after)
         for c in services.ratings.game_changes(game_id)

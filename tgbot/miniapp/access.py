@@ -51,6 +51,14 @@ class Access:
         self.services = services
         self.membership = membership
 
+    @staticmethod
+    def player(state: GameState, user_id: int) -> PlayerId | None:
+        """``user_id`` when they play the game (as :meth:`viewer` says, without asking
+        anyone); None: :meth:`viewer` must say."""
+        if state.phase not in ("new", "cancelled") and state.is_player(user_id):
+            return user_id
+        return None
+
     async def viewer(self, state: GameState, user_id: int) -> PlayerId | None:
         """``user_id`` when they play, None for a member watching; raises :class:`Refused`."""
         if state.phase in ("new", "cancelled"):

@@ -59,7 +59,7 @@ from tgbot.miniapp.payload import (
     page_icons,
     page_texts,
 )
-from tgbot.miniapp.play import Play, run
+from tgbot.miniapp.play import Play, play_here
 from tgbot.presenter.callback import GAME_RE
 from tgbot.presenter.i18n import pick_language
 from tgbot.presenter.texts import Texts
@@ -166,48 +166,60 @@ class MiniApp:
             refusal = {"code": "forged_button", "error": error_text(texts, "forged_button")}
             headers = {**NO_STORE, **error.headers}
             return JSONResponse(refusal, status_code=error.status, headers=headers)
+        checked = self._auth(request)
+        if isinstance(checked, Response):
+            return checked
+        game_id = request.path_params["game"]
+        # A player's move takes one trip off the event loop: their language and the game,
+        # checked, played and drawn anew. Anyone else takes the road of any request.
+        played = await asyncio.to_thread(self._move_here, checked, game_id, raw)
+        if played is None:
+            return await self._not_a_players_move(request, raw)
+        texts, answer, state_json = played
+        if isinstance(answer, actions.Played | actions.AlreadyDone):
+            self.services.actions.heard(answer)  # wakes the announcer
+            self.feed.poke()
+            return JSONResponse({"ok": True, "state": state_json}, headers=NO_STORE)
+        code = answer if isinstance(answer, str) else answer.reason
+        body = {"code": code, "error": error_text(texts, code), "state": state_json}
+        status = 403 if code == "not_your_button" else 400 if code == "forged_button" else 409
+        return JSONResponse(body, status_code=status, headers=NO_STORE)
+
+    def _move_here(
+        self, init: initdata.InitData, game_id: str, raw: bytes
+    ) -> tuple[Texts, actions.Answer | str, dict[str, Any]] | None:
+        """The move in ``raw`` played by ``init``'s user, and the game after it, in the
+        calling thread: their language, the answer (or the code of a body that names no
+        move) and the game drawn for them; None when they do not play this game."""
+        texts, state = self._texts_and_game(init.user, game_id)
+        viewer = None if state is None else Access.player(state, init.user.id)
+        if viewer is None:
+            return None
+        play = _play_of(game_id, viewer, texts, raw)
+        if play is None:
+            return texts, "forged_button", self._build(game_id, viewer, texts)
+        answer, state_json = self._play(play, init.auth_date)
+        return texts, answer, state_json
+
+    async def _not_a_players_move(self, request: Request, raw: bytes) -> Response:
+        """The answer to a move from someone who does not play the game (or to a game
+        there is none of): why, as any request is refused, else as a refused button."""
         opened = await self._open(request)
         if isinstance(opened, Response):
             return opened
-        game_id, init, viewer, texts = opened
-        try:
-            body = parse(raw)
-            drawn = int(body["version"])
-            key = str(body["key"])
-        except Unreadable as error:
-            log.warning("refused a move: %s", error)
-            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
-        except (ValueError, KeyError, TypeError):
-            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
-        if viewer is None:
-            return await self._refuse(game_id, viewer, texts, "not_your_button", 403)
-        if not KEY_RE.fullmatch(key):
-            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
-        try:
-            command = command_from_json(viewer, body.get("move"))
-        except ValueError:
-            return await self._refuse(game_id, viewer, texts, "forged_button", 400)
-        play = Play(game_id, viewer, texts, command, drawn, f"miniapp:{viewer}:{key}")
-        # One trip off the event loop for the whole move: checked, played and drawn anew.
-        code, state_json = await run(self.services, play, init.auth_date, self._after(play))
-        if code is not None:
-            body = {"code": code, "error": error_text(texts, code), "state": state_json}
-            status = 403 if code == "not_your_button" else 400 if code == "forged_button" else 409
-            return JSONResponse(body, status_code=status, headers=NO_STORE)
-        self.feed.poke()
-        return JSONResponse({"ok": True, "state": state_json}, headers=NO_STORE)
+        game_id, _, viewer, texts = opened
+        code = "forged_button" if _read_move(raw) is None else "not_your_button"
+        status = 403 if code == "not_your_button" else 400
+        return await self._refuse(game_id, viewer, texts, code, status)
 
-    def _after(self, play: Play) -> Callable[[actions.Answer], dict[str, Any]]:
-        """The game as it is after ``play``'s answer, for ``play.viewer`` (drawn in the
-        move's worker thread, from the state the answer holds when it holds one)."""
-
-        def draw(answer: actions.Answer) -> dict[str, Any]:
-            if isinstance(answer, actions.Played | actions.Refused) and answer.state is not None:
-                state, version = answer.state, answer.version
-                return self._drawn(play.game_id, state, version, play.viewer, play.texts)
-            return self._build(play.game_id, play.viewer, play.texts)
-
-        return draw
+    def _play(self, play: Play, auth_date: float) -> tuple[actions.Answer, dict[str, Any]]:
+        """``play`` played, and the game as it is after its answer for ``play.viewer``
+        (from the state the answer holds when it holds one), in the calling thread."""
+        answer = play_here(self.services, play, auth_date)
+        if isinstance(answer, actions.Played | actions.Refused) and answer.state is not None:
+            state, version = answer.state, answer.version
+            return answer, self._drawn(play.game_id, state, version, play.viewer, play.texts)
+        return answer, self._build(play.game_id, play.viewer, play.texts)
 
     async def _done(self, game_id: str, viewer: PlayerId | None, texts: Texts) -> Response:
         state_json = await self._state_json(game_id, viewer, texts)
@@ -384,6 +396,33 @@ def mini_app(
         max_age=max_age,
         demo_players=demo_players,
     )
+
+
+def _read_move(raw: bytes) -> tuple[int, str, object] | None:
+    """The version, key and move a move's body names; None when it is no such body."""
+    try:
+        body = parse(raw)
+        return int(body["version"]), str(body["key"]), body.get("move")
+    except Unreadable as error:
+        log.warning("refused a move: %s", error)
+        return None
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _play_of(game_id: str, viewer: PlayerId, texts: Texts, raw: bytes) -> Play | None:
+    """The move ``viewer``'s page sent in ``raw``; None when it names none (forged)."""
+    read = _read_move(raw)
+    if read is None:
+        return None
+    drawn, key, move = read
+    if not KEY_RE.fullmatch(key):
+        return None
+    try:
+        command = command_from_json(viewer, move)
+    except ValueError:
+        return None
+    return Play(game_id, viewer, texts, command, drawn, f"miniapp:{viewer}:{key}")
 
 
 def _sse(event: str, data: object) -> str:

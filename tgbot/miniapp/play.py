@@ -1,6 +1,8 @@
 """A move sent from the Mini App's page, played as a button press is played: by the one
-use case of a player's move (:class:`infra.actions.Actions`), in one trip off the event
-loop (each trip may wait for a free worker behind the announcer's).
+use case of a player's move (:class:`infra.actions.Actions`). The route sends
+:func:`play_here` and the drawing of the game after it to one worker thread of its own
+(one trip off the event loop, which may wait for a free worker behind the announcer's),
+then wakes the announcer back on the loop (:meth:`~infra.actions.Actions.heard`).
 
 The same checks as a button press, in the same words: the same tap twice counts once, a
 board the game has left behind is stale, it must be the viewer's decision and a move the
@@ -9,17 +11,13 @@ rules offer. Here a tap only becomes that call, and its answer a refusal's code.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from domain.commands import Command
 from domain.state import PlayerId
-from infra.actions import Answer, Refused
+from infra.actions import Answer
 from tgbot.presenter.texts import Texts
 from tgbot.telegram.context import BotServices
-
-R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,18 +33,14 @@ class Play:
     key: str
 
 
-async def run(
-    services: BotServices, play: Play, auth_date: float, then: Callable[[Answer], R]
-) -> tuple[str | None, R]:
-    """Play ``play``: the refusal's code (None: played, or played before) and what
-    ``then`` made of the answer in the same worker thread (the game drawn anew)."""
-    answer, after = await services.actions.play_then(
+def play_here(services: BotServices, play: Play, auth_date: float) -> Answer:
+    """Play ``play`` in the calling thread (blocking: the database and the rules), without
+    waking anybody."""
+    return services.actions.play_here(
         play.game_id,
         play.viewer,
         play.command,
         play.drawn,
         play.key,
         {"via": "miniapp", "auth_date": auth_date},
-        then=then,
     )
-    return (answer.reason if isinstance(answer, Refused) else None), after

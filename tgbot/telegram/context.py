@@ -24,6 +24,7 @@ from infra.actions import WakeUp as WakeUp  # (where the adapter knew it)
 from infra.bootstrap import Services
 from infra.botstate import BotState
 from infra.event_store import EventStore
+from infra.game_end import GameEnd
 from infra.game_history import GameHistory
 from infra.game_index import ACTIVE, GameIndex
 from infra.game_service import GameService
@@ -81,6 +82,7 @@ class BotServices:
     ratings: Ratings  # the ratings read model's questions
     achievements: Achievements  # the achievements read model's questions
     history: GameHistory  # the history read models' questions
+    game_end: GameEnd  # the ratings and achievements brought up to a game's end
     members: Memberships = field(default_factory=Memberships)
     miniapp_name: str = ""  # the Mini App's short name and page (empty: no buttons to it)
     miniapp_url: str = ""
@@ -277,6 +279,7 @@ def compose(services: Services, bot: Bot, *, limiter: RateLimiter | None = None)
         services.ratings,
         services.achievements,
         services.history,
+        services.game_end,
         miniapp_name=settings.miniapp_name,
         miniapp_url=settings.miniapp_url,
     )
