@@ -2,10 +2,10 @@
 and what is checked after one: no secret in the group, the end on the board, the replay
 from the game-over message.
 
-The games: one per language in tests/tgbot/test_transcripts.py (both editions, on
-SQLite), and a table of three languages in tests/infra/test_runtime_role.py (on
-PostgreSQL as the runtime role). Each game costs tens of CPU seconds, so no other test
-plays one over HTTP for the same checks."""
+The games: one in Polish in tests/tgbot/test_transcripts.py (each language's texts of
+whole games of both editions are read at the presenter), and a table of three languages in
+tests/infra/test_runtime_role.py (on PostgreSQL as the runtime role). Each game costs tens
+of CPU seconds, so no other test plays one over HTTP for the same checks."""
 
 from __future__ import annotations
 
