@@ -4,16 +4,15 @@ General and back."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
 import pytest
 
-from domain.moves import legal_moves
 from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     bot_services,
+    finish_outside_the_bot,
     lobby_button,
     press_and_wait,
     running_bot,
@@ -185,30 +184,6 @@ async def test_two_tables_side_by_side_each_message_in_its_topic(db: str) -> Non
                 assert state.phase == "playing" and ANN in state.seating
 
 
-async def finish_side_by_side(api: FakeBotAPI, app: BotApplication, games: list[str]) -> None:
-    """A legal move (seeded) of each game in turn, made through the game service as
-    another instance would, until both ended; the bot announces and delivers them. (The
-    presses that drive a game in its topic: the test above.)"""
-    services = bot_services(app)
-    rng = random.Random(5)
-    going = list(games)
-    for moves in range(5_000):
-        for game in list(going):
-            state, _ = await asyncio.to_thread(services.load, game)
-            if state.phase != "playing":
-                going.remove(game)
-                continue
-            assert state.pending is not None
-            move = rng.choice(legal_moves(state, state.pending.player))
-            await asyncio.to_thread(services.service.handle, game, move)
-        services.wake.set()
-        if moves % 8 == 0 or not going:  # (a few moves at a time: fewer pictures drawn)
-            await settle(api, app)
-        if not going:
-            return
-    raise AssertionError("the games did not end")
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 async def test_two_games_at_once_in_two_topics_played_to_the_end(db: str) -> None:
@@ -218,7 +193,9 @@ async def test_two_games_at_once_in_two_topics_played_to_the_end(db: str) -> Non
             await settle(api, app)
             first, _ = await open_table(api, app, one, [ANN, BEN, CAT])
             second, _ = await open_table(api, app, two, [ANN, DAN, EVE])  # Ann at both
-            await finish_side_by_side(api, app, [first, second])
+            # Played to their end through the game service (the presses that drive a game
+            # in its topic: the test above).
+            await finish_outside_the_bot(api, app, [first, second])
             services = bot_services(app)
             for game in (first, second):
                 state, _ = services.load(game)
