@@ -8,6 +8,7 @@ skipped with the reason, except in CI (``CI=true``), where they fail instead.
 from __future__ import annotations
 
 import os
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,13 +58,15 @@ def _admin_url() -> str:
     return make_url(POSTGRES_SERVER_URL).render_as_string(hide_password=False)
 
 
-def create_postgres_database(prefix: str = "saboteur_test") -> str:
-    """Create an empty, uniquely named database and return its URL."""
+def create_postgres_database(prefix: str = "saboteur_test", template: str | None = None) -> str:
+    """Create an empty, uniquely named database and return its URL (``template``: the URL
+    of a database to copy instead, which nothing may be connected to)."""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    copy = f' TEMPLATE "{make_url(template).database}"' if template else ""
     admin = create_engine(_admin_url(), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}"{copy}'))
     finally:
         admin.dispose()
     return make_url(POSTGRES_SERVER_URL).set(database=name).render_as_string(hide_password=False)
@@ -121,18 +124,17 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def empty_database(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[Callable[[str], str]]:
+def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., str]]:
     """A factory: ``empty_database("sqlite" | "postgres")`` returns the URL of a new,
-    empty database (no tables), dropped after the test."""
+    empty database (no tables), dropped after the test (PostgreSQL's, a copy of the
+    database ``template`` names, if it is given)."""
     created: list[str] = []
 
-    def make(backend: str) -> str:
+    def make(backend: str, template: str | None = None) -> str:
         if backend == "sqlite":
             return f"sqlite:///{tmp_path / f'{uuid.uuid4().hex[:8]}.db'}"
         request.getfixturevalue("postgres_available")
-        url = create_postgres_database()
+        url = create_postgres_database(template=template)
         created.append(url)
         return url
 
@@ -141,12 +143,48 @@ def empty_database(
         drop_postgres_database(url)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def fresh_db_url(request: pytest.FixtureRequest, empty_database: Callable[[str], str]) -> str:
-    """A new database of the test's own, migrated to head, on SQLite then PostgreSQL."""
-    url = empty_database(request.param)
-    upgrade(url)
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated to head once a run, copied for each test that needs a
+    migrated one of its own (the migrations take a tenth of a CPU second or more,
+    hundreds of tests a run)."""
+    path = tmp_path_factory.mktemp("migrated") / "head.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+def copy_sqlite(source: Path, url: str) -> str:
+    """``url``, a new SQLite database, made a copy of ``source`` (sqlite's backup: whole,
+    whatever its journal holds)."""
+    target = make_url(url).database
+    assert target is not None
+    with sqlite3.connect(source) as original, sqlite3.connect(target) as copy:
+        original.backup(copy)
+    original.close()
+    copy.close()
     return url
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres(postgres_available: None) -> Iterator[str]:
+    """A PostgreSQL database migrated to head once a run, the template of each test's
+    migrated one (nothing stays connected to it)."""
+    url = create_postgres_database("saboteur_template")
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        drop_postgres_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def fresh_db_url(request: pytest.FixtureRequest, empty_database: Callable[..., str]) -> str:
+    """A new database of the test's own, migrated to head, on SQLite then PostgreSQL."""
+    if request.param == "sqlite":
+        migrated: Path = request.getfixturevalue("migrated_sqlite")
+        return copy_sqlite(migrated, empty_database("sqlite"))
+    template: str = request.getfixturevalue("migrated_postgres")
+    return empty_database("postgres", template)
 
 
 # -- Redis --------------------------------------------------------------------------

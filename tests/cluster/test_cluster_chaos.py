@@ -1,4 +1,4 @@
-"""Three bot instances, twenty games, instances killed with SIGKILL at random points
+"""Three bot instances, ten games, instances killed with SIGKILL at random points
 (among them right after a press was answered) and started again: nothing is lost, nothing
 is told twice, and no decision opened around a kill (from 3 s before it, whose prompt the
 killed instance may not have sent, to 5 s after it, while its games are taken over) waits
@@ -19,8 +19,8 @@ from tests.cluster.players import PROMPT_WITHIN, StopAt, play, set_up, settle
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
-GAMES = 20
-PLAY_SECONDS = 30.0
+GAMES = 10
+PLAY_SECONDS = 20.0
 KILL_EVERY = (3.0, 6.0)  # seconds between kills, drawn uniformly
 KILLS = 3  # at least, however long a busy machine takes to start the killed ones again
 BUSY = 10  # the play goes on up to BUSY times PLAY_SECONDS while the kills are owed

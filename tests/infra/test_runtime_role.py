@@ -118,8 +118,10 @@ async def test_the_bot_plays_a_whole_game_as_the_runtime_role(roles: Roles) -> N
     # The game service, the projector, the announcer, the bot's state, the outbox, the
     # claims, the history and the replay button, all as the runtime role; at a table of
     # three languages (the group speaks the first one's), read as each player reads it.
+    # Some forty presses, then the game played to its end through the game service (a
+    # whole game of presses is tests/tgbot/test_transcripts.py's).
     api = await play_game(
-        roles.runtime_url, "base", 3, seed=11, langs=("es", "pl", "en"), brisk=True
+        roles.runtime_url, "base", 3, seed=11, langs=("es", "pl", "en"), brisk=True, presses=40
     )
     assert api.calls_of("editMessageMedia")
     assert cli.main(["projections", "rebuild"]) == 0  # DATABASE_URL: the runtime role

@@ -243,6 +243,33 @@ async def computer_moves_once(app: BotApplication, game_id: str) -> bool:
     return True
 
 
+async def finish_outside_the_bot(
+    api: FakeBotAPI, app: BotApplication, games: list[str], seed: int = 5, every: int = 8
+) -> None:
+    """Play ``games`` to their end: a legal move (seeded) of each in turn, made through
+    the game service as another instance would; the bot announces and delivers them,
+    settled every ``every`` rounds of moves (fewer pictures drawn). For a test that needs
+    a game ended, not pressed through: a whole game of presses costs tens of CPU seconds."""
+    services = bot_services(app)
+    rng = random.Random(seed)
+    going = list(games)
+    for moves in range(20_000):
+        for game in list(going):
+            state, _ = await asyncio.to_thread(services.load, game)
+            if state.phase != "playing":
+                going.remove(game)
+                continue
+            assert state.pending is not None
+            move = rng.choice(legal_moves(state, state.pending.player))
+            await asyncio.to_thread(services.service.handle, game, move)
+        services.wake.set()
+        if moves % every == 0 or not going:
+            await settle(api, app)
+        if not going:
+            return
+    raise AssertionError("the games did not end")
+
+
 def move_outside_the_bot(app: BotApplication, game_id: str) -> int:
     """The player on turn makes their first legal move through the game service (as
     another instance would); returns the player whose decision opens next."""

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from infra.migrations import upgrade
+from tests.conftest import copy_sqlite
 
 
 @pytest.fixture
-def db(empty_database: Callable[[str], str]) -> str:
-    """A new SQLite database of the test's own, migrated to head, for the bot to run on."""
-    url = empty_database("sqlite")
-    upgrade(url)
-    return url
+def db(empty_database: Callable[[str], str], migrated_sqlite: Path) -> str:
+    """A new SQLite database of the test's own, migrated to head, for the bot to run on
+    (a copy of one migrated once a run)."""
+    return copy_sqlite(migrated_sqlite, empty_database("sqlite"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -336,6 +337,16 @@ async def test_a_join_while_settings_bring_the_lobby_down_leaves_one_lobby_showi
                 return done
 
             monkeypatch.setattr(outbox, "_lobby", draw_lobby)
+            asked: list[str] = []  # the games whose lobby lock was asked for, in order
+            lock = outbox.lock
+
+            @contextlib.asynccontextmanager
+            async def asking(game: str) -> AsyncIterator[None]:
+                asked.append(game)
+                async with lock(game):
+                    yield
+
+            monkeypatch.setattr(outbox, "lock", asking)
 
             # /settings deletes the lobby to post it anew; before it posts, a third player
             # joins (in another instance, say) and the announcer redraws the lobby.
@@ -343,9 +354,11 @@ async def test_a_join_while_settings_bring_the_lobby_down_leaves_one_lobby_showi
             await asyncio.wait_for(held.deleted.wait(), 10)
             services.service.handle(game_id, JoinGame(PLAYERS[2], "P53"))
             services.wake.set()
-            # The redraw finishes at once unless it waits for /settings to be done.
-            with contextlib.suppress(AssertionError):
-                await api.wait_for(lambda: drawn or None, 1.0)
+            # The redraw finishes at once unless it waits for /settings to be done: it has
+            # either drawn, or asked for the lock /settings holds (the first one asked).
+            async with asyncio.timeout(120):
+                while not (drawn or len(asked) > 1):
+                    await asyncio.sleep(0.01)
             held.release.set()
             await settle(api, app)
 

@@ -17,10 +17,12 @@ def test_the_demo_writes_every_chat_in_its_language_and_its_game_replays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # (One demo game, printed as by default, a line per round, and its transcript where
-    # the demo keeps it by default: each game costs tens of CPU seconds.)
+    # the demo keeps it by default: each game costs tens of CPU seconds, the fewer the
+    # people pressing buttons the fewer; one computer player among them.)
     monkeypatch.setenv("SABOTEUR_COMMAND", "./scripts/run")
     out = tmp_path / "out"
-    argv = ["demo", "--players", "3", "--seed", "2", "--language", "pl", "--out", str(out)]
+    argv = ["demo", "--players", "3", "--computers", "1", "--seed", "2", "--language", "pl"]
+    argv += ["--out", str(out)]
     assert cli.main(argv) == 0
 
     printed = capsys.readouterr().out

@@ -2,10 +2,10 @@
 and what is checked after one: no secret in the group, the end on the board, the replay
 from the game-over message.
 
-The games: one per language in tests/tgbot/test_transcripts.py (both editions, on
-SQLite), and a table of three languages in tests/infra/test_runtime_role.py (on
-PostgreSQL as the runtime role). Each game costs tens of CPU seconds, so no other test
-plays one over HTTP for the same checks."""
+The games: one in Polish in tests/tgbot/test_transcripts.py (each language's texts of
+whole games of both editions are read at the presenter), and a table of three languages in
+tests/infra/test_runtime_role.py (on PostgreSQL as the runtime role). Each game costs tens
+of CPU seconds, so no other test plays one over HTTP for the same checks."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from tests.fakebotapi import FakeBotAPI
 from tests.tgbot.bot_harness import (
     Table,
     bot_services,
+    finish_outside_the_bot,
     lobby_button,
     press_and_wait,
     running_bot,
@@ -166,10 +167,12 @@ async def play_game(
     seed: int,
     langs: tuple[str, ...] = ("en",),
     brisk: bool = False,
+    presses: int | None = None,
 ) -> FakeBotAPI:
     """Players (speaking ``langs`` in turn; the first one's language becomes the group's)
     play a whole game by pressing buttons (``brisk``: getting on with it, see
-    :class:`Table`)."""
+    :class:`Table`; ``presses``: that many, the game then played to its end through the
+    game service)."""
     async with FakeBotAPI() as api:
         api.group(GROUP, "Mine", admins=(1,))
         players = list(range(1, count + 1))
@@ -181,7 +184,14 @@ async def play_game(
             lobby = await open_lobby(api, app, players, edition)
             await start_game(api, app, players[0], lobby)
             table = Table(api, app, GROUP, players, brisk=brisk)
-            await table.play_to_end()
+            if presses is None:
+                await table.play_to_end()
+            else:
+                for _ in range(presses):
+                    assert await table.play_one()
+                game_id = bot_services(app).active_game(GROUP)
+                assert game_id is not None
+                await finish_outside_the_bot(api, app, [game_id])
             await settle(api, app)
             group_lang = langs[0]
             assert_no_secret_in_group(api, app, group_lang, set(langs))
