@@ -35,7 +35,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from domain import achievements as rules
 from domain import events as ev
-from infra.db import reader
+from infra.bulk import arrays, unnest_inserts
+from infra.db import is_postgres, reader
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games
 from infra.schema import metadata
@@ -198,6 +199,8 @@ def _results_statement(dialect: str) -> Any:
 
 
 _RESULTS = {dialect: _results_statement(dialect) for dialect in ("postgresql", "sqlite")}
+# PostgreSQL: the awards and the results in one statement (one round trip).
+_AWARD_ALL = unnest_inserts((player_achievements, ()), (achievement_players, ("player_id",)))
 
 
 def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
@@ -242,16 +245,19 @@ def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
                     )
             results[player] = (games_before + 1, wins + int(player in game.winners))
             names[player] = name
+    people = [
+        {"player_id": p, "name": name, "games": results[p][0], "wins": results[p][1]}
+        for p, name in names.items()
+    ]
+    if is_postgres(conn):
+        if new or people:
+            wanted = {**arrays(player_achievements, new), **arrays(achievement_players, people)}
+            conn.execute(_AWARD_ALL, wanted)
+        return
     if new:
         conn.execute(_AWARD, new)
-    if names:
-        conn.execute(
-            _RESULTS[conn.dialect.name],
-            [
-                {"player_id": p, "name": name, "games": results[p][0], "wins": results[p][1]}
-                for p, name in names.items()
-            ],
-        )
+    if people:
+        conn.execute(_RESULTS[conn.dialect.name], people)
 
 
 @dataclass(frozen=True)

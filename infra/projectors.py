@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from infra.db import reader, writer
-from infra.event_store import EventStore
+from infra.db import is_postgres, reader, writer
+from infra.event_store import EventStore, StoredEvent
 from infra.imported import imported_streams, is_imported
 from infra.projection import DEFAULT_BATCH, GameProjection, Streams
 from infra.schema import projector_positions
@@ -104,53 +104,103 @@ class Projectors:
         whether every projection has reached the log's end, and whether another projector
         moved one of them (or is at work on it).
 
-        The reads share one connection: the positions, the next events of the projections'
-        types after the lowest position (a position reached is the last such event read:
-        appends are committed in position order, so none can appear before it later),
-        and the streams of the games that ended with their first events, which say
-        whether they were imported (another statement for the other streams, if any).
+        On PostgreSQL it is one transaction: the projections' positions are locked first,
+        then the log and the games' streams are read and the projections applied, so no
+        other projector can move them meanwhile (it waits, or skips one locked when
+        ``wait`` is false) and nothing is read twice. On SQLite, whose write lock is the
+        whole database's, the reads and what they prepare come before the write
+        transaction, which applies each projection no other projector moved meanwhile.
         """
+        if not is_postgres(self.engine):
+            return self._read_then_write(batch)
+        with writer(self.engine) as conn:
+            positions = lock_positions(conn, self.names, self.wait)
+            moved = len(positions) < len(self.names)  # not waiting: held by another
+            if not positions:
+                return 0, False, moved
+            read = self._read(conn, positions, batch)
+            if read is None:
+                return 0, not moved, moved
+            new, fresh, streams = read
+            prepared = self._prepare(positions, fresh, streams)
+            self._apply(conn, positions, prepared, new[-1].position)
+        return len(new), len(new) < batch and not moved, moved
+
+    def _read_then_write(self, batch: int) -> tuple[int, bool, bool]:
         with reader(self.engine) as conn:
             positions = self.positions(conn)
-            start = min(positions.values())
-            new = self.store.read_all(
-                after_position=start, limit=batch, types=self.types, conn=conn
-            )
-            if not new:
-                return 0, True, False
-            ended = {e.stream_id for e in new if e.type == "game_ended"}
-            streams = Streams(self.store, self.reads, self.with_metadata)
-            found, firsts = self.store.load_games(
-                conn, ended, with_metadata=self.with_metadata, types=streams.types
-            )
-            imported = {stream for stream in ended if is_imported(firsts.get(stream))}
-            others = {e.stream_id for e in new} - ended
-            if others:
-                imported |= imported_streams(conn, others)
-            streams.have(found, ended - imported)
-            fresh = [e for e in new if e.stream_id not in imported]
-        reached = new[-1].position
-        mine = {
-            p.name: [e for e in fresh if e.position > positions[p.name] and e.type in p.types]
-            for p in self.projections
-        }
-        prepared = {p.name: p.prepare(mine[p.name], streams) for p in self.projections}
-        moved = False
+            read = self._read(conn, positions, batch)
+        if read is None:
+            return 0, True, False
+        new, fresh, streams = read
+        prepared = self._prepare(positions, fresh, streams)
         with writer(self.engine) as conn:
             locked = lock_positions(conn, self.names, self.wait)
-            done: list[str] = []
-            for projection in self.projections:
-                name = projection.name
-                if name not in locked or locked[name] != positions[name]:
-                    moved = True  # another projector moved it, or is at work on it
-                    continue
-                if reached <= positions[name]:
-                    continue
-                projection.apply(conn, mine[name], prepared[name])
-                done.append(name)
-            if done:  # every one applied reached the same position: one statement
-                conn.execute(_SET_POSITIONS, {"names": done, "position": reached})
+            # Those another projector moved meanwhile, or is at work on, wait for a turn.
+            kept = {n: p for n, p in positions.items() if locked.get(n) == p}
+            moved = len(kept) < len(positions)
+            self._apply(conn, kept, prepared, new[-1].position)
         return len(new), len(new) < batch and not moved, moved
+
+    def _read(
+        self, conn: Connection, positions: dict[str, int], batch: int
+    ) -> tuple[list[StoredEvent], list[StoredEvent], Streams] | None:
+        """The next events of the projections' types after the lowest of ``positions`` (a
+        position reached is the last such event read: appends are committed in position
+        order, so none can appear before it later), those of games not imported, and the
+        streams of the games that ended, read with their first events, which say whether
+        they were imported (another statement for the other streams, if any). None when
+        there is no event to read."""
+        new = self.store.read_all(
+            after_position=min(positions.values()), limit=batch, types=self.types, conn=conn
+        )
+        if not new:
+            return None
+        ended = {e.stream_id for e in new if e.type == "game_ended"}
+        streams = Streams(self.store, self.reads, self.with_metadata)
+        found, firsts = self.store.load_games(
+            conn, ended, with_metadata=self.with_metadata, types=streams.types
+        )
+        imported = {stream for stream in ended if is_imported(firsts.get(stream))}
+        others = {e.stream_id for e in new} - ended
+        if others:
+            imported |= imported_streams(conn, others)
+        streams.have(found, ended - imported)
+        return new, [e for e in new if e.stream_id not in imported], streams
+
+    def _prepare(
+        self, positions: dict[str, int], fresh: list[StoredEvent], streams: Streams
+    ) -> dict[str, tuple[list[StoredEvent], Any]]:
+        """Each projection's events among ``fresh`` (those after its position) and what it
+        prepares of them."""
+        prepared: dict[str, tuple[list[StoredEvent], Any]] = {}
+        for projection in self.projections:
+            name = projection.name
+            if name in positions:
+                after = positions[name]
+                mine = [e for e in fresh if e.position > after and e.type in projection.types]
+                prepared[name] = mine, projection.prepare(mine, streams)
+        return prepared
+
+    def _apply(
+        self,
+        conn: Connection,
+        positions: dict[str, int],
+        prepared: dict[str, tuple[list[StoredEvent], Any]],
+        reached: int,
+    ) -> None:
+        """Apply each projection of ``positions`` behind ``reached`` (what it ``prepared``)
+        and record that it reached ``reached``."""
+        done: list[str] = []
+        for projection in self.projections:
+            name = projection.name
+            if name not in positions or reached <= positions[name]:
+                continue
+            mine, ready = prepared[name]
+            projection.apply(conn, mine, ready)
+            done.append(name)
+        if done:  # every one applied reached the same position: one statement
+            conn.execute(_SET_POSITIONS, {"names": done, "position": reached})
 
     def catch_up(self, batch: int = DEFAULT_BATCH) -> int:
         """Bring every projection up to the events recorded so far; return how many events

@@ -30,6 +30,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
+from infra.bulk import arrays, unnest_inserts
+from infra.db import is_postgres
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games
 from infra.rating_model import (
@@ -133,6 +135,8 @@ def _save_statement(dialect: str) -> Any:
 
 
 _SAVE = {dialect: _save_statement(dialect) for dialect in ("postgresql", "sqlite")}
+# PostgreSQL: the rows and the changes in one statement (one round trip).
+_SAVE_ALL = unnest_inserts((player_ratings, _KEY), (rating_changes, ()))
 
 
 @dataclass
@@ -177,6 +181,11 @@ class _Batch:
 
     def write(self) -> None:
         saved = [row.values for row in self.rows.values() if row.new or row.dirty]
+        if is_postgres(self.conn):
+            if saved or self.changes:
+                wanted = {**arrays(player_ratings, saved), **arrays(rating_changes, self.changes)}
+                self.conn.execute(_SAVE_ALL, wanted)
+            return
         if saved:
             self.conn.execute(_SAVE[self.conn.dialect.name], saved)
         if self.changes:
