@@ -31,7 +31,7 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 
 from domain import achievements as rules
 from domain import events as ev
@@ -189,16 +189,16 @@ _PEOPLE = (
 _AWARD = insert(player_achievements)
 
 
-def _results_statement(dialect: str) -> Any:
-    """The people's results, inserted or updated in one statement."""
-    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(achievement_players)
+def _results_statement() -> Any:
+    """SQLite: the people's results, inserted or updated in one statement."""
+    upsert = sqlite.insert(achievement_players)
     return upsert.on_conflict_do_update(
         index_elements=[achievement_players.c.player_id],
         set_={c: upsert.excluded[c] for c in ("name", "games", "wins")},
     )
 
 
-_RESULTS = {dialect: _results_statement(dialect) for dialect in ("postgresql", "sqlite")}
+_RESULTS = _results_statement()
 # PostgreSQL: the awards and the results in one statement (one round trip).
 _AWARD_ALL = unnest_inserts((player_achievements, ()), (achievement_players, ("player_id",)))
 
@@ -257,7 +257,7 @@ def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
     if new:
         conn.execute(_AWARD, new)
     if people:
-        conn.execute(_RESULTS[conn.dialect.name], people)
+        conn.execute(_RESULTS, people)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 
 from infra.bulk import arrays, unnest_inserts
 from infra.db import is_postgres
@@ -125,16 +125,16 @@ _RATED = (
 _CHANGES = insert(rating_changes)
 
 
-def _save_statement(dialect: str) -> Any:
-    """The rating rows, inserted or updated in one statement."""
-    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(player_ratings)
+def _save_statement() -> Any:
+    """SQLite: the rating rows, inserted or updated in one statement."""
+    upsert = sqlite.insert(player_ratings)
     return upsert.on_conflict_do_update(
         index_elements=[player_ratings.c[k] for k in _KEY],
         set_={k: upsert.excluded[k] for k in _VALUES},
     )
 
 
-_SAVE = {dialect: _save_statement(dialect) for dialect in ("postgresql", "sqlite")}
+_SAVE = _save_statement()
 # PostgreSQL: the rows and the changes in one statement (one round trip).
 _SAVE_ALL = unnest_inserts((player_ratings, _KEY), (rating_changes, ()))
 
@@ -187,7 +187,7 @@ class _Batch:
                 self.conn.execute(_SAVE_ALL, wanted)
             return
         if saved:
-            self.conn.execute(_SAVE[self.conn.dialect.name], saved)
+            self.conn.execute(_SAVE, saved)
         if self.changes:
             self.conn.execute(_CHANGES, self.changes)
 
