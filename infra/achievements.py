@@ -31,13 +31,14 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 
 from domain import achievements as rules
 from domain import events as ev
 from domain.codec import decode
 from domain.upcasting import RETIRED
-from infra.db import reader
+from infra.bulk import arrays, unnest_inserts
+from infra.db import is_postgres, reader
 from infra.event_store import EventStore, StoredEvent
 from infra.projector import Projector, Streams, ended_games
 from infra.schema import metadata
@@ -183,16 +184,18 @@ _PEOPLE = (
 _AWARD = insert(player_achievements)
 
 
-def _results_statement(dialect: str) -> Any:
-    """The people's results, inserted or updated in one statement."""
-    upsert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(achievement_players)
+def _results_statement() -> Any:
+    """SQLite: the people's results, inserted or updated in one statement."""
+    upsert = sqlite.insert(achievement_players)
     return upsert.on_conflict_do_update(
         index_elements=[achievement_players.c.player_id],
         set_={c: upsert.excluded[c] for c in ("name", "games", "wins")},
     )
 
 
-_RESULTS = {dialect: _results_statement(dialect) for dialect in ("postgresql", "sqlite")}
+_RESULTS = _results_statement()
+# PostgreSQL: the awards and the results in one statement (one round trip).
+_AWARD_ALL = unnest_inserts((player_achievements, ()), (achievement_players, ("player_id",)))
 
 
 def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
@@ -237,16 +240,19 @@ def award(conn: Connection, games: Sequence[FinishedGame]) -> None:
                     )
             results[player] = (games_before + 1, wins + int(player in game.winners))
             names[player] = name
+    people = [
+        {"player_id": p, "name": name, "games": results[p][0], "wins": results[p][1]}
+        for p, name in names.items()
+    ]
+    if is_postgres(conn):
+        if new or people:
+            wanted = {**arrays(player_achievements, new), **arrays(achievement_players, people)}
+            conn.execute(_AWARD_ALL, wanted)
+        return
     if new:
         conn.execute(_AWARD, new)
-    if names:
-        conn.execute(
-            _RESULTS[conn.dialect.name],
-            [
-                {"player_id": p, "name": name, "games": results[p][0], "wins": results[p][1]}
-                for p, name in names.items()
-            ],
-        )
+    if people:
+        conn.execute(_RESULTS, people)
 
 
 @dataclass(frozen=True)
