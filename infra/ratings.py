@@ -44,6 +44,7 @@ from sqlalchemy import (
 
 from infra.botstate import group_chats
 from infra.db import reader, writer
+from infra.event_store import EventStore
 
 # What a game rates and its read model, named here too: the ratings' one public face.
 from infra.rating_model import ALL_TIME as ALL_TIME

@@ -16,14 +16,6 @@ LIMIT = 500
 # Exempt for good: the fake Bot API (a whole server, for the demo and the tests).
 EXEMPT = frozenset({"tgbot/offline/fakeapi.py"})
 
-# Exempt until their split lands; empty this list then.
-NOT_YET_SPLIT = frozenset(
-    {
-        "infra/ratings.py",
-        "infra/projector.py",
-    }
-)
-
 
 def sizes() -> dict[str, int]:
     """Every module of the packages and its number of lines, by its path from the root."""
@@ -36,13 +28,11 @@ def sizes() -> dict[str, int]:
 
 def test_every_module_is_under_the_limit() -> None:
     too_long = {
-        name: lines
-        for name, lines in sizes().items()
-        if lines >= LIMIT and name not in EXEMPT | NOT_YET_SPLIT
+        name: lines for name, lines in sizes().items() if lines >= LIMIT and name not in EXEMPT
     }
     assert too_long == {}
 
 
 def test_every_exemption_names_a_module_that_still_needs_it() -> None:
     found = sizes()
-    assert sorted(name for name in EXEMPT | NOT_YET_SPLIT if found.get(name, 0) < LIMIT) == []
+    assert sorted(name for name in EXEMPT if found.get(name, 0) < LIMIT) == []
